@@ -1,0 +1,41 @@
+/** Outbound HTTP engine contract (owned by the web lane). */
+
+/** A request made on behalf of a plugin. */
+export interface HttpRequest {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  /** A JSON body is serialised and sent with `Content-Type: application/json`. */
+  json?: unknown;
+  body?: string | Uint8Array;
+  /** Overall timeout in ms (connect + headers + body). */
+  timeoutMs?: number;
+  /** Maximum response body size in bytes. */
+  maxBytes?: number;
+  /** Maximum redirects to follow (0 = none). */
+  maxRedirects?: number;
+  /**
+   * `true` for user-supplied URLs: checked by the SSRF guard at connect time. Provider base URLs
+   * configured by the operator are trusted and pass `false`.
+   */
+  guard?: boolean;
+  signal?: AbortSignal;
+}
+
+/** A fully read response. */
+export interface HttpResponse {
+  status: number;
+  /** Final URL after redirects. */
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** Body decoded as text using the declared or sniffed charset. */
+  text(): string;
+  /** Body parsed as JSON; throws `SyntaxError` on garbage. */
+  json<T = unknown>(): T;
+}
+
+/** Outbound HTTP with the SSRF guard. */
+export interface HttpEngine {
+  request(req: HttpRequest): Promise<HttpResponse>;
+}

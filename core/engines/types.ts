@@ -1,0 +1,34 @@
+/**
+ * The service-managed engines a plugin may use through its context (design: "Engines kept
+ * warm"). Each engine lives in its own folder with its own `types.ts`; this file only gathers
+ * them. Engines start lazily on first use, or at boot when a plugin's `setup` warms them.
+ */
+import type { HttpEngine } from './http/types.js';
+import type { FileStore } from './files/types.js';
+import type { BrowserEngine } from './browser/types.js';
+import type { OfficeEngine } from './office/types.js';
+import type { PdfEngine } from './pdf/types.js';
+import type { JsSandbox, PythonSandbox } from './sandbox/types.js';
+
+/** Everything a plugin can reach on this machine. */
+export interface Engines {
+  /** Outbound HTTP through undici with the SSRF guard, size cap, timeouts and decoding. */
+  readonly http: HttpEngine;
+  /** Produced files with signed, expiring download URLs. */
+  readonly files: FileStore;
+  /** Warm headless Chromium pool (puppeteer-core on /usr/bin/chromium). */
+  readonly browser: BrowserEngine;
+  /** Warm LibreOffice pool for document conversion. */
+  readonly office: OfficeEngine;
+  /** PDF merge, metadata, PDF/A and inspection tools. */
+  readonly pdf: PdfEngine;
+  /** JavaScript in isolated-vm isolates inside worker processes. */
+  readonly js: JsSandbox;
+  /** CPython in an OS sandbox. */
+  readonly python: PythonSandbox;
+}
+
+/** Something that holds processes or handles and must be stopped at shutdown. */
+export interface Closable {
+  close(): Promise<void>;
+}

@@ -1,0 +1,146 @@
+/**
+ * The plugin contract (design: "The plugin contract"). A plugin is a declarative object plus
+ * handlers; the registry reads these shapes, validates them all at boot and freezes them.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { CostRule, Units } from '../credits/cost.js';
+import type { Engines } from '../engines/types.js';
+
+/** Where an entry is visible: `public` in v2 discovery, `legacy` only through the v1 table (spec §9.1). */
+export type Visibility = 'public' | 'legacy';
+
+/** Minimal structured logger handed to plugins (pino-compatible subset). */
+export interface PluginLogger {
+  debug(obj: object | string, msg?: string): void;
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+}
+
+/** Lets a handler report what it produced; the cost rule turns units into credits. */
+export interface UsageRecorder {
+  /** Adds `n` of `unit` (e.g. `add('reviews', 10)`, `add('output_bytes', size)`). */
+  add(unit: string, n: number): void;
+  /** The units reported so far. */
+  readonly units: Units;
+}
+
+/** One configuration value a plugin reads from the environment. */
+export interface ConfigField {
+  /** Environment variable; derived as `<PLUGIN_ID>_<FIELD_IN_SNAKE_CASE>` when omitted. */
+  env?: string;
+  /** Human description for the README configuration table. */
+  description: string;
+  /** Used when the variable is unset. */
+  default?: string;
+  /** A secret is never logged or shown by discovery. */
+  secret?: boolean;
+  /** Without a required value the plugin is *not configured* (spec: `Service not configured`). */
+  required?: boolean;
+}
+
+/** The resolved configuration values of a plugin, keyed like its `config` declaration. */
+export type ResolvedConfig<C extends Record<string, ConfigField>> = { [K in keyof C]: string | undefined };
+
+/** What `setup` receives: configuration and engines, but no HTTP, ledger or container. */
+export interface SetupContext<C extends Record<string, ConfigField> = Record<string, ConfigField>> {
+  config: ResolvedConfig<C>;
+  engines: Engines;
+  log: PluginLogger;
+}
+
+/** What an endpoint handler receives (design principle 6: a narrow context). */
+export interface RunContext<S = unknown, C extends Record<string, ConfigField> = Record<string, ConfigField>> {
+  config: ResolvedConfig<C>;
+  /** Whatever the plugin's `setup` returned. */
+  state: S;
+  engines: Engines;
+  log: PluginLogger;
+  /** Aborted when the client goes away, the server shuts down or the call times out. */
+  signal: AbortSignal;
+  usage: UsageRecorder;
+  /** The request id, for correlating upstream calls in logs. */
+  requestId: string;
+  /** Stores the provider's raw payload, returned in `meta.native` when `options.include_native` is set. */
+  setNative(payload: unknown): void;
+}
+
+/** An example call, shown by discovery and run by the contract test against the plugin's fake. */
+export interface Example<I = unknown, O = unknown> {
+  title: string;
+  input: I;
+  /** Optional expected output shape (validated against the output schema at boot). */
+  output?: O;
+}
+
+/** A provider operation `<plugin>.<operation>` (spec §4.10 "provider endpoint"). */
+export interface EndpointDef<IS extends TSchema = TSchema, OS extends TSchema = TSchema, S = any> {
+  operation: string;
+  title: string;
+  summary: string;
+  tags?: string[];
+  input: IS;
+  output: OS;
+  cost: CostRule<Static<IS>>;
+  examples?: Example<Static<IS>, Static<OS>>[];
+  visibility?: Visibility;
+  /** Upper bound on run time before the executor aborts the call (ms). */
+  timeoutMs?: number;
+  /** Cross-field checks TypeBox cannot express; return the spec's message to reject. */
+  validate?(input: Static<IS>): string | undefined;
+  /** The spec's 400 text per top-level field, used when that field is missing or invalid. */
+  messages?: Record<string, string>;
+  run(input: Static<IS>, ctx: RunContext<S>): Promise<Static<OS>>;
+}
+
+/** A capability: a job that providers may serve (spec §4.10 "capability"). */
+export interface CapabilityDef<IS extends TSchema = TSchema, OS extends TSchema = TSchema> {
+  id: string;
+  title: string;
+  summary: string;
+  tags?: string[];
+  aliases?: string[];
+  input: IS;
+  /** Output contract every provider mapping must meet; omit for free-form outputs. */
+  output?: OS;
+  /** What the caller pays for a capability run, whichever provider serves it. */
+  cost: CostRule<Static<IS>>;
+  visibility?: Visibility;
+  /** Cross-field checks TypeBox cannot express; return the spec's message to reject. */
+  validate?(input: Static<IS>): string | undefined;
+  /** The spec's 400 text per top-level field, used when that field is missing or invalid. */
+  messages?: Record<string, string>;
+  examples?: Example<Static<IS>, Static<OS>>[];
+}
+
+/** How a provider serves a capability through one of its endpoints. */
+export interface Implementation {
+  capability: string;
+  /** Operation name of one of this plugin's endpoints. */
+  endpoint: string;
+  /** Capability input → endpoint input (identity when omitted). */
+  mapInput?(input: any): any;
+  /** Endpoint output → capability output (identity when omitted). */
+  mapOutput?(output: any, input: any): any;
+}
+
+/** A provider or capability plugin as exported by `plugins/<id>/index.ts`. */
+export interface PluginDef<S = any, C extends Record<string, ConfigField> = Record<string, ConfigField>> {
+  id: string;
+  apiVersion: 1;
+  title: string;
+  summary: string;
+  tags?: string[];
+  /** Service-managed: runs on this machine, needs no key, reports its id as the provider. */
+  managed?: boolean;
+  config?: C;
+  capabilities?: CapabilityDef<any, any>[];
+  endpoints?: EndpointDef<any, any, S>[];
+  implements?: Implementation[];
+  /** Builds plugin state at boot (clients, pools). Must not throw for a missing key. */
+  setup?(ctx: SetupContext<C>): Promise<S> | S;
+  close?(state: S): Promise<void> | void;
+}
+
+/** A plugin entry in `plugins.config.ts`: a lazy import so listing a plugin costs nothing until boot. */
+export type PluginLoader = () => Promise<{ default: PluginDef }>;

@@ -1,0 +1,42 @@
+/**
+ * The only module plugin authors import (design: house style 2). Everything a plugin needs —
+ * define helpers, cost rules, catalogue errors, TypeBox and context types — comes from here.
+ */
+export { Type, type Static, type TSchema } from '@sinclair/typebox';
+export { definePlugin, defineEndpoint, defineCapability, implement } from './plugin/define.js';
+export type {
+  CapabilityDef,
+  ConfigField,
+  EndpointDef,
+  Example,
+  Implementation,
+  PluginDef,
+  PluginLogger,
+  ResolvedConfig,
+  RunContext,
+  SetupContext,
+  UsageRecorder,
+  Visibility,
+} from './plugin/types.js';
+export { flat, perUnit, perOutputMb, MB, type CostRule, type Units } from './credits/cost.js';
+export {
+  AuthError,
+  BusyError,
+  CodeExecutionError,
+  InputError,
+  InternalError,
+  InsufficientCreditsError,
+  MESSAGES,
+  NotConfiguredError,
+  NotFoundError,
+  OperationFailedError,
+  PayloadTooLargeError,
+  ProviderAuthError,
+  ProviderNotAllowedError,
+  ServiceError,
+  UpstreamError,
+  UpstreamRateLimitError,
+} from './errors.js';
+export type { Engines } from './engines/types.js';
+export type { HttpEngine, HttpRequest, HttpResponse } from './engines/http/types.js';
+export type { FileStore, StoredFile } from './engines/files/types.js';
