@@ -1,0 +1,105 @@
+/**
+ * The one composition root (design: house style 4). Builds every service for one server
+ * instance in a child tsyringe container, so tests can run several instances in one process.
+ */
+import 'reflect-metadata';
+import { join } from 'node:path';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { pino, type Logger } from 'pino';
+import { loadSettings, type ServiceSettings } from './config.js';
+import { TOKENS } from './tokens.js';
+import { openPglite } from './storage/pglite.js';
+import { openPostgres } from './storage/postgres.js';
+import { migrate } from './storage/migrations.js';
+import type { Db } from './storage/db.js';
+import { KeyStore } from './keys/key-store.js';
+import { MemoryLedger } from './credits/memory-ledger.js';
+import { SqlLedger } from './credits/sql-ledger.js';
+import { MemoryRateLimiter } from './ratelimit/memory.js';
+import { RedisRateLimiter } from './ratelimit/redis.js';
+import type { RateLimiter } from './ratelimit/types.js';
+import { UsageLog } from './usage/usage-log.js';
+import { createEngines, type EngineSet } from './engines/index.js';
+import { buildRegistry, type BuildOptions } from './registry/build.js';
+import type { ServiceConfig } from './registry/types.js';
+import { Executor } from './execution/executor.js';
+
+/** Inputs of the composition root. */
+export interface ContainerOptions {
+  env: Record<string, string | undefined>;
+  serviceConfig: ServiceConfig;
+  legacyTargets?: BuildOptions['legacyTargets'];
+  /** Where the server is reachable, once it listens (for absolute download URLs). */
+  publicBaseUrl: () => string;
+  logger?: Logger;
+  /** Test hook: substitute engines. */
+  engineOverrides?: Parameters<typeof createEngines>[1];
+}
+
+/** A built service graph and the means to stop it in order. */
+export interface Services {
+  container: DependencyContainer;
+  settings: ServiceSettings;
+  close(): Promise<void>;
+}
+
+/** Opens storage, runs migrations, builds engines and the registry, wires the executor. */
+export async function createServices(opts: ContainerOptions): Promise<Services> {
+  const settings = loadSettings(opts.env);
+  const logger = opts.logger ?? pino({ level: settings.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch((err) => logger.error({ err }, 'shutdown step failed'));
+  };
+  try {
+    const db: Db = settings.databaseUrl ? await openPostgres(settings.databaseUrl) : await openPglite(join(settings.dataDir, 'db'));
+    closers.push(() => db.close());
+    await migrate(db);
+
+    let limiter: RateLimiter;
+    if (settings.redisUrl) {
+      const redis = new RedisRateLimiter(settings.redisUrl);
+      await redis.ping();
+      limiter = redis;
+    } else limiter = new MemoryRateLimiter();
+    closers.push(() => limiter.close());
+
+    const ledger = db.kind === 'embedded' ? new MemoryLedger(db) : new SqlLedger(db);
+    closers.push(() => ledger.close());
+    const usage = new UsageLog(db);
+    closers.push(() => usage.close());
+    const keys = new KeyStore(db, db.kind === 'embedded' ? 0 : settings.keyCacheTtlMs);
+
+    const engines: EngineSet = createEngines(
+      { dataDir: settings.dataDir, publicBaseUrl: opts.publicBaseUrl, env: opts.env, log: logger.child({ component: 'engines' }) },
+      opts.engineOverrides,
+    );
+    closers.push(() => engines.close());
+    const registry = await buildRegistry(opts.serviceConfig, {
+      env: opts.env,
+      engines,
+      log: logger.child({ component: 'plugins' }),
+      legacyTargets: opts.legacyTargets,
+    });
+    closers.push(() => registry.close());
+    const executor = new Executor(registry, ledger, engines);
+
+    const c = rootContainer.createChildContainer();
+    c.register(TOKENS.Settings, { useValue: settings });
+    c.register(TOKENS.Env, { useValue: opts.env });
+    c.register(TOKENS.Logger, { useValue: logger });
+    c.register(TOKENS.Db, { useValue: db });
+    c.register(TOKENS.Keys, { useValue: keys });
+    c.register(TOKENS.Ledger, { useValue: ledger });
+    c.register(TOKENS.RateLimiter, { useValue: limiter });
+    c.register(TOKENS.Usage, { useValue: usage });
+    c.register(TOKENS.Engines, { useValue: engines });
+    c.register(TOKENS.Registry, { useValue: registry });
+    c.register(TOKENS.Executor, { useValue: executor });
+    c.register(TOKENS.ServiceConfig, { useValue: opts.serviceConfig });
+    return { container: c, settings, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Ledger on a shared PostgreSQL database, for several instances behind a load balancer. Every
+ * movement is one atomic statement, so two instances can never both spend the same credits.
+ */
+import type { Db } from '../storage/db.js';
+import type { KeyRecord } from '../keys/types.js';
+import type { Balance, Ledger, LedgerEntry } from './ledger.js';
+import { periodEndOf } from './ledger.js';
+import { readEntries } from './ledger-rows.js';
+import { periodStartOf } from '../keys/secret.js';
+import { InputError, InsufficientCreditsError, NotFoundError } from '../errors.js';
+
+/** Reservations older than this belong to a crashed instance and are released. */
+const STALE_RESERVATION_MS = 15 * 60_000;
+
+/** PostgreSQL ledger. */
+export class SqlLedger implements Ledger {
+  private readonly reaper: NodeJS.Timeout;
+
+  constructor(private readonly db: Db) {
+    this.reaper = setInterval(() => void this.reapStale().catch(() => {}), 60_000);
+    this.reaper.unref();
+  }
+
+  async reserve(key: KeyRecord, requestId: string, amount: number): Promise<void> {
+    if (amount === 0) return;
+    const period = periodStartOf();
+    const rows = await this.db.query(
+      `WITH k AS (
+         UPDATE api_keys SET
+           period_spent = CASE WHEN period_start < $3 THEN 0 ELSE period_spent END,
+           period_start = GREATEST(period_start, $3),
+           credits = credits - $2,
+           reserved = reserved + $2
+         WHERE id = $1 AND credits >= $2
+           AND (budget IS NULL OR (CASE WHEN period_start < $3 THEN 0 ELSE period_spent END) + reserved + $2 <= budget)
+         RETURNING id)
+       INSERT INTO reservations (request_id, key_id, amount) SELECT $4, id, $2 FROM k RETURNING key_id`,
+      [key.id, amount, period, requestId],
+    );
+    if (rows.length === 1) return;
+    const [k] = await this.db.query('SELECT credits FROM api_keys WHERE id = $1', [key.id]);
+    throw new InsufficientCreditsError(k && Number(k.credits) >= amount ? 'BUDGET_EXCEEDED' : 'INSUFFICIENT_CREDITS');
+  }
+
+  async settle(requestId: string, actual: number, target: string): Promise<number> {
+    const rows = await this.db.query(
+      `WITH r AS (DELETE FROM reservations WHERE request_id = $1 RETURNING key_id, amount),
+       k AS (
+         UPDATE api_keys a SET
+           credits = a.credits + r.amount - LEAST($2::bigint, r.amount),
+           reserved = a.reserved - r.amount,
+           period_spent = a.period_spent + LEAST($2::bigint, r.amount)
+         FROM r WHERE a.id = r.key_id
+         RETURNING a.id, a.credits + a.reserved AS bal, LEAST($2::bigint, r.amount) AS charged)
+       INSERT INTO ledger (key_id, request_id, kind, amount, balance_after, target)
+       SELECT id, $1, 'charge', -charged, bal, $3 FROM k
+       RETURNING -amount AS charged`,
+      [requestId, actual, target],
+    );
+    return rows[0] ? Number(rows[0].charged) : 0;
+  }
+
+  async release(requestId: string): Promise<void> {
+    await this.db.query(
+      `WITH r AS (DELETE FROM reservations WHERE request_id = $1 RETURNING key_id, amount)
+       UPDATE api_keys a SET credits = a.credits + r.amount, reserved = a.reserved - r.amount FROM r WHERE a.id = r.key_id`,
+      [requestId],
+    );
+  }
+
+  async adjust(keyId: string, delta: number, reason: string): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        'UPDATE api_keys SET credits = credits + $2, updated_at = now() WHERE id = $1 AND credits + $2 >= 0 RETURNING credits + reserved AS bal',
+        [keyId, delta],
+      );
+      if (!rows[0]) {
+        const exists = await tx.query('SELECT 1 FROM api_keys WHERE id = $1', [keyId]);
+        if (!exists[0]) throw new NotFoundError(`Key not found: ${keyId}`);
+        throw new InputError('Deduction larger than the spendable balance.');
+      }
+      const bal = Number(rows[0].bal);
+      await tx.query('INSERT INTO ledger (key_id, kind, amount, balance_after, reason) VALUES ($1,$2,$3,$4,$5)', [keyId, delta >= 0 ? 'topup' : 'deduct', delta, bal, reason]);
+      return bal;
+    });
+  }
+
+  async balance(key: KeyRecord): Promise<Balance> {
+    const [r] = await this.db.query('SELECT credits, reserved, budget, period_start, period_spent FROM api_keys WHERE id = $1', [key.id]);
+    if (!r) throw new NotFoundError(`Key not found: ${key.id}`);
+    const current = periodStartOf();
+    const rolled = new Date(r.period_start) < current;
+    const periodStart = rolled ? current : new Date(r.period_start);
+    return {
+      credits: Number(r.credits),
+      reserved: Number(r.reserved),
+      budget: r.budget === null ? null : Number(r.budget),
+      spent: rolled ? 0 : Number(r.period_spent),
+      periodStart,
+      periodEnd: periodEndOf(periodStart),
+    };
+  }
+
+  entries(keyId: string, page: number, limit: number): Promise<LedgerEntry[]> {
+    return readEntries(this.db, keyId, page, limit);
+  }
+
+  invalidate(): void {}
+
+  /** Releases reservations left behind by an instance that died mid-request. */
+  async reapStale(): Promise<void> {
+    await this.db.query(
+      `WITH r AS (DELETE FROM reservations WHERE created_at < now() - ($1::int * interval '1 millisecond') RETURNING key_id, amount),
+       s AS (SELECT key_id, sum(amount) AS amount FROM r GROUP BY key_id)
+       UPDATE api_keys a SET credits = a.credits + s.amount, reserved = a.reserved - s.amount FROM s WHERE a.id = s.key_id`,
+      [STALE_RESERVATION_MS],
+    );
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.reaper);
+  }
+}

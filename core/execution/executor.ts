@@ -1,0 +1,207 @@
+/**
+ * The one execution path for both lanes (design principle 5): policy → input validation →
+ * credit reservation → provider chain with fallback → output validation → charge the actual
+ * cost and release the rest, or release everything on failure. The lanes differ only in how
+ * they build the request and serialise the result or error.
+ */
+import type { KeyRecord } from '../keys/types.js';
+import type { Ledger } from '../credits/ledger.js';
+import type { Engines } from '../engines/types.js';
+import type { PluginLogger, RunContext } from '../plugin/types.js';
+import type { Registry } from '../registry/registry.js';
+import type { ProviderBinding, RegisteredEndpoint, ResolvedTarget } from '../registry/types.js';
+import type { CostRule, Units } from '../credits/cost.js';
+import { decide } from '../policy/decide.js';
+import { validateInput } from './validate.js';
+import {
+  InputError,
+  InternalError,
+  NotConfiguredError,
+  ProviderNotAllowedError,
+  ServiceError,
+  UpstreamError,
+  isFallbackable,
+  toServiceError,
+} from '../errors.js';
+
+/** One call as the executor sees it. */
+export interface ExecuteRequest {
+  requestId: string;
+  key: KeyRecord;
+  target: ResolvedTarget;
+  /** v2 `provider`: pick one provider of a capability. */
+  provider?: string;
+  input: unknown;
+  includeNative?: boolean;
+  signal: AbortSignal;
+  log: PluginLogger;
+}
+
+/** A successful call. */
+export interface ExecuteResult {
+  data: unknown;
+  /** The provider that served the call (null for a capability without providers, e.g. a listing). */
+  provider: string | null;
+  credits: number;
+  native?: unknown;
+  /** Providers tried before the one that served, with the error code each gave. */
+  fallbacks: { provider: string; code: string }[];
+}
+
+/** Thrown errors carry the provider that failed, for the usage log. */
+export interface FailedAttempt {
+  provider: string | null;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+/** Runs registry targets for both lanes. */
+export class Executor {
+  constructor(
+    private readonly registry: Registry,
+    private readonly ledger: Ledger,
+    private readonly engines: Engines,
+  ) {}
+
+  /** The cost rule and validation applied for a target. */
+  private plan(req: ExecuteRequest): { cost: CostRule; targetId: string; chain: ProviderBinding[] | RegisteredEndpoint } {
+    const { target, key } = req;
+    const dflt = this.registry.defaultPolicy;
+    if (target.type === 'endpoint') {
+      const ep = target.endpoint;
+      if (!decide(key.policy, dflt, { endpoint: ep.id, provider: ep.plugin.id })) throw new ProviderNotAllowedError();
+      validateInput(ep.input, req.input, ep.def.messages);
+      const msg = ep.def.validate?.(req.input as never);
+      if (msg) throw new InputError(msg);
+      if (!ep.plugin.configured) throw new NotConfiguredError();
+      return { cost: ep.def.cost, targetId: ep.id, chain: ep };
+    }
+    const cap = target.capability;
+    let bindings = cap.providers;
+    if (req.provider !== undefined) {
+      bindings = bindings.filter((b) => b.plugin.id === req.provider);
+      if (bindings.length === 0) {
+        const known = cap.providers.map((b) => b.plugin.id).join(', ') || 'none';
+        throw new InputError(`Provider '${req.provider}' does not serve capability '${cap.id}'. Providers: ${known}.`);
+      }
+    }
+    const allowed = bindings.filter((b) => decide(key.policy, dflt, { capability: cap.id, endpoint: b.endpoint.id, provider: b.plugin.id }));
+    const capabilityAllowed = decide(key.policy, dflt, { capability: cap.id });
+    if (!capabilityAllowed || (bindings.length > 0 && allowed.length === 0)) throw new ProviderNotAllowedError();
+    validateInput(cap.input, req.input, cap.def.messages);
+    const msg = cap.def.validate?.(req.input as never);
+    if (msg) throw new InputError(msg);
+    const configured = allowed.filter((b) => b.plugin.configured);
+    if (configured.length === 0) throw new NotConfiguredError();
+    return { cost: cap.def.cost, targetId: cap.id, chain: configured };
+  }
+
+  /** Runs a call; on failure throws a catalogue error with `provider` set to the last provider tried. */
+  async execute(req: ExecuteRequest): Promise<ExecuteResult> {
+    const { cost, targetId, chain } = this.plan(req);
+    const reserve = cost.reserve(req.input);
+    if (!Number.isSafeInteger(reserve) || reserve < 0) throw new InternalError(undefined, { cause: new Error(`bad reservation ${reserve} for ${targetId}`) });
+    await this.ledger.reserve(req.key, req.requestId, reserve);
+    let lastProvider: string | null = null;
+    try {
+      const fallbacks: ExecuteResult['fallbacks'] = [];
+      const bindings: { endpoint: RegisteredEndpoint; binding?: ProviderBinding }[] = Array.isArray(chain)
+        ? chain.map((b) => ({ endpoint: b.endpoint, binding: b }))
+        : [{ endpoint: chain }];
+      let lastError: ServiceError | undefined;
+      for (const [i, { endpoint, binding }] of bindings.entries()) {
+        lastProvider = endpoint.plugin.id;
+        try {
+          const attempt = await this.runEndpoint(req, endpoint, binding);
+          const charge = Math.min(cost.settle(req.input, attempt.units), reserve);
+          const credits = await this.ledger.settle(req.requestId, charge, targetId);
+          return { data: attempt.data, provider: endpoint.plugin.id, credits, native: attempt.native, fallbacks };
+        } catch (raw) {
+          const err = toServiceError(raw);
+          lastError = err;
+          const more = i < bindings.length - 1;
+          if (!more || !isFallbackable(err) || req.signal.aborted) throw err;
+          req.log.warn({ provider: endpoint.plugin.id, code: err.code, err: raw }, 'provider failed; trying the next one');
+          fallbacks.push({ provider: endpoint.plugin.id, code: err.code });
+        }
+      }
+      throw lastError ?? new NotConfiguredError();
+    } catch (raw) {
+      await this.ledger.release(req.requestId);
+      const err = toServiceError(raw);
+      (err as ServiceError & FailedAttempt).provider = lastProvider;
+      throw err;
+    }
+  }
+
+  private async runEndpoint(req: ExecuteRequest, endpoint: RegisteredEndpoint, binding?: ProviderBinding): Promise<{ data: unknown; units: Units; native?: unknown }> {
+    const input = binding?.impl.mapInput ? binding.impl.mapInput(req.input) : req.input;
+    if (binding && !endpoint.input.Check(input)) {
+      const e = endpoint.input.Errors(input).First();
+      throw new InternalError(undefined, { cause: new Error(`${endpoint.id}: mapped input invalid at ${e?.path}: ${e?.message}`) });
+    }
+    const units: Units = {};
+    let native: unknown;
+    const timeout = AbortSignal.timeout(endpoint.def.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const signal = AbortSignal.any([req.signal, timeout]);
+    const ctx: RunContext<unknown> = {
+      config: endpoint.plugin.config,
+      state: endpoint.plugin.state,
+      engines: this.engines,
+      log: req.log,
+      signal,
+      requestId: req.requestId,
+      usage: {
+        add(unit, n) {
+          if (Number.isFinite(n) && n > 0) units[unit] = (units[unit] ?? 0) + n;
+        },
+        get units() {
+          return { ...units };
+        },
+      },
+      setNative(payload) {
+        native = payload;
+      },
+    };
+    let output: unknown;
+    try {
+      output = await raceAbort(endpoint.def.run(input as never, ctx), signal);
+    } catch (err) {
+      if (timeout.aborted && !(err instanceof ServiceError)) throw new UpstreamError(`The ${endpoint.plugin.id} service timed out.`, { cause: err });
+      throw err;
+    }
+    if (!endpoint.output.Check(output)) {
+      const e = endpoint.output.Errors(output).First();
+      throw new UpstreamError(`Received invalid data structure from ${endpoint.plugin.id} service.`, { cause: new Error(`${e?.path}: ${e?.message}`) });
+    }
+    let data = output;
+    if (binding) {
+      data = binding.impl.mapOutput ? binding.impl.mapOutput(output, req.input) : output;
+      const capCheck = this.registry.capability(binding.impl.capability)?.output;
+      if (capCheck && !capCheck.Check(data)) {
+        const e = capCheck.Errors(data).First();
+        throw new UpstreamError(`Received invalid data structure from ${endpoint.plugin.id} service.`, { cause: new Error(`capability output ${e?.path}: ${e?.message}`) });
+      }
+    }
+    return { data, units, native };
+  }
+}
+
+/** Settles with `p`, or rejects as soon as `signal` aborts (the handler keeps the signal to stop its work). */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

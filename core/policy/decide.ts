@@ -1,0 +1,54 @@
+/**
+ * The one policy decision used by discovery and execution alike (design principle: "the same
+ * `decide` filters v2 search/details and gates execution"). Most specific rule wins: the exact
+ * id, then the provider, then the key's `*`, then the deployment default in the same order,
+ * then allow. Within one level a block beats an allow.
+ */
+import type { Policy } from './types.js';
+
+type Verdict = 'allow' | 'block' | undefined;
+
+function rule(policy: Policy | undefined, id: string): Verdict {
+  if (!policy) return undefined;
+  if (policy.block?.includes(id)) return 'block';
+  if (policy.allow?.includes(id)) return 'allow';
+  return undefined;
+}
+
+/** What a call touches: a capability, a provider endpoint, or both (a capability run through a provider). */
+export interface Target {
+  capability?: string;
+  endpoint?: string;
+  provider?: string;
+}
+
+/**
+ * Decides whether `key` may use `target` given the deployment default. For a capability run
+ * through a provider, an explicit rule on the capability lets its providers through unless they
+ * are named in a block rule themselves.
+ */
+export function decide(key: Policy | undefined, deployment: Policy | undefined, target: Target): boolean {
+  for (const policy of [key, deployment]) {
+    const exact = (target.endpoint && rule(policy, target.endpoint)) || (target.provider && rule(policy, target.provider));
+    if (exact) return exact === 'allow';
+    if (target.capability) {
+      const cap = rule(policy, target.capability);
+      if (cap === 'block') return false;
+      if (cap === 'allow') return true;
+    }
+    const star = rule(policy, '*');
+    if (star) return star === 'allow';
+  }
+  return true;
+}
+
+/** Checks the shape of a policy sent by an admin; returns an error text or undefined. */
+export function policyProblem(p: unknown): string | undefined {
+  if (p === undefined) return undefined;
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) return 'policy must be an object with optional allow and block arrays.';
+  for (const [k, v] of Object.entries(p)) {
+    if (k !== 'allow' && k !== 'block') return `policy has an unknown field '${k}'; use allow and block.`;
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.length === 0 || x.length > 128)) return `policy.${k} must be an array of ids.`;
+  }
+  return undefined;
+}

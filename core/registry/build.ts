@@ -1,0 +1,188 @@
+/**
+ * Builds the registry once at boot (design principle 3): load every plugin listed in
+ * `plugins.config.ts`, resolve its configuration, validate everything as a whole — reporting all
+ * problems together, each naming the plugin, the field and the fix — then run `setup` and freeze.
+ */
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
+import type { ConfigField, PluginDef, PluginLogger, ResolvedConfig } from '../plugin/types.js';
+import type { Engines } from '../engines/types.js';
+import { endpointId, envName, isSnakeId } from '../plugin/ids.js';
+import { Registry } from './registry.js';
+import type { ProviderBinding, RegisteredCapability, RegisteredEndpoint, RegisteredPlugin, ServiceConfig } from './types.js';
+
+/** Thrown when the registry is invalid; `problems` lists every problem found. */
+export class RegistryError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`The plugin registry is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n - ${problems.join('\n - ')}`);
+    this.name = 'RegistryError';
+  }
+}
+
+/** Options of a registry build. */
+export interface BuildOptions {
+  env: Record<string, string | undefined>;
+  engines: Engines;
+  log: PluginLogger;
+  /** Targets the v1 table points at (`capability:x` / `endpoint:p.o`), checked to exist. */
+  legacyTargets?: { path: string; target: string; pending?: boolean }[];
+}
+
+/** Environment variable of a plugin config field. */
+export function configEnv(pluginId: string, field: string, def: ConfigField): string {
+  return def.env ?? envName(pluginId, field);
+}
+
+function resolveConfig(pluginId: string, fields: Record<string, ConfigField> | undefined, env: BuildOptions['env']) {
+  const config: Record<string, string | undefined> = {};
+  const missing: string[] = [];
+  for (const [name, field] of Object.entries(fields ?? {})) {
+    const variable = configEnv(pluginId, name, field);
+    const value = env[variable]?.trim() || field.default;
+    config[name] = value;
+    if (field.required && !value) missing.push(variable);
+  }
+  return { config: config as ResolvedConfig<any>, missing };
+}
+
+function compile(schema: TSchema, where: string, problems: string[]): TypeCheck<TSchema> | undefined {
+  try {
+    return TypeCompiler.Compile(schema);
+  } catch (err) {
+    problems.push(`${where}: schema does not compile (${(err as Error).message}); fix the TypeBox definition.`);
+    return undefined;
+  }
+}
+
+function checkExamples(examples: { title: string; input: unknown; output?: unknown }[] | undefined, input: TypeCheck<TSchema> | undefined, output: TypeCheck<TSchema> | undefined, where: string, problems: string[]) {
+  for (const [i, ex] of (examples ?? []).entries()) {
+    if (input && !input.Check(ex.input)) {
+      const e = input.Errors(ex.input).First();
+      problems.push(`${where}: examples[${i}] ("${ex.title}") input does not match the input schema at '${e?.path || '/'}' (${e?.message}); fix the example or the schema.`);
+    }
+    if (output && ex.output !== undefined && !output.Check(ex.output)) {
+      const e = output.Errors(ex.output).First();
+      problems.push(`${where}: examples[${i}] ("${ex.title}") output does not match the output schema at '${e?.path || '/'}' (${e?.message}).`);
+    }
+  }
+}
+
+/** Loads, validates, sets up and freezes the registry. */
+export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOptions): Promise<Registry> {
+  const problems: string[] = [];
+  const disabled = new Set(serviceConfig.disabled ?? []);
+  const plugins = new Map<string, RegisteredPlugin>();
+  const capabilities = new Map<string, RegisteredCapability>();
+  const aliases = new Map<string, string>();
+  const endpoints = new Map<string, RegisteredEndpoint>();
+  const pendingImpls: { plugin: RegisteredPlugin; impl: NonNullable<PluginDef['implements']>[number]; index: number }[] = [];
+
+  for (const [listedId, load] of Object.entries(serviceConfig.plugins)) {
+    if (disabled.has(listedId)) continue;
+    let def: PluginDef<any, any>;
+    try {
+      def = (await load()).default;
+    } catch (err) {
+      problems.push(`plugin '${listedId}': import failed (${(err as Error).message}); check plugins/${listedId}/index.ts.`);
+      continue;
+    }
+    const where = `plugin '${listedId}'`;
+    if (!def || typeof def !== 'object') {
+      problems.push(`${where}: index.ts must export definePlugin({...}) as default.`);
+      continue;
+    }
+    if (def.id !== listedId) problems.push(`${where}: id is '${def.id}' but it is listed as '${listedId}'; the folder, the id and the config key must match.`);
+    if (!isSnakeId(def.id)) problems.push(`${where}: id '${def.id}' is not snake_case (e.g. search_a).`);
+    if (def.apiVersion !== 1) problems.push(`${where}: apiVersion must be 1.`);
+    if (plugins.has(def.id)) problems.push(`${where}: duplicate plugin id.`);
+    const { config, missing } = resolveConfig(def.id, def.config, opts.env);
+    const plugin: RegisteredPlugin = { id: def.id, def, config, configured: missing.length === 0, missing, state: undefined, endpoints: [] };
+    plugins.set(def.id, plugin);
+
+    for (const cap of def.capabilities ?? []) {
+      const cwhere = `${where} capability '${cap.id}'`;
+      if (!isSnakeId(cap.id)) problems.push(`${cwhere}: id is not snake_case.`);
+      if (capabilities.has(cap.id) || aliases.has(cap.id)) problems.push(`${cwhere}: duplicate capability id.`);
+      if (!cap.cost || typeof cap.cost.reserve !== 'function' || typeof cap.cost.settle !== 'function') problems.push(`${cwhere}: cost must be a cost rule (flat, perUnit, perOutputMb).`);
+      const input = compile(cap.input, `${cwhere} input`, problems);
+      const output = cap.output ? compile(cap.output, `${cwhere} output`, problems) : undefined;
+      checkExamples(cap.examples, input, output, cwhere, problems);
+      if (input) capabilities.set(cap.id, { id: cap.id, def: cap, input, output, providers: [] });
+      for (const alias of cap.aliases ?? []) {
+        if (aliases.has(alias) || capabilities.has(alias)) problems.push(`${cwhere}: alias '${alias}' is already taken.`);
+        aliases.set(alias, cap.id);
+      }
+    }
+
+    for (const ep of def.endpoints ?? []) {
+      const id = endpointId(def.id, ep.operation);
+      const ewhere = `${where} endpoint '${id}'`;
+      if (!isSnakeId(ep.operation)) problems.push(`${ewhere}: operation '${ep.operation}' is not snake_case.`);
+      if (endpoints.has(id)) problems.push(`${ewhere}: duplicate endpoint id.`);
+      if (typeof ep.run !== 'function') problems.push(`${ewhere}: run must be a function.`);
+      if (!ep.cost || typeof ep.cost.reserve !== 'function') problems.push(`${ewhere}: cost must be a cost rule (flat, perUnit, perOutputMb).`);
+      const input = compile(ep.input, `${ewhere} input`, problems);
+      const output = compile(ep.output, `${ewhere} output`, problems);
+      checkExamples(ep.examples, input, output, ewhere, problems);
+      if (input && output) {
+        const reg: RegisteredEndpoint = { id, plugin, def: ep, input, output, capabilities: [] };
+        endpoints.set(id, reg);
+        plugin.endpoints.push(reg);
+      }
+    }
+    for (const [index, impl] of (def.implements ?? []).entries()) pendingImpls.push({ plugin, impl, index });
+  }
+
+  for (const { plugin, impl, index } of pendingImpls) {
+    const where = `plugin '${plugin.id}' implements[${index}]`;
+    const capId = aliases.get(impl.capability) ?? impl.capability;
+    const cap = capabilities.get(capId);
+    const ep = endpoints.get(endpointId(plugin.id, impl.endpoint));
+    if (!cap) problems.push(`${where}: unknown capability '${impl.capability}'; declare it or fix the id.`);
+    if (!ep) problems.push(`${where}: endpoint '${impl.endpoint}' is not one of this plugin's operations.`);
+    if (cap && ep) {
+      if (cap.providers.some((p) => p.plugin.id === plugin.id)) problems.push(`${where}: '${plugin.id}' already implements '${capId}'.`);
+      cap.providers.push({ plugin, endpoint: ep, impl });
+      ep.capabilities.push(capId);
+    }
+  }
+
+  for (const [capId, order] of Object.entries(serviceConfig.providerOrder ?? {})) {
+    const cap = capabilities.get(capId);
+    if (!cap) {
+      problems.push(`providerOrder: unknown capability '${capId}'.`);
+      continue;
+    }
+    for (const p of order) {
+      if (disabled.has(p)) continue;
+      if (!plugins.has(p)) problems.push(`providerOrder.${capId}: unknown provider '${p}'; list the plugin in plugins.config.ts or remove it here.`);
+      else if (!cap.providers.some((b) => b.plugin.id === p)) problems.push(`providerOrder.${capId}: provider '${p}' does not implement '${capId}'.`);
+    }
+    const rank = (b: ProviderBinding) => {
+      const i = order.indexOf(b.plugin.id);
+      return i === -1 ? order.length : i;
+    };
+    cap.providers.sort((a, b) => rank(a) - rank(b));
+  }
+
+  for (const row of opts.legacyTargets ?? []) {
+    const [type, id] = row.target.split(':');
+    const exists = type === 'capability' ? capabilities.has(aliases.get(id!) ?? id!) : type === 'endpoint' ? endpoints.has(id!) : false;
+    if (!exists && !row.pending) problems.push(`v1 route ${row.path}: target '${row.target}' is not registered; add the plugin or fix the row.`);
+    if (exists && row.pending) problems.push(`v1 route ${row.path}: target '${row.target}' now exists; remove 'pending' from the row.`);
+  }
+
+  if (problems.length > 0) throw new RegistryError(problems);
+
+  for (const plugin of plugins.values()) {
+    if (!plugin.configured || !plugin.def.setup) continue;
+    try {
+      plugin.state = await plugin.def.setup({ config: plugin.config, engines: opts.engines, log: opts.log });
+    } catch (err) {
+      problems.push(`plugin '${plugin.id}': setup failed (${(err as Error).message}).`);
+    }
+  }
+  if (problems.length > 0) throw new RegistryError(problems);
+
+  return new Registry(plugins, capabilities, aliases, endpoints, serviceConfig.defaultPolicy ?? {});
+}

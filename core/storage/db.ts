@@ -1,0 +1,20 @@
+/**
+ * The SQL database behind keys, ledger and usage: PGlite embedded under `DATA_DIR` by default
+ * (the same SQL as PostgreSQL, nothing to install), PostgreSQL when `DATABASE_URL` is set.
+ */
+
+/** A result row. */
+export type Row = Record<string, any>;
+
+/** Something that runs SQL: the database itself or an open transaction. */
+export interface Queryable {
+  query<R extends Row = Row>(sql: string, params?: unknown[]): Promise<R[]>;
+}
+
+/** A database with transactions. */
+export interface Db extends Queryable {
+  /** `embedded` (PGlite, one process owns it) or `postgres` (shared by instances). */
+  readonly kind: 'embedded' | 'postgres';
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

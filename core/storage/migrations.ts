@@ -1,0 +1,78 @@
+/**
+ * Schema migrations, run at start in order and recorded in `schema_migrations`. An advisory lock
+ * keeps two instances starting together from running them twice.
+ */
+import type { Db } from './db.js';
+
+const MIGRATIONS: { id: number; sql: string }[] = [
+  {
+    id: 1,
+    sql: `
+      CREATE TABLE IF NOT EXISTS api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        key_prefix TEXT NOT NULL,
+        credits BIGINT NOT NULL CHECK (credits >= 0),
+        reserved BIGINT NOT NULL DEFAULT 0 CHECK (reserved >= 0),
+        budget BIGINT,
+        period_start TIMESTAMPTZ NOT NULL,
+        period_spent BIGINT NOT NULL DEFAULT 0,
+        rate_limit INTEGER NOT NULL,
+        active BOOLEAN NOT NULL DEFAULT TRUE,
+        policy JSONB NOT NULL DEFAULT '{}'::jsonb,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE TABLE IF NOT EXISTS ledger (
+        id BIGSERIAL PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        request_id TEXT,
+        kind TEXT NOT NULL,
+        amount BIGINT NOT NULL,
+        balance_after BIGINT NOT NULL,
+        reason TEXT,
+        target TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE UNIQUE INDEX IF NOT EXISTS ledger_charge_once ON ledger (request_id) WHERE kind = 'charge';
+      CREATE INDEX IF NOT EXISTS ledger_key ON ledger (key_id, id DESC);
+      CREATE TABLE IF NOT EXISTS reservations (
+        request_id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        amount BIGINT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE TABLE IF NOT EXISTS usage_log (
+        id BIGSERIAL PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        lane TEXT NOT NULL,
+        object_type TEXT NOT NULL,
+        object_id TEXT NOT NULL,
+        provider TEXT,
+        status INTEGER NOT NULL,
+        code TEXT,
+        credits BIGINT NOT NULL DEFAULT 0,
+        latency_ms INTEGER NOT NULL,
+        request_source TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE INDEX IF NOT EXISTS usage_key ON usage_log (key_id, id DESC);
+    `,
+  },
+];
+
+/** Brings the schema up to date. */
+export async function migrate(db: Db): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(727274)');
+    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    const done = new Set((await tx.query<{ id: number }>('SELECT id FROM schema_migrations')).map((r) => r.id));
+    for (const m of MIGRATIONS) {
+      if (done.has(m.id)) continue;
+      for (const stmt of m.sql.split(';').map((s) => s.trim()).filter(Boolean)) await tx.query(stmt);
+      await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
+    }
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * The usage log: one row per call (design: "Every call writes a usage row"). Rows are buffered and
+ * written in batches so logging never sits on the request path; `flush()` runs at shutdown and
+ * before reads so a client sees its own calls.
+ */
+import type { Db, Row } from '../storage/db.js';
+
+/** One call as recorded. */
+export interface UsageRow {
+  requestId: string;
+  keyId: string;
+  lane: 'v1' | 'v2';
+  objectType: 'capability' | 'endpoint' | 'operation';
+  objectId: string;
+  provider: string | null;
+  status: number;
+  code: string | null;
+  credits: number;
+  latencyMs: number;
+  requestSource: string;
+  createdAt: Date;
+}
+
+/** Filters of `GET /api/v2/usage` (issue: objectType, objectId, status, provider, page, limit). */
+export interface UsageQuery {
+  objectType?: string;
+  objectId?: string;
+  status?: number | 'success' | 'error';
+  provider?: string;
+  page: number;
+  limit: number;
+}
+
+const COLUMNS = ['request_id', 'key_id', 'lane', 'object_type', 'object_id', 'provider', 'status', 'code', 'credits', 'latency_ms', 'request_source', 'created_at'];
+
+/** Buffered writer and reader of usage rows. */
+export class UsageLog {
+  private buffer: UsageRow[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly db: Db, private readonly maxBatch = 500) {
+    this.timer = setInterval(() => void this.flush(), 200);
+    this.timer.unref();
+  }
+
+  /** Queues a row. */
+  record(row: UsageRow): void {
+    this.buffer.push(row);
+    if (this.buffer.length >= this.maxBatch) void this.flush();
+  }
+
+  /** Writes everything queued so far. */
+  flush(): Promise<void> {
+    const rows = this.buffer;
+    this.buffer = [];
+    if (rows.length > 0) {
+      this.writing = this.writing.then(() => this.insert(rows)).catch(() => {
+        // A failed write puts the rows back so they are retried with the next batch.
+        this.buffer.unshift(...rows);
+      });
+    }
+    return this.writing;
+  }
+
+  private async insert(rows: UsageRow[]): Promise<void> {
+    const params: unknown[] = [];
+    const tuples = rows.map((r) => {
+      const vals = [r.requestId, r.keyId, r.lane, r.objectType, r.objectId, r.provider, r.status, r.code, r.credits, r.latencyMs, r.requestSource, r.createdAt];
+      const ph = vals.map((v) => {
+        params.push(v);
+        return `$${params.length}`;
+      });
+      return `(${ph.join(',')})`;
+    });
+    await this.db.query(`INSERT INTO usage_log (${COLUMNS.join(',')}) VALUES ${tuples.join(',')}`, params);
+  }
+
+  /** A key's rows, newest first. */
+  async list(keyId: string | null, q: UsageQuery): Promise<UsageRow[]> {
+    await this.flush();
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (sql: string, v: unknown) => {
+      params.push(v);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (keyId) add('key_id = ?', keyId);
+    if (q.objectType) add('object_type = ?', q.objectType);
+    if (q.objectId) add('object_id = ?', q.objectId);
+    if (q.provider) add('provider = ?', q.provider);
+    if (q.status === 'success') where.push('status < 400');
+    else if (q.status === 'error') where.push('status >= 400');
+    else if (typeof q.status === 'number') add('status = ?', q.status);
+    params.push(q.limit, (q.page - 1) * q.limit);
+    const rows = await this.db.query(
+      `SELECT * FROM usage_log ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+    return rows.map(rowToUsage);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
+
+function rowToUsage(r: Row): UsageRow {
+  return {
+    requestId: r.request_id,
+    keyId: r.key_id,
+    lane: r.lane,
+    objectType: r.object_type,
+    objectId: r.object_id,
+    provider: r.provider,
+    status: Number(r.status),
+    code: r.code,
+    credits: Number(r.credits),
+    latencyMs: Number(r.latency_ms),
+    requestSource: r.request_source,
+    createdAt: new Date(r.created_at),
+  };
+}

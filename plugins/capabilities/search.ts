@@ -1,0 +1,94 @@
+/** Search-engine capabilities (spec §4.4, §4.9, §4.10). Implemented by search providers (search_a, seo_a). */
+import { Type, defineCapability, flat, perUnit } from '../../core/sdk.js';
+import { AnyObject } from './common.js';
+
+const Query = Type.String({ description: 'Search query.', minLength: 1 });
+const Country = Type.Optional(Type.String({ description: 'Two-letter country code (forwarded as gl).', minLength: 2, maxLength: 2 }));
+const Language = Type.Optional(Type.String({ description: 'Interface language code (forwarded as hl).', minLength: 2, maxLength: 10 }));
+const Location = Type.Optional(Type.String({ description: 'Free-text location to bias results.' }));
+
+export const engineSearch = defineCapability({
+  id: 'engine_search',
+  title: 'Web search',
+  summary: 'Organic web search results from a search engine.',
+  tags: ['search', 'web', 'serp', 'google', 'engine'],
+  input: Type.Object({ query: Query, country: Country, language: Language, location: Location, page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '1-based page.' })) }),
+  output: AnyObject,
+  cost: flat(10),
+  messages: { query: 'query parameter is required' },
+});
+
+export const searchNews = defineCapability({
+  id: 'search_news',
+  title: 'News search',
+  summary: 'Recent news articles for a query, optionally limited to a date range.',
+  tags: ['search', 'news', 'articles', 'engine'],
+  input: Type.Object({
+    query: Query,
+    dateRange: Type.Optional(Type.Union(['anyTime', 'pastHour', 'pastDay', 'pastWeek', 'pastMonth', 'pastYear'].map((v) => Type.Literal(v)), { description: 'How recent the articles must be.' })),
+    country: Country,
+    language: Language,
+    location: Location,
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '1-based page.' })),
+  }),
+  output: AnyObject,
+  cost: flat(10),
+  messages: { query: 'query parameter is required' },
+});
+
+export const searchPlaces = defineCapability({
+  id: 'search_places',
+  title: 'Places search',
+  summary: 'Local businesses and places matching a query.',
+  tags: ['search', 'places', 'maps', 'local', 'business'],
+  input: Type.Object({ query: Query, country: Country, language: Language, location: Location }),
+  output: AnyObject,
+  cost: flat(10),
+  messages: { query: 'query parameter is required' },
+});
+
+export const getEngineReviews = defineCapability({
+  id: 'get_engine_reviews',
+  title: 'Business reviews',
+  summary: "Reviews of a business from a search engine's maps data, by name, CID or place ID.",
+  tags: ['reviews', 'maps', 'business', 'places', 'ratings'],
+  input: Type.Object({
+    keyword: Type.Optional(Type.String({ description: 'Business name or query.', minLength: 1 })),
+    cid: Type.Optional(Type.String({ description: 'Maps client ID of a business.', minLength: 1 })),
+    placeId: Type.Optional(Type.String({ description: 'Maps place ID.', minLength: 1 })),
+    reviews: Type.Optional(Type.Integer({ minimum: 1, maximum: 4490, description: 'Reviews to fetch (default 10, max 4490).' })),
+    sortBy: Type.Optional(Type.Union(['relevant', 'newest', 'highest_rating', 'lowest_rating'].map((v) => Type.Literal(v)), { description: 'Order of reviews.' })),
+    language: Type.Optional(Type.String({ description: 'Language code (default en).' })),
+    location: Type.Optional(Type.String({ description: 'Location bias for keyword search.' })),
+  }),
+  output: AnyObject,
+  cost: perUnit({ unit: 'reviews', credits: 50, per: 10, max: (i: { reviews?: number }) => i.reviews ?? 10, note: '50 credits per 10 reviews, rounded up' }),
+  validate: (i) => (i.keyword || i.cid || i.placeId ? undefined : 'Either keyword, cid, or placeId must be provided'),
+});
+
+export const engineAutocomplete = defineCapability({
+  id: 'engine_autocomplete',
+  title: 'Search autocomplete',
+  summary: 'Query suggestions as a search engine would offer them.',
+  tags: ['search', 'autocomplete', 'suggestions'],
+  visibility: 'legacy',
+  input: Type.Object({ query: Query, location: Location, country: Country, language: Language }),
+  output: Type.Object({
+    searchParameters: Type.Object({}, { additionalProperties: true, description: 'Parameters used (q, gl, hl, type, location, engine).' }),
+    suggestions: Type.Array(Type.Object({ value: Type.String({ description: 'A suggested query.' }) }), { description: 'Suggestions, best first.' }),
+  }),
+  cost: flat(30),
+  messages: { query: 'query parameter is required' },
+});
+
+export const engineLocations = defineCapability({
+  id: 'engine_locations',
+  title: 'Supported search locations',
+  summary: 'Locations accepted by the search operations, with country codes.',
+  tags: ['search', 'locations'],
+  visibility: 'legacy',
+  input: Type.Object({ q: Type.Optional(Type.String({ description: 'Filter by name.' })) }),
+  cost: flat(0),
+});
+
+export default [engineSearch, searchNews, searchPlaces, getEngineReviews, engineAutocomplete, engineLocations];
