@@ -24,8 +24,8 @@ export const generateAiImage = defineCapability({
   output: Type.Object({}, { additionalProperties: true }),
   cost: perUnit({
     unit: 'images',
-    credits: (i: { model: string; input?: { num_outputs?: number } }) => IMAGE_PRICES[i.model] ?? 0,
-    max: (i: { model: string; input?: { num_outputs?: number } }) => Math.min(4, Math.max(1, Number(i.input?.num_outputs ?? 1) || 1)),
+    credits: (i: any) => IMAGE_PRICES[i.model] ?? 0,
+    max: (i: any) => Math.min(4, Math.max(1, Number(i.input?.num_outputs ?? 1) || 1)),
     note: 'per image; price depends on the model',
   }),
 });

@@ -1,0 +1,55 @@
+/**
+ * buildServer(): the Fastify app with root hooks (request id, health) and the lanes as
+ * encapsulated scopes (design: server/app.ts). Listening and shutdown live in start.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Services } from '../core/container.js';
+import { TOKENS } from '../core/tokens.js';
+import { v1Routes } from './v1/routes.js';
+import { v2Routes } from './v2/routes.js';
+import { adminRoutes } from './admin/routes.js';
+import { fileRoutes } from './files.js';
+
+/** Request ids: `req_` + 16 random bytes, unique across instances. */
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('base64url')}`;
+}
+
+/** Builds the app around a service graph. */
+export async function buildServer(services: Services, opts: { isDraining: () => boolean }): Promise<FastifyInstance> {
+  const c = services.container;
+  const settings = services.settings;
+  const logger = c.resolve(TOKENS.Logger);
+  const app = Fastify({
+    loggerInstance: logger,
+    // Per-request start/end lines only at debug: the usage log already records every call.
+    logController: new LogController({ disableRequestLogging: settings.logLevel !== 'debug' && settings.logLevel !== 'trace' }),
+    genReqId: newRequestId,
+    requestIdHeader: false,
+    bodyLimit: settings.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: false,
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    if (opts.isDraining()) return reply.code(503).send({ status: 'draining' });
+    try {
+      await c.resolve(TOKENS.Db).query('SELECT 1');
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'storage unavailable' });
+    }
+  });
+
+  await app.register(v1Routes, { prefix: '/api/v1', container: c });
+  await app.register(v2Routes, { prefix: '/api/v2', container: c });
+  await app.register(fileRoutes, { container: c });
+  if (settings.adminToken) await app.register(adminRoutes, { prefix: '/admin', container: c, token: settings.adminToken });
+  return app as unknown as FastifyInstance;
+}

@@ -1,0 +1,39 @@
+/** Per-request state shared by the hooks and the lanes. */
+import type { FastifyRequest } from 'fastify';
+import type { KeyRecord } from '../../core/keys/types.js';
+import type { RateDecision } from '../../core/ratelimit/types.js';
+
+/** What the usage log records about the call. */
+export interface CallRecord {
+  objectType: 'capability' | 'endpoint' | 'operation';
+  objectId: string;
+  provider: string | null;
+  credits: number;
+  code: string | null;
+}
+
+/** Request-scoped state of an API call. */
+export interface CallContext {
+  key?: KeyRecord;
+  rate?: RateDecision;
+  call?: CallRecord;
+  startedAt: bigint;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    call: CallContext;
+  }
+}
+
+/** Spec §2.1 + issue 2 §10: body, then `Request-Source` header, then query; trimmed, capped at 64, default `API`. */
+export function requestSourceOf(req: FastifyRequest): string {
+  const body = req.body as Record<string, unknown> | undefined;
+  const fromBody = body && typeof body === 'object' && !Array.isArray(body) ? body.requestSource : undefined;
+  const header = req.headers['request-source'];
+  const query = (req.query as Record<string, unknown> | undefined)?.requestSource;
+  for (const candidate of [fromBody, Array.isArray(header) ? header[0] : header, query]) {
+    if (typeof candidate === 'string' && candidate.trim()) return candidate.trim().slice(0, 64);
+  }
+  return 'API';
+}

@@ -1,0 +1,25 @@
+/** Entry point: `npm start` (built) or `npm run dev`. Stops gracefully on SIGTERM/SIGINT. */
+import 'reflect-metadata';
+import { startService } from './start.js';
+
+const server = await startService(process.env).catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
+server.app.log.info({ url: server.url }, `listening on ${server.url}`);
+
+let signals = 0;
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(sig, () => {
+    signals += 1;
+    if (signals > 1) process.exit(1);
+    server.app.log.info({ signal: sig }, 'shutting down');
+    server.stop().then(
+      () => process.exit(0),
+      (err) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  });
+}

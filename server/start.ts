@@ -1,0 +1,59 @@
+/**
+ * Starts one instance: services, app, listen, and an orderly stop that first refuses new work,
+ * lets requests in flight finish (their reservations are settled or released by the executor),
+ * then stops plugins, engines and storage.
+ */
+import 'reflect-metadata';
+import type { FastifyInstance } from 'fastify';
+import { createServices, type ContainerOptions } from '../core/container.js';
+import { buildServer } from './app.js';
+import { LEGACY_ROUTES } from './v1/legacy-routes.js';
+import serviceConfig from '../plugins.config.js';
+
+/** A running instance. */
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Boots the service with the given environment. */
+export async function startService(env: Record<string, string | undefined>, extra: Partial<ContainerOptions> = {}): Promise<RunningServer> {
+  let url = '';
+  let draining = false;
+  const services = await createServices({
+    env,
+    serviceConfig: extra.serviceConfig ?? serviceConfig,
+    legacyTargets: LEGACY_ROUTES,
+    publicBaseUrl: () => services?.settings.publicBaseUrl ?? url,
+    ...extra,
+  });
+  let app: FastifyInstance;
+  try {
+    app = await buildServer(services, { isDraining: () => draining });
+    await app.listen({ port: services.settings.port, host: services.settings.host });
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : services.settings.port;
+  const host = services.settings.host.includes(':') ? `[${services.settings.host}]` : services.settings.host;
+  url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    url,
+    stop() {
+      stopping ??= (async () => {
+        draining = true;
+        const grace = setTimeout(() => app.server.closeAllConnections?.(), services.settings.shutdownGraceMs);
+        grace.unref();
+        await app.close();
+        clearTimeout(grace);
+        await services.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * THE v1 mapping table (spec §9.1, §9.4): every direct-lane path of the spec and the registry
+ * target it runs. Request bodies are the target's input (minus `requestSource`) and responses are
+ * its output, so a lane's shapes live in its capability schema, not here. A row marked `pending`
+ * names a target no plugin registers yet; it answers `Service not configured` until one does.
+ */
+
+/** One direct-lane route. */
+export interface LegacyRoute {
+  method: 'GET' | 'POST';
+  path: string;
+  /** `capability:<id>` or `endpoint:<provider>.<operation>`. */
+  target: string;
+  pending?: boolean;
+}
+
+/** Every v1 route of the spec. */
+export const LEGACY_ROUTES: LegacyRoute[] = [
+  // Video site (spec §4.1)
+  { method: 'POST', path: '/api/v1/videosite/channel', target: 'capability:videosite_channel' },
+  { method: 'POST', path: '/api/v1/videosite/video', target: 'capability:videosite_video' },
+  { method: 'POST', path: '/api/v1/videosite/video/comments', target: 'capability:videosite_video_comments' },
+  { method: 'POST', path: '/api/v1/get-videosite-transcript', target: 'capability:get_videosite_transcript' },
+  // Short-video site (spec §4.2)
+  { method: 'POST', path: '/api/v1/get-clipsite-video-comments', target: 'capability:clipsite_video_comments' },
+  { method: 'POST', path: '/api/v1/get-clipsite-user-following', target: 'capability:clipsite_user_following' },
+  { method: 'POST', path: '/api/v1/get-clipsite-transcript', target: 'capability:clipsite_transcript' },
+  { method: 'POST', path: '/api/v1/get-clipsite-profile', target: 'endpoint:creator_a.clipsite_profile', pending: true },
+  // Professional network (spec §4.3)
+  { method: 'POST', path: '/api/v1/bizsite/company', target: 'capability:bizsite_company' },
+  // Search engine (spec §4.4, §4.9)
+  { method: 'POST', path: '/api/v1/get-engine-reviews', target: 'capability:get_engine_reviews' },
+  { method: 'POST', path: '/api/v1/get-autocomplete', target: 'capability:engine_autocomplete' },
+  { method: 'GET', path: '/api/v1/engine-locations', target: 'capability:engine_locations' },
+  { method: 'POST', path: '/api/v1/search-news', target: 'capability:search_news' },
+  // Web (spec §4.5, §4.9)
+  { method: 'POST', path: '/api/v1/scrape', target: 'capability:scrape_page' },
+  { method: 'POST', path: '/api/v1/crawl', target: 'capability:crawl_site' },
+  // Documents (spec §4.6)
+  { method: 'POST', path: '/api/v1/convert-to-pdf', target: 'capability:convert_to_pdf' },
+  { method: 'GET', path: '/api/v1/convert-to-pdf', target: 'capability:convert_to_pdf_formats' },
+  { method: 'POST', path: '/api/v1/merge-pdfs', target: 'capability:merge_pdfs' },
+  // AI images (spec §4.7)
+  { method: 'POST', path: '/api/v1/generate-ai-image', target: 'capability:generate_ai_image' },
+  // Code execution (spec §4.8)
+  { method: 'POST', path: '/api/v1/run-js-code', target: 'capability:run_js_code' },
+  { method: 'POST', path: '/api/v1/run-python-code', target: 'capability:run_python_code' },
+  // Extraction (spec §4.9, §9.4)
+  { method: 'POST', path: '/api/v1/extract-audio', target: 'capability:extract_audio' },
+  { method: 'POST', path: '/api/v1/extract-video', target: 'capability:extract_video' },
+];

@@ -1,0 +1,148 @@
+/** `POST /api/v2/search` and `POST /api/v2/details` (spec §4.10), filtered by the key's policy. */
+import type { FastifyInstance } from 'fastify';
+import type { DependencyContainer } from 'tsyringe';
+import { TOKENS } from '../../core/tokens.js';
+import { InputError, NotFoundError } from '../../core/errors.js';
+import { Discovery, type EntryType } from '../../core/registry/discovery.js';
+import { decide } from '../../core/policy/decide.js';
+import { configEnv } from '../../core/registry/build.js';
+import type { Registry } from '../../core/registry/registry.js';
+import type { KeyRecord } from '../../core/keys/types.js';
+import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from '../../core/registry/types.js';
+import { ok } from './envelope.js';
+
+const TYPES = ['capability', 'provider', 'endpoint'];
+
+function bodyOf(raw: unknown): Record<string, unknown> {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new InputError('Invalid input: body must be an object.');
+  return raw as Record<string, unknown>;
+}
+
+function typeOf(v: unknown): EntryType | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !TYPES.includes(v)) throw new InputError("Invalid input: 'type' must be 'capability', 'provider' or 'endpoint'.", { details: { field: 'type' } });
+  return v as EntryType;
+}
+
+/** Lean description of a capability, with its providers as this key sees them. */
+function describeCapability(reg: Registry, key: KeyRecord, cap: RegisteredCapability) {
+  return {
+    type: 'capability',
+    id: cap.id,
+    title: cap.def.title,
+    summary: cap.def.summary,
+    tags: cap.def.tags ?? [],
+    aliases: cap.def.aliases ?? [],
+    input: cap.def.input,
+    output: cap.def.output ?? null,
+    cost: cap.def.cost.describe,
+    providers: cap.providers.map((b) => ({
+      id: b.plugin.id,
+      endpoint: b.endpoint.id,
+      configured: b.plugin.configured,
+      allowed: decide(key.policy, reg.defaultPolicy, { capability: cap.id, endpoint: b.endpoint.id, provider: b.plugin.id }),
+    })),
+    examples: cap.def.examples ?? [],
+  };
+}
+
+function describeEndpoint(reg: Registry, key: KeyRecord, ep: RegisteredEndpoint) {
+  return {
+    type: 'endpoint',
+    id: ep.id,
+    provider: ep.plugin.id,
+    title: ep.def.title,
+    summary: ep.def.summary,
+    tags: ep.def.tags ?? [],
+    input: ep.def.input,
+    output: ep.def.output,
+    cost: ep.def.cost.describe,
+    configured: ep.plugin.configured,
+    allowed: decide(key.policy, reg.defaultPolicy, { endpoint: ep.id, provider: ep.plugin.id }),
+    capabilities: ep.capabilities,
+    examples: ep.def.examples ?? [],
+  };
+}
+
+function describeProvider(p: RegisteredPlugin, visible: RegisteredEndpoint[]) {
+  return {
+    type: 'provider',
+    id: p.id,
+    title: p.def.title,
+    summary: p.def.summary,
+    tags: p.def.tags ?? [],
+    managed: p.def.managed === true,
+    configured: p.configured,
+    // Names of the settings an operator must provide; never their values.
+    missingSettings: p.missing,
+    settings: Object.entries(p.def.config ?? {}).map(([name, f]) => ({ env: configEnv(p.id, name, f as never), description: (f as { description: string }).description, required: (f as { required?: boolean }).required === true })),
+    endpoints: visible.map((e) => e.id),
+  };
+}
+
+/** Registers search and details. */
+export function discoveryRoutes(app: FastifyInstance, c: DependencyContainer): void {
+  const registry = c.resolve(TOKENS.Registry);
+
+  app.post('/search', async (req) => {
+    const body = bodyOf(req.body);
+    const q = body.query ?? body.prompt ?? '';
+    if (typeof q !== 'string') throw new InputError("Invalid input: 'query' must be a string.", { details: { field: 'query' } });
+    if (q.length > 1000) throw new InputError("Invalid input: 'query' must be at most 1000 characters.", { details: { field: 'query' } });
+    const type = typeOf(body.type);
+    const limit = body.limit === undefined ? 20 : body.limit;
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100) throw new InputError("Invalid input: 'limit' must be an integer from 1 to 100.", { details: { field: 'limit' } });
+    req.call.call = { objectType: 'operation', objectId: 'search', provider: null, credits: 0, code: null };
+    const items = new Discovery(registry, req.call.key!.policy).search(q, type, limit);
+    return ok(req, 'search_result', { items }, { query: q, type: type ?? null, count: items.length });
+  });
+
+  app.post('/details', async (req) => {
+    const body = bodyOf(req.body);
+    const id = body.id;
+    if (typeof id !== 'string' || !id) throw new InputError("Invalid input: 'id' is required and must be a non-empty string.", { details: { field: 'id' } });
+    let type = typeOf(body.type);
+    const related = body.includeRelated === true;
+    req.call.call = { objectType: 'operation', objectId: 'details', provider: null, credits: 0, code: null };
+    const key = req.call.key!;
+    const view = new Discovery(registry, key.policy);
+    const cap = registry.capability(id);
+    const ep = registry.endpoint(id);
+    const plugin = registry.plugins.get(id);
+    if (!type) type = cap ? 'capability' : ep ? 'endpoint' : plugin ? 'provider' : undefined;
+    let data: Record<string, unknown> | undefined;
+    if (type === 'capability' && cap && view.capabilityVisible(cap)) {
+      data = describeCapability(registry, key, cap);
+      if (related) {
+        const tags = new Set(cap.def.tags ?? []);
+        data.related = {
+          providers: cap.providers.filter((b) => view.providerVisible(b.plugin)).map((b) => ({ id: b.plugin.id, title: b.plugin.def.title, configured: b.plugin.configured })),
+          endpoints: cap.providers.filter((b) => view.endpointVisible(b.endpoint)).map((b) => b.endpoint.id),
+          capabilities: [...registry.capabilities.values()].filter((o) => o.id !== cap.id && view.capabilityVisible(o) && (o.def.tags ?? []).some((t) => tags.has(t))).map((o) => o.id),
+        };
+      }
+    } else if (type === 'endpoint' && ep && view.endpointVisible(ep)) {
+      data = describeEndpoint(registry, key, ep);
+      if (related) {
+        data.related = {
+          provider: { id: ep.plugin.id, title: ep.plugin.def.title, configured: ep.plugin.configured },
+          capabilities: ep.capabilities.filter((id) => { const c2 = registry.capability(id); return c2 ? view.capabilityVisible(c2) : false; }),
+          endpoints: ep.plugin.endpoints.filter((e) => e.id !== ep.id && view.endpointVisible(e)).map((e) => e.id),
+        };
+      }
+    } else if (type === 'provider' && plugin && view.providerVisible(plugin)) {
+      const visible = plugin.endpoints.filter((e) => view.endpointVisible(e));
+      data = describeProvider(plugin, visible);
+      if (related) {
+        const caps = new Set(visible.flatMap((e) => e.capabilities));
+        data.related = {
+          capabilities: [...caps].filter((id) => { const c2 = registry.capability(id); return c2 ? view.capabilityVisible(c2) : false; }),
+          endpoints: visible.map((e) => e.id),
+        };
+      }
+    }
+    if (!data) throw new NotFoundError(`Unknown ${type ?? 'id'}: ${id}`);
+    return ok(req, 'details', data, { includeRelated: related });
+  });
+}
