@@ -1,14 +1,173 @@
-/** HTTP engine factory (the web lane replaces this stub). */
+/**
+ * The outbound HTTP engine (issue 4, design: "Engines kept warm"): undici with the SSRF guard at
+ * connect time, redirects followed by hand so each hop is re-checked, a size cap counted on the
+ * decoded body, an overall timeout, gzip/deflate/br and charset decoding.
+ */
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+import { isIP } from 'node:net';
 import type { EngineOptions } from '../options.js';
-import type { HttpEngine } from './types.js';
-import { NotConfiguredError } from '../../errors.js';
+import type { HttpEngine, HttpRequest, HttpResponse } from './types.js';
+import { PayloadTooLargeError, ServiceError, UpstreamError } from '../../errors.js';
+import { SsrfGuard, guardPolicyFromEnv, systemResolver, type Resolver } from './guard.js';
+import { decodeText, decoderFor } from './decode.js';
 
-/** Creates the outbound HTTP engine. */
-export function createHttpEngine(_opts: EngineOptions): HttpEngine & { close(): Promise<void> } {
+export { SsrfGuard, guardPolicyFromEnv } from './guard.js';
+export { blockedReason, isPublicAddress } from './ip-ranges.js';
+
+/** Defaults for user-facing fetches; a request may lower or raise them. */
+const DEFAULTS = { timeoutMs: 15_000, maxBytes: 10 * 1024 * 1024, maxRedirects: 5 };
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const USER_AGENT = 'Mozilla/5.0 (compatible; ContentIntelligenceBot/0.1; +self-hosted)';
+
+/** The HTTP engine plus what the browser engine shares with it. */
+export interface HttpEngineImpl extends HttpEngine {
+  readonly guard: SsrfGuard;
+  close(): Promise<void>;
+}
+
+/** Creates the outbound HTTP engine from the environment (`ALLOW_PRIVATE_NETWORK`, `ALLOW_HOSTS`). */
+export function createHttpEngine(opts: EngineOptions): HttpEngineImpl {
+  return createHttpEngineWith({ env: opts.env });
+}
+
+/** Same as `createHttpEngine`, with a substitutable resolver for tests of the guard. */
+export function createHttpEngineWith(opts: { env: Record<string, string | undefined>; resolver?: Resolver }): HttpEngineImpl {
+  const guard = new SsrfGuard(guardPolicyFromEnv(opts.env), opts.resolver ?? systemResolver);
+  const pool = { keepAliveTimeout: 10_000, connections: 16 };
+  // Two dispatchers: user URLs go through the guarded lookup; operator-configured provider URLs
+  // (guard: false) use the system resolver, since a provider may legitimately live on a LAN.
+  const guarded = new Agent({ ...pool, connect: { lookup: guard.lookup() } });
+  const trusted = new Agent(pool);
+
+  async function request(req: HttpRequest): Promise<HttpResponse> {
+    const useGuard = req.guard !== false;
+    const timeoutMs = req.timeoutMs ?? DEFAULTS.timeoutMs;
+    const maxBytes = req.maxBytes ?? DEFAULTS.maxBytes;
+    const maxRedirects = req.maxRedirects ?? DEFAULTS.maxRedirects;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    let url = useGuard ? guard.checkUrl(req.url) : new URL(req.url);
+    let method = (req.method ?? (req.json !== undefined || req.body !== undefined ? 'POST' : 'GET')).toUpperCase();
+    let body: string | Uint8Array | undefined = req.json !== undefined ? JSON.stringify(req.json) : req.body;
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, 'accept-encoding': 'gzip, deflate, br', ...lower(req.headers) };
+    if (req.json !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+
+    try {
+      for (let hop = 0; ; hop++) {
+        // IP literals never reach `lookup`, so they are checked here; names are checked at connect.
+        if (useGuard && isIP(url.hostname.replace(/^\[|\]$/g, ''))) await guard.checkHost(url.hostname);
+        const res = await undiciRequest(url, {
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body,
+          signal,
+          dispatcher: useGuard ? guarded : trusted,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+        const location = res.headers.location;
+        if (REDIRECTS.has(res.statusCode) && typeof location === 'string' && maxRedirects > 0) {
+          res.body.resume();
+          if (hop >= maxRedirects) throw new UpstreamError(`Failed to retrieve ${show(url)}: more than ${maxRedirects} redirects.`);
+          const next = new URL(location, url);
+          url = useGuard ? guard.checkUrl(next.href) : next;
+          // 303 (and 301/302 after POST, as browsers do) turn into a body-less GET.
+          if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+            method = 'GET';
+            body = undefined;
+            delete headers['content-type'];
+          }
+          continue;
+        }
+        const flatHeaders = flattenHeaders(res.headers);
+        const bytes = await readCapped(res.body, flatHeaders['content-encoding'], maxBytes, url);
+        const finalUrl = url.href;
+        return {
+          status: res.statusCode,
+          url: finalUrl,
+          headers: flatHeaders,
+          body: bytes,
+          text: () => decodeText(bytes, flatHeaders['content-type']),
+          json: <T>() => JSON.parse(decodeText(bytes, 'application/json')) as T,
+        };
+      }
+    } catch (err) {
+      throw translate(err, url, timeout, timeoutMs, req.signal);
+    }
+  }
+
   return {
-    async request() {
-      throw new NotConfiguredError();
+    guard,
+    request,
+    async close() {
+      await Promise.allSettled([guarded.close(), trusted.close()]);
     },
-    async close() {},
   };
+}
+
+/** Reads a body through its decompressor, stopping as soon as the decoded size passes the cap. */
+async function readCapped(raw: Readable, encoding: string | undefined, maxBytes: number, url: URL): Promise<Uint8Array> {
+  const decoder = decoderFor(encoding);
+  const stream: Readable = decoder ? raw.pipe(decoder) : raw;
+  if (decoder) raw.on('error', (e) => decoder.destroy(e));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).byteLength;
+      if (size > maxBytes) {
+        throw new PayloadTooLargeError(`Failed to retrieve ${show(url)}: the response is larger than the ${formatBytes(maxBytes)} limit.`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    raw.destroy();
+    decoder?.destroy();
+    throw err;
+  }
+  const all = Buffer.concat(chunks, size);
+  return new Uint8Array(all.buffer, all.byteOffset, all.byteLength);
+}
+
+/** Maps transport failures to catalogue errors (spec §7.1: 502 for an unreachable upstream). */
+function translate(err: unknown, url: URL, timeout: AbortSignal, timeoutMs: number, caller?: AbortSignal): ServiceError | unknown {
+  const guardError = findServiceError(err);
+  if (guardError) return guardError;
+  if (timeout.aborted && !caller?.aborted) {
+    return new UpstreamError(`Failed to retrieve ${show(url)}: no response within ${Math.round(timeoutMs / 100) / 10} s.`, { cause: err });
+  }
+  if (caller?.aborted) return caller.reason ?? err;
+  const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
+  const why = code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the host name does not resolve' : code === 'ECONNREFUSED' ? 'connection refused' : code ? code : 'network error';
+  return new UpstreamError(`Failed to retrieve ${show(url)}: ${why}.`, { cause: err });
+}
+
+/** The guard's InputError may arrive wrapped by undici; find it in the cause chain. */
+function findServiceError(err: unknown): ServiceError | undefined {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof ServiceError) return e;
+  }
+  return undefined;
+}
+
+/** A URL for messages: no query string or credentials, which may carry provider tokens. */
+export function show(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${Math.round((n / 1024 / 1024) * 10) / 10} MB` : `${Math.round(n / 1024)} KB`;
+}
+
+function lower(h: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h ?? {})) out[k.toLowerCase()] = v;
+  return out;
+}
+
+function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
 }

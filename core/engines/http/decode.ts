@@ -1,0 +1,52 @@
+/**
+ * Body decoding for the HTTP engine (issue 4: "charset decoding, gzip/br"): content-encoding
+ * streams and the text charset, taken from the header, a byte-order mark or an HTML `<meta>`.
+ */
+import zlib from 'node:zlib';
+import type { Transform } from 'node:stream';
+
+/** A decompressing stream for a `Content-Encoding` value, or undefined for identity/unknown. */
+export function decoderFor(encoding: string | undefined): Transform | undefined {
+  const enc = (encoding ?? '').trim().toLowerCase();
+  // Lenient flushes: many servers truncate the final block, and browsers still show the page.
+  if (enc === 'gzip' || enc === 'x-gzip') return zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  if (enc === 'deflate') return zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  if (enc === 'br') return zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
+  return undefined;
+}
+
+/** The charset named by a `Content-Type` header, lower-case, if any. */
+export function charsetOfContentType(contentType: string | undefined): string | undefined {
+  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
+  return m ? m[1]!.toLowerCase() : undefined;
+}
+
+/** The charset declared in the first 1024 bytes of an HTML document (`<meta charset>` or http-equiv). */
+export function sniffHtmlCharset(body: Uint8Array): string | undefined {
+  const head = Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 1024)).toString('latin1');
+  const m = /<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_:.-]+)/i.exec(head);
+  return m ? m[1]!.toLowerCase() : undefined;
+}
+
+function bomCharset(body: Uint8Array): string | undefined {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
+  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
+  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
+  return undefined;
+}
+
+/**
+ * Decodes a body as text: BOM first (it is authoritative), then the header's charset, then an
+ * HTML meta declaration, then UTF-8. Unknown labels fall back to UTF-8 rather than failing.
+ */
+export function decodeText(body: Uint8Array, contentType: string | undefined): string {
+  const isHtml = /html|xml/i.test(contentType ?? '');
+  const label = bomCharset(body) ?? charsetOfContentType(contentType) ?? (isHtml ? sniffHtmlCharset(body) : undefined) ?? 'utf-8';
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(label);
+  } catch {
+    decoder = new TextDecoder('utf-8');
+  }
+  return decoder.decode(body);
+}
