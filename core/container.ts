@@ -68,7 +68,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     closers.push(() => ledger.close());
     const usage = new UsageLog(db);
     closers.push(() => usage.close());
-    const keys = new KeyStore(db, db.kind === 'embedded' ? 0 : settings.keyCacheTtlMs);
+    const keys = new KeyStore(db, db.kind === 'embedded' ? null : settings.keyCacheTtlMs);
 
     const engines: EngineSet = createEngines(
       { dataDir: settings.dataDir, publicBaseUrl: opts.publicBaseUrl, env: opts.env, log: logger.child({ component: 'engines' }) },

@@ -40,8 +40,12 @@ export interface NewKeyInput {
 export class KeyStore {
   private readonly byHash: LRUCache<string, { rec: KeyRecord | null }>;
 
-  constructor(private readonly db: Db, cacheTtlMs: number) {
-    this.byHash = new LRUCache({ max: 10_000, ttl: cacheTtlMs > 0 ? cacheTtlMs : undefined, ttlAutopurge: false });
+  private readonly caching: boolean;
+
+  /** `cacheTtlMs`: null caches until a local change (single instance), 0 disables the cache. */
+  constructor(private readonly db: Db, cacheTtlMs: number | null) {
+    this.caching = cacheTtlMs !== 0;
+    this.byHash = new LRUCache({ max: 10_000, ttl: cacheTtlMs ? cacheTtlMs : undefined, ttlAutopurge: false });
   }
 
   /** Creates a key; the plaintext is returned here and never again. */
@@ -68,7 +72,7 @@ export class KeyStore {
     if (hit) return hit.rec;
     const rows = await this.db.query('SELECT * FROM api_keys WHERE key_hash = $1', [h]);
     const rec = rows[0] ? rowToKey(rows[0]) : null;
-    this.byHash.set(h, { rec });
+    if (this.caching) this.byHash.set(h, { rec });
     return rec;
   }
 

@@ -1,0 +1,125 @@
+/**
+ * Black-box test harness: starts the real server (Fastify listening on 127.0.0.1, port 0) with a
+ * fresh DATA_DIR, or in a child process (`processMode`), and talks to it over HTTP only.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { startService, type RunningServer } from '../../server/start.js';
+import type { ServiceConfig } from '../../core/registry/types.js';
+
+/** A parsed HTTP response. */
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string>;
+  json: any;
+  text: string;
+}
+
+/** Options of a test server. */
+export interface StartOptions {
+  env?: Record<string, string | undefined>;
+  /** Reuse a data directory (restart tests); a fresh temporary one otherwise. */
+  dataDir?: string;
+  /** Replace plugins.config.ts (test plugins). */
+  serviceConfig?: ServiceConfig;
+  /** Run `server/main.ts` in a child process with exactly `env` (plus PATH/HOME). */
+  processMode?: boolean;
+}
+
+/** A server under test. */
+export interface TestServer {
+  url: string;
+  adminToken: string;
+  dataDir: string;
+  call(method: string, path: string, opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<TestResponse>;
+  admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  createKey(opts?: { credits?: number; name?: string; rateLimitPerMinute?: number; budget?: number | null; policy?: unknown }): Promise<{ id: string; key: string }>;
+  /** Stops the server; the data directory is removed unless it was passed in or `keepData` is set. */
+  close(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+const ADMIN_TOKEN = 'test-admin-token';
+
+/** Sends one request and parses the answer. */
+export async function request(url: string, method: string, opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  } else if (opts.rawBody !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await fetch(url, { method, headers, body });
+  const text = await res.text();
+  let json: any = undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: Object.fromEntries(res.headers), json, text };
+}
+
+async function spawnServer(env: Record<string, string | undefined>): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/main.ts'], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
+      if (m) {
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        resolve({ url: m[1]!, child });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (b) => (out += b.toString()));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+/** Starts a server for a test. */
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cia-test-')));
+  const env: Record<string, string | undefined> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'error', ...opts.env };
+  let running: RunningServer | undefined;
+  let child: ChildProcess | undefined;
+  let url: string;
+  if (opts.processMode) {
+    const s = await spawnServer(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>);
+    url = s.url;
+    child = s.child;
+  } else {
+    running = await startService(env, opts.serviceConfig ? { serviceConfig: opts.serviceConfig } : {});
+    url = running.url;
+  }
+  const server: TestServer = {
+    url,
+    adminToken: ADMIN_TOKEN,
+    dataDir,
+    call: (method, path, o = {}) => request(url + path, method, { token: o.key, body: o.body, rawBody: o.rawBody, headers: o.headers }),
+    admin: (method, path, body) => request(url + '/admin' + path, method, { token: ADMIN_TOKEN, body }),
+    async createKey(o = {}) {
+      const res = await server.admin('POST', '/keys', { name: o.name ?? 'test', credits: o.credits ?? 1000, ...o });
+      if (res.status !== 201) throw new Error(`createKey failed: ${res.status} ${res.text}`);
+      return { id: res.json.id, key: res.json.key };
+    },
+    async close(c = {}) {
+      if (running) await running.stop();
+      if (child && child.exitCode === null) {
+        const exited = new Promise((r) => child!.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      if (!opts.dataDir && !c.keepData) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
