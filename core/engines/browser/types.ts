@@ -1,5 +1,53 @@
-/** Browser engine contract (owned by the web lane). */
+/** Browser engine contract (owned by the web lane; issue 4 "Browser pool"). Types only. */
+
+/** One page load in the warm browser. */
+export interface RenderRequest {
+  url: string;
+  /**
+   * `true` (default) for user-supplied URLs: the SSRF guard is applied to the page and to every
+   * request it makes (scripts, images, fetch/XHR, redirects).
+   */
+  guard?: boolean;
+  /** Upper bound for the whole job in ms (default 20 000). */
+  timeoutMs?: number;
+  /** Extra wait after the page settled, in ms (screenshot `wait`). */
+  waitMs?: number;
+  /** Viewport in CSS pixels (default 1280×800). */
+  viewport?: { width: number; height: number };
+  /** Capture a PNG after rendering. */
+  screenshot?: { fullPage?: boolean };
+  signal?: AbortSignal;
+}
+
+/** What a rendered page looked like. */
+export interface RenderResult {
+  /** HTTP status of the main document (0 when the browser got none). */
+  status: number;
+  /** Final URL after redirects. */
+  url: string;
+  /** Response headers of the main document, lower-case names. */
+  headers: Record<string, string>;
+  contentType: string;
+  /** Serialised DOM after scripts ran; empty for non-HTML documents. */
+  html: string;
+  title: string;
+  /** PNG bytes when a screenshot was asked for. */
+  screenshot?: Uint8Array;
+  /** Sub-requests the SSRF guard refused (URL and reason), for logs and tests. */
+  blocked: { url: string; reason: string }[];
+}
+
+/** Pool counters (for health output and tests). */
+export interface BrowserStats {
+  launches: number;
+  jobs: number;
+  active: number;
+  queued: number;
+}
+
+/** Warm headless Chromium: one browser, a fresh context per job, a page cap with a queue. */
 export interface BrowserEngine {
-  /** Placeholder until the web lane defines it. */
-  readonly kind: 'browser';
+  /** Loads a page, waits until it settles and returns its DOM (and optionally a PNG). */
+  render(req: RenderRequest): Promise<RenderResult>;
+  stats(): BrowserStats;
 }

@@ -1,0 +1,76 @@
+/** Unit tests of the browser pool against pages on loopback (one warm Chromium for the file). */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import os from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { createBrowserEngine } from './index.js';
+import { ServiceError } from '../../errors.js';
+
+let server: http.Server;
+let port = 0;
+let secretHits = 0;
+const log = { debug() {}, info() {}, warn() {}, error() {} };
+
+before(async () => {
+  server = http.createServer((req, res) => {
+    const u = new URL(req.url!, 'http://x');
+    res.setHeader('access-control-allow-origin', '*');
+    if (u.pathname === '/js') {
+      res.setHeader('content-type', 'text/html');
+      return res.end(`<title>JS</title><div id=app></div><script>document.getElementById('app').textContent='built by script'</script>`);
+    }
+    if (u.pathname === '/fetches') {
+      res.setHeader('content-type', 'text/html');
+      return res.end(`<title>F</title><p id=out>waiting</p><script>
+        fetch('http://127.0.0.1:${port}/secret').then(r => r.text()).then(t => out.textContent = 'got ' + t, () => out.textContent = 'blocked');
+      </script>`);
+    }
+    if (u.pathname === '/secret') {
+      secretHits++;
+      return res.end('secret');
+    }
+    res.setHeader('content-type', 'text/html');
+    res.end('<title>Static</title><h1>Hello</h1>');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+test('renders JS pages, screenshots, recycles after N jobs and closes', async () => {
+  const engine = createBrowserEngine({ dataDir: os.tmpdir(), env: { ALLOW_PRIVATE_NETWORK: 'true', BROWSER_RECYCLE_AFTER: '3' }, log, publicBaseUrl: () => '' });
+  try {
+    const js = await engine.render({ url: `http://127.0.0.1:${port}/js` });
+    assert.equal(js.status, 200);
+    assert.equal(js.title, 'JS');
+    assert.match(js.html, /built by script/);
+    const shot = await engine.render({ url: `http://127.0.0.1:${port}/`, screenshot: {}, viewport: { width: 400, height: 300 } });
+    assert.deepEqual([...shot.screenshot!.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+    assert.equal(shot.screenshot!.readUInt32BE?.(16) ?? Buffer.from(shot.screenshot!).readUInt32BE(16), 400);
+    await engine.render({ url: `http://127.0.0.1:${port}/` });
+    await engine.render({ url: `http://127.0.0.1:${port}/` });
+    assert.equal(engine.stats().launches, 2, 'a fresh browser after 3 jobs');
+    assert.equal(engine.stats().jobs, 4);
+  } finally {
+    await engine.close();
+  }
+});
+
+test('guard in the browser: the page itself and its script fetches of private addresses are refused', async () => {
+  const engine = createBrowserEngine({ dataDir: os.tmpdir(), env: { ALLOW_HOSTS: 'localhost' }, log, publicBaseUrl: () => '' });
+  const before = secretHits;
+  try {
+    await assert.rejects(engine.render({ url: `http://127.0.0.1:${port}/` }), (e: unknown) => e instanceof ServiceError && e.status === 400 && /loopback/.test(e.message));
+    const page = await engine.render({ url: `http://localhost:${port}/fetches` });
+    assert.match(page.html, /<p id="out">blocked<\/p>/);
+    assert.ok(page.blocked.some((b) => b.url.includes('/secret') && /loopback/.test(b.reason)));
+    assert.equal(secretHits, before, 'the private address was never reached');
+  } finally {
+    await engine.close();
+  }
+});

@@ -1,0 +1,212 @@
+/**
+ * The browser pool (issue 4 "Browser pool", design: "Engines kept warm"): one Chromium launched
+ * on first use and kept warm, a cap on concurrent pages with a bounded queue (429 when full),
+ * recycled after N jobs or when it crashes, and closed with the engine.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { BusyError } from '../../errors.js';
+import type { PluginLogger } from '../../plugin/types.js';
+
+/** Pool settings (from the environment, see `poolSettingsFromEnv`). */
+export interface PoolSettings {
+  executablePath: string;
+  maxPages: number;
+  queueMax: number;
+  recycleAfter: number;
+  /** Where fresh `--user-data-dir` folders are made. */
+  profileRoot: string;
+}
+
+/** `CHROMIUM_PATH`, `BROWSER_MAX_PAGES`, `BROWSER_QUEUE_MAX`, `BROWSER_RECYCLE_AFTER`. */
+export function poolSettingsFromEnv(env: Record<string, string | undefined>, dataDir: string): PoolSettings {
+  const int = (v: string | undefined, d: number) => (v && /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : d);
+  return {
+    executablePath: env.CHROMIUM_PATH || '/usr/bin/chromium',
+    maxPages: int(env.BROWSER_MAX_PAGES, 2),
+    queueMax: int(env.BROWSER_QUEUE_MAX, 32),
+    recycleAfter: int(env.BROWSER_RECYCLE_AFTER, 200),
+    profileRoot: dataDir ? path.join(dataDir, 'browser') : os.tmpdir(),
+  };
+}
+
+/**
+ * Flags for this machine: headless without GPU or sandbox (root in a container), and no
+ * background networking — on a closed network Chromium otherwise retries Google hosts at every start.
+ */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  '--mute-audio',
+  '--hide-scrollbars',
+];
+
+interface Instance {
+  browser: Browser;
+  profile: string;
+  jobs: number;
+  active: number;
+  retired: boolean;
+}
+
+/** Launches Chromium once, hands out browsers to jobs under the page cap, recycles them. */
+export class BrowserPool {
+  private current: Instance | undefined;
+  private launching: Promise<Instance> | undefined;
+  private readonly all = new Set<Instance>();
+  private active = 0;
+  private readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private closed = false;
+  readonly counters = { launches: 0, jobs: 0 };
+
+  constructor(
+    private readonly settings: PoolSettings,
+    private readonly log: PluginLogger,
+  ) {}
+
+  get queued(): number {
+    return this.waiters.length;
+  }
+
+  get running(): number {
+    return this.active;
+  }
+
+  /** Runs `job` with a browser once a page slot is free; the slot is released afterwards. */
+  async use<T>(job: (browser: Browser) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
+    let inst: Instance | undefined;
+    try {
+      inst = await this.instance();
+      inst.jobs++;
+      inst.active++;
+      this.counters.jobs++;
+      if (inst.jobs >= this.settings.recycleAfter) this.retire(inst);
+      return await job(inst.browser);
+    } finally {
+      if (inst) {
+        inst.active--;
+        if (inst.retired && inst.active === 0) void this.shutdown(inst);
+      }
+      this.release();
+    }
+  }
+
+  private acquire(signal?: AbortSignal): Promise<void> {
+    if (this.closed) return Promise.reject(new BusyError('The browser is shutting down. Please retry.'));
+    if (this.active < this.settings.maxPages) {
+      this.active++;
+      return Promise.resolve();
+    }
+    if (this.waiters.length >= this.settings.queueMax) {
+      return Promise.reject(new BusyError('Too many pages are being rendered right now. Please try again later.'));
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter = { resolve, reject };
+      this.waiters.push(waiter);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const i = this.waiters.indexOf(waiter);
+          if (i >= 0) {
+            this.waiters.splice(i, 1);
+            reject(signal.reason);
+          }
+        },
+        { once: true },
+      );
+    });
+  }
+
+  private release(): void {
+    const next = this.waiters.shift();
+    if (next) next.resolve();
+    else this.active--;
+  }
+
+  /** The warm browser, launching one when there is none (first use, crash or recycle). */
+  private async instance(): Promise<Instance> {
+    if (this.current && !this.current.retired && this.current.browser.connected) return this.current;
+    this.launching ??= this.launch().finally(() => {
+      this.launching = undefined;
+    });
+    return this.launching;
+  }
+
+  private async launch(): Promise<Instance> {
+    await fs.mkdir(this.settings.profileRoot, { recursive: true });
+    const profile = await fs.mkdtemp(path.join(this.settings.profileRoot, 'chromium-'));
+    let browser: Browser;
+    try {
+      browser = await puppeteer.launch({
+        executablePath: this.settings.executablePath,
+        headless: true,
+        args: CHROMIUM_ARGS,
+        userDataDir: profile,
+        pipe: true,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        protocolTimeout: 30_000,
+        defaultViewport: null,
+      });
+    } catch (err) {
+      await removeProfile(profile);
+      throw err;
+    }
+    this.counters.launches++;
+    const inst: Instance = { browser, profile, jobs: 0, active: 0, retired: false };
+    this.all.add(inst);
+    browser.on('disconnected', () => {
+      // A crash: the next job launches a fresh browser; the profile folder is removed.
+      if (inst.retired) return;
+      this.log.warn({ profile }, 'chromium disconnected; a new one starts on the next job');
+      inst.retired = true;
+      if (this.current === inst) this.current = undefined;
+      this.all.delete(inst);
+      void removeProfile(profile);
+    });
+    if (this.closed) {
+      await this.shutdown(inst);
+      throw new BusyError('The browser is shutting down. Please retry.');
+    }
+    this.current = inst;
+    return inst;
+  }
+
+  private retire(inst: Instance): void {
+    inst.retired = true;
+    if (this.current === inst) this.current = undefined;
+  }
+
+  private async shutdown(inst: Instance): Promise<void> {
+    inst.retired = true;
+    this.all.delete(inst);
+    if (this.current === inst) this.current = undefined;
+    await inst.browser.close().catch(() => inst.browser.process()?.kill('SIGKILL'));
+    await removeProfile(inst.profile);
+  }
+
+  /** Stops every browser and refuses queued jobs. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const w of this.waiters.splice(0)) w.reject(new BusyError('The browser is shutting down. Please retry.'));
+    const pending = this.launching?.catch(() => undefined);
+    await pending;
+    await Promise.allSettled([...this.all].map((i) => this.shutdown(i)));
+  }
+}
+
+/** Chromium may still be flushing its profile as it exits; retry, and never fail a job over it. */
+async function removeProfile(dir: string): Promise<void> {
+  await fs.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }).catch(() => undefined);
+}

@@ -1,0 +1,142 @@
+/**
+ * One render job in a fresh browser context (issue 4): the SSRF guard on every request the page
+ * makes, a load wait that stops when the network has been quiet briefly (networkidle0 costs
+ * ≥ 500 ms on every page), then the DOM and an optional PNG.
+ */
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import { InputError, ServiceError, UpstreamError } from '../../errors.js';
+import type { SsrfGuard } from '../http/guard.js';
+import type { RenderRequest, RenderResult } from './types.js';
+
+const QUIET_MS = 50;
+const SETTLE_CAP_MS = 2_500;
+const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
+
+/** Renders `req` with `browser`; the context is closed whatever happens. */
+export async function renderPage(browser: Browser, guard: SsrfGuard, req: RenderRequest): Promise<RenderResult> {
+  const timeoutMs = req.timeoutMs ?? 20_000;
+  const useGuard = req.guard !== false;
+  const target = useGuard ? guard.checkUrl(req.url) : new URL(req.url);
+  if (useGuard) await guard.checkHost(target.hostname);
+
+  const context = await browser.createBrowserContext();
+  const blocked: RenderResult['blocked'] = [];
+  let mainBlock: InputError | undefined;
+  try {
+    const page = await context.newPage();
+    page.setDefaultTimeout(timeoutMs);
+    await page.setViewport(req.viewport ?? DEFAULT_VIEWPORT);
+    const inflight = trackNetwork(page);
+    // Interception costs a round trip per request; skip it when the operator opened everything.
+    if (useGuard && !guard.policy.allowPrivate) {
+      await page.setRequestInterception(true);
+      const verdicts = new Map<string, Promise<void>>();
+      page.on('request', (r) => {
+        void screen(r, guard, verdicts).then(
+          () => r.continue().catch(() => undefined),
+          (err: unknown) => {
+            const reason = err instanceof ServiceError ? err.message : String(err);
+            blocked.push({ url: r.url(), reason });
+            if (r.isNavigationRequest() && r.frame() === page.mainFrame() && err instanceof InputError) mainBlock = err;
+            r.abort('blockedbyclient').catch(() => undefined);
+          },
+        );
+      });
+    }
+
+    const abort = req.signal ? abortPromise(req.signal) : undefined;
+    let response;
+    try {
+      const nav = page.goto(target.href, { waitUntil: 'load', timeout: timeoutMs });
+      response = await (abort ? Promise.race([nav, abort]) : nav);
+    } catch (err) {
+      if (mainBlock) throw mainBlock;
+      if (err instanceof ServiceError) throw err;
+      throw navigationError(target, err, timeoutMs);
+    }
+    if (mainBlock) throw mainBlock;
+    const headers = response?.headers() ?? {};
+    const contentType = headers['content-type'] ?? '';
+    const html = /html|xml/i.test(contentType) || !response;
+    if (html) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+    if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
+    const result: RenderResult = {
+      status: response?.status() ?? 0,
+      url: page.url(),
+      headers,
+      contentType,
+      html: html ? await page.content() : '',
+      title: html ? await page.title() : '',
+      blocked,
+    };
+    if (req.screenshot) {
+      const png = await page.screenshot({ type: 'png', fullPage: req.screenshot.fullPage ?? false, captureBeyondViewport: false });
+      result.screenshot = new Uint8Array(png);
+    }
+    return result;
+  } finally {
+    await context.close().catch(() => undefined);
+  }
+}
+
+/** Decides one request: data/blob URLs pass, other schemes are refused, hosts go through the guard. */
+function screen(r: HTTPRequest, guard: SsrfGuard, verdicts: Map<string, Promise<void>>): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(r.url());
+  } catch {
+    return Promise.reject(new InputError(`Invalid URL: ${r.url().slice(0, 200)}`));
+  }
+  if (url.protocol === 'data:' || url.protocol === 'blob:') return Promise.resolve();
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return Promise.reject(new InputError(`URL not allowed: only http and https URLs can be fetched (got ${url.protocol.replace(/:$/, '')}).`));
+  }
+  // One lookup per host per job; Chromium connects right after, so the window is small.
+  let v = verdicts.get(url.hostname);
+  if (!v) {
+    v = guard.checkHost(url.hostname).then(() => undefined);
+    verdicts.set(url.hostname, v);
+  }
+  return v;
+}
+
+/** Counts requests in flight so the load wait can stop as soon as the page has gone quiet. */
+function trackNetwork(page: Page) {
+  let count = 0;
+  let lastChange = Date.now();
+  const change = (d: number) => {
+    count = Math.max(0, count + d);
+    lastChange = Date.now();
+  };
+  page.on('request', () => change(1));
+  page.on('requestfinished', () => change(-1));
+  page.on('requestfailed', () => change(-1));
+  return {
+    async quiet(quietMs: number, capMs: number) {
+      const deadline = Date.now() + capMs;
+      lastChange = Math.min(lastChange, Date.now());
+      for (;;) {
+        const now = Date.now();
+        if (now >= deadline) return;
+        if (count === 0 && now - lastChange >= quietMs) return;
+        await new Promise((r) => setTimeout(r, count === 0 ? Math.max(5, quietMs - (now - lastChange)) : 20));
+      }
+    },
+  };
+}
+
+function abortPromise(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+function navigationError(target: URL, err: unknown, timeoutMs: number): ServiceError {
+  const msg = err instanceof Error ? err.message : String(err);
+  const where = `${target.protocol}//${target.host}${target.pathname}`;
+  if (/timeout/i.test(msg)) return new UpstreamError(`Failed to retrieve ${where}: no response within ${Math.round(timeoutMs / 100) / 10} s.`, { cause: err });
+  const net = /net::(ERR_[A-Z_]+)/.exec(msg)?.[1];
+  const why = net === 'ERR_NAME_NOT_RESOLVED' ? 'the host name does not resolve' : net === 'ERR_CONNECTION_REFUSED' ? 'connection refused' : net ?? 'the browser could not load the page';
+  return new UpstreamError(`Failed to retrieve ${where}: ${why}.`, { cause: err });
+}
