@@ -1,0 +1,25 @@
+/** Most specific rule wins: exact id, provider, key `*`, deployment default, allow. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { decide } from './decide.js';
+
+describe('policy decide', () => {
+  const t = { capability: 'search_news', endpoint: 'search_a.news', provider: 'search_a' };
+  it('allows by default', () => assert.equal(decide(undefined, undefined, t), true));
+  it('blocks by provider', () => assert.equal(decide({ block: ['search_a'] }, {}, t), false));
+  it('an exact endpoint allow beats a provider block', () => assert.equal(decide({ allow: ['search_a.news'], block: ['search_a'] }, {}, t), true));
+  it('an exact endpoint block beats a provider allow', () => assert.equal(decide({ allow: ['search_a'], block: ['search_a.news'] }, {}, t), false));
+  it('allow-list with * block', () => {
+    assert.equal(decide({ allow: ['search_a'], block: ['*'] }, {}, t), true);
+    assert.equal(decide({ allow: ['search_a'], block: ['*'] }, {}, { ...t, endpoint: 'crawler_a.scrape', provider: 'crawler_a' }), false);
+  });
+  it('the key beats the deployment default', () => {
+    assert.equal(decide({ allow: ['search_a'] }, { block: ['*'] }, t), true);
+    assert.equal(decide({}, { block: ['search_a'] }, t), false);
+  });
+  it('a capability block stops every provider; a capability allow opens them unless named', () => {
+    assert.equal(decide({ block: ['search_news'] }, {}, t), false);
+    assert.equal(decide({ allow: ['search_news'], block: ['*'] }, {}, t), true);
+    assert.equal(decide({ allow: ['search_news'], block: ['search_a'] }, {}, t), false);
+  });
+});

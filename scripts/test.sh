@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# `npm test`: type-checks, makes sure PostgreSQL and Redis are up, then runs every test file
+# (unit tests beside the code, plugin tests, black-box tests in test/) with Node's test runner.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/services.sh
+npx tsc -p tsconfig.json --noEmit
+npx tsc -p tsconfig.test.json --noEmit
+mapfile -t files < <(find core plugins server test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
+if [ ${#files[@]} -eq 0 ]; then echo "no test files found" >&2; exit 1; fi
+exec node --no-node-snapshot --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=900000 "${files[@]}"
