@@ -1,8 +1,39 @@
-/** PDF engine factory (the documents lane replaces this stub). */
+/**
+ * PDF engine factory (spec §4.6): pdf-lib for merging and metadata, ghostscript for PDF/A,
+ * qpdf and poppler for repair and inspection. Stateless: nothing to start or stop.
+ */
 import type { EngineOptions } from '../options.js';
 import type { PdfEngine } from './types.js';
+import { loadPdf } from './load.js';
+import { mergePlain, mergeTagged } from './merge.js';
+import { finalize } from './metadata.js';
+import { findSrgbProfile, toPdfA } from './pdfa.js';
+import { check, inspect } from './inspect.js';
 
-/** Creates the PDF tools. */
-export function createPdfEngine(_opts: EngineOptions): PdfEngine & { close(): Promise<void> } {
-  return { kind: 'pdf', async close() {} };
+/** Creates the PDF tools. `GS_BINARY` and `PDF_ICC_PROFILE` override the defaults. */
+export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Promise<void> } {
+  const icc = findSrgbProfile(opts.env);
+  const gs = opts.env.GS_BINARY?.trim() || 'gs';
+  return {
+    async pageCount(pdf, label = 'file') {
+      return (await loadPdf(pdf, label)).getPageCount();
+    },
+    async merge(files, o = {}) {
+      const docs = [];
+      for (const [i, f] of files.entries()) docs.push(await loadPdf(f, o.labels?.[i] ?? `files[${i}]`));
+      if (o.keepStructure) {
+        const { doc, tagged } = await mergeTagged(docs);
+        const pdf = await doc.save({ updateFieldAppearances: false });
+        return { pdf, pages: doc.getPageCount(), tagged };
+      }
+      const doc = await mergePlain(docs);
+      const pdf = await doc.save({ updateFieldAppearances: false });
+      return { pdf, pages: doc.getPageCount(), tagged: false };
+    },
+    toPdfA: (pdf, part) => toPdfA(pdf, part, icc, gs),
+    finalize,
+    inspect,
+    check,
+    async close() {},
+  };
 }

@@ -1,5 +1,62 @@
-/** PDF engine contract (owned by the documents lane). */
+/**
+ * PDF engine contract (spec §4.6): merging and metadata with pdf-lib, PDF/A-1b/2b/3b with
+ * ghostscript, structure-preserving merges for PDF/UA, and inspection helpers used by tests and
+ * by the documents plugin to check its own output.
+ */
+
+/** PDF/A parts the service produces, all at conformance level B (spec §4.6). */
+export type PdfAPart = 1 | 2 | 3;
+
+/** Document information (spec §4.6 `metadata`). */
+export interface PdfMetadata {
+  Title?: string;
+  Author?: string;
+  Subject?: string;
+  Keywords?: string;
+}
+
+/** Result of a merge. */
+export interface MergeResult {
+  pdf: Uint8Array;
+  pages: number;
+  /** True when every input had a structure tree and the merged tree was kept (PDF/UA basis). */
+  tagged: boolean;
+}
+
+/** What `inspect` reads back from a PDF. */
+export interface PdfInspection {
+  pages: number;
+  encrypted: boolean;
+  info: Record<string, string>;
+  /** The XMP packet of the catalog, if any. */
+  xmp: string | null;
+  pdfa: { part: number; conformance: string } | null;
+  pdfua: number | null;
+  outputIntent: boolean;
+  tagged: boolean;
+  /** Font names with whether each is embedded (from `pdffonts`). */
+  fonts: { name: string; embedded: boolean }[];
+}
+
+/** PDF tools. Input problems throw `InputError` naming the file (`files[1]`). */
 export interface PdfEngine {
-  /** Placeholder until the documents lane defines it. */
-  readonly kind: 'pdf';
+  /** Page count of a PDF (throws `InputError` when it cannot be read). */
+  pageCount(pdf: Uint8Array, label?: string): Promise<number>;
+  /**
+   * Merges PDFs in order. Encrypted inputs that open without a password are decrypted first;
+   * password-protected, corrupt or non-PDF inputs throw `InputError` naming `labels[i]`.
+   * `keepStructure` merges the structure trees (tagged PDF) so the result can be PDF/UA.
+   */
+  merge(files: Uint8Array[], opts?: { labels?: string[]; keepStructure?: boolean }): Promise<MergeResult>;
+  /** Rewrites a PDF as PDF/A-<part>b with ghostscript (fonts embedded, sRGB output intent). */
+  toPdfA(pdf: Uint8Array, part: PdfAPart): Promise<Uint8Array>;
+  /**
+   * Writes Unicode document information and a matching XMP packet (with the PDF/A and PDF/UA
+   * identification when asked). Runs last, because ghostscript drops non-ASCII metadata.
+   */
+  finalize(pdf: Uint8Array, opts: { metadata?: PdfMetadata; pdfa?: PdfAPart; pdfua?: boolean }): Promise<Uint8Array>;
+  /** Reads back pages, info, XMP identification, output intent, tags and fonts. */
+  inspect(pdf: Uint8Array): Promise<PdfInspection>;
+  /** Runs `qpdf --check`; `ok` is false when qpdf reports errors. */
+  check(pdf: Uint8Array): Promise<{ ok: boolean; output: string }>;
 }

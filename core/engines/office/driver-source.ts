@@ -1,0 +1,155 @@
+/**
+ * The Python UNO driver run next to each warm LibreOffice listener (design: "Office supervisor").
+ * It is kept as a string so the compiled service needs no extra asset: the pool writes it into
+ * its work directory at start and runs it with `/usr/bin/python3` (which has `python3-uno`).
+ */
+/** Source of the driver script (protocol in its docstring). */
+export const DRIVER_SOURCE = String.raw`
+"""UNO driver for one warm LibreOffice listener (spec §4.6, design: "Office supervisor").
+
+Started by core/engines/office/worker.ts next to its own soffice --accept=pipe,... process.
+It connects once, then reads one JSON job per line on stdin and answers one JSON line per job on
+stdout, so no document pays LibreOffice's cold start. It never decides policy (timeouts,
+restarts): the Node supervisor does, and kills this process and soffice when needed.
+
+Job:    {"id": n, "input": "/abs/in.docx", "output": "/abs/out.pdf", "importFilter": "..."|null,
+         "pdfVersion": 0|1|2|3, "tagged": bool, "pdfua": bool}
+Answer: {"id": n, "ok": true, "pages": n} or {"id": n, "ok": false, "kind": "load"|"export"|"dead", "error": "..."}
+"""
+import json
+import sys
+import time
+
+import uno
+from com.sun.star.beans import PropertyValue
+
+EXPORT_FILTERS = [
+    ("com.sun.star.text.WebDocument", "writer_web_pdf_Export"),
+    ("com.sun.star.text.GlobalDocument", "writer_globaldocument_pdf_Export"),
+    ("com.sun.star.text.TextDocument", "writer_pdf_Export"),
+    ("com.sun.star.sheet.SpreadsheetDocument", "calc_pdf_Export"),
+    ("com.sun.star.presentation.PresentationDocument", "impress_pdf_Export"),
+    ("com.sun.star.drawing.DrawingDocument", "draw_pdf_Export"),
+    ("com.sun.star.formula.FormulaProperties", "math_pdf_Export"),
+]
+
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name = name
+    p.Value = value
+    return p
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def connect(pipe, deadline):
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+    url = "uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe
+    last = None
+    while time.time() < deadline:
+        try:
+            ctx = resolver.resolve(url)
+            return ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        except Exception as e:  # NoConnectException until soffice listens
+            last = e
+            time.sleep(0.1)
+    raise RuntimeError("could not connect to LibreOffice: %s" % last)
+
+
+def export_filter(doc):
+    for service, name in EXPORT_FILTERS:
+        if doc.supportsService(service):
+            return name
+    return "writer_pdf_Export"
+
+
+def page_count(doc):
+    try:
+        if doc.supportsService("com.sun.star.text.TextDocument"):
+            return doc.getCurrentController().getPropertyValue("PageCount")
+        if doc.supportsService("com.sun.star.drawing.GenericDrawingDocument"):
+            return doc.getDrawPages().getCount()
+    except Exception:
+        pass
+    return None
+
+
+def convert(desktop, job):
+    load = [
+        prop("Hidden", True),
+        prop("ReadOnly", True),
+        # Never run macros or fetch linked content from a user's document.
+        prop("MacroExecutionMode", 0),
+        prop("UpdateDocMode", 0),
+        # A wrong (empty) password makes a protected file fail to load instead of prompting.
+        prop("Password", ""),
+    ]
+    if job.get("importFilter"):
+        load.append(prop("FilterName", job["importFilter"]))
+    try:
+        doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(job["input"]), "_blank", 0, tuple(load))
+    except Exception as e:
+        if type(e).__name__ == "DisposedException":
+            raise
+        return {"ok": False, "kind": "load", "error": "%s: %s" % (type(e).__name__, getattr(e, "Message", str(e)))}
+    if doc is None:
+        return {"ok": False, "kind": "load", "error": "the document could not be opened"}
+    try:
+        data = [prop("UseTaggedPDF", bool(job.get("tagged"))), prop("ExportBookmarks", True)]
+        if job.get("pdfVersion"):
+            data.append(prop("SelectPdfVersion", int(job["pdfVersion"])))
+        if job.get("pdfua"):
+            data.append(prop("PDFUACompliance", True))
+            data.append(prop("UseTaggedPDF", True))
+        filter_data = uno.Any("[]com.sun.star.beans.PropertyValue", tuple(data))
+        store = (prop("FilterName", export_filter(doc)), prop("FilterData", filter_data), prop("Overwrite", True))
+        try:
+            uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(job["output"]), store))
+        except Exception as e:
+            if type(e).__name__ == "DisposedException":
+                raise
+            return {"ok": False, "kind": "export", "error": "%s: %s" % (type(e).__name__, getattr(e, "Message", str(e)))}
+        return {"ok": True, "pages": page_count(doc)}
+    finally:
+        try:
+            doc.close(True)
+        except Exception:
+            try:
+                doc.dispose()
+            except Exception:
+                pass
+
+
+def main():
+    pipe = sys.argv[1]
+    deadline = time.time() + float(sys.argv[2] if len(sys.argv) > 2 else 60)
+    try:
+        desktop = connect(pipe, deadline)
+    except Exception as e:
+        emit({"ready": False, "error": str(e)})
+        return 2
+    emit({"ready": True})
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        job = json.loads(line)
+        try:
+            result = convert(desktop, job)
+        except Exception as e:
+            # The bridge is gone (soffice crashed or was killed): tell the supervisor and stop.
+            emit({"id": job.get("id"), "ok": False, "kind": "dead", "error": "%s: %s" % (type(e).__name__, e)})
+            return 3
+        result["id"] = job.get("id")
+        emit(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+`;

@@ -1,0 +1,222 @@
+/**
+ * One warm LibreOffice listener and its UNO driver (design: "Office supervisor"). Each worker has
+ * its own profile directory and its own process group, so stopping it leaves nothing behind.
+ * The worker only runs jobs and reports deaths; the pool decides about restarts and queueing.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { PluginLogger } from '../../plugin/types.js';
+
+/** Settings shared by every worker of a pool. */
+export interface WorkerConfig {
+  binary: string;
+  python: string;
+  driverPath: string;
+  profileRoot: string;
+  startTimeoutMs: number;
+  log: PluginLogger;
+}
+
+/** A conversion as the driver understands it. */
+export interface DriverJob {
+  input: string;
+  output: string;
+  importFilter: string | null;
+  pdfVersion: number;
+  tagged: boolean;
+  pdfua: boolean;
+}
+
+/** How a job ended when it did not succeed. */
+export type FailureKind = 'load' | 'export' | 'dead' | 'timeout';
+
+/** A failed job with the reason LibreOffice gave. */
+export class JobFailure extends Error {
+  constructor(readonly kind: FailureKind, message: string) {
+    super(message);
+  }
+}
+
+let generation = 0;
+
+/** Sends a signal to a whole process group, ignoring groups that are already gone. */
+function killGroup(child: ChildProcess | null, signal: NodeJS.Signals): void {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+function exited(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** One soffice listener plus its driver; `onDeath` fires when either dies unexpectedly. */
+export class OfficeWorker {
+  state: 'starting' | 'idle' | 'busy' | 'stopped' = 'stopped';
+  conversions = 0;
+  restarts = 0;
+  private soffice: ChildProcess | null = null;
+  private driver: ChildProcess | null = null;
+  private stopping = false;
+  private nextId = 1;
+  private pending: { id: number; resolve: (v: { pages: number | null }) => void; reject: (e: JobFailure) => void } | null = null;
+  private ready: ((ok: boolean, error?: string) => void) | null = null;
+  private stderrTail = '';
+
+  constructor(readonly index: number, private readonly cfg: WorkerConfig, private readonly onDeath: (w: OfficeWorker) => void) {}
+
+  get sofficePid(): number | null {
+    return this.soffice?.pid ?? null;
+  }
+
+  /** The profile directory of this worker (a separate LibreOffice user installation). */
+  get profileDir(): string {
+    return `${this.cfg.profileRoot}/profile-${this.index}`;
+  }
+
+  /** Spawns soffice and the driver and waits until the driver is connected. */
+  async start(): Promise<void> {
+    this.stopping = false;
+    this.state = 'starting';
+    this.stderrTail = '';
+    const pipe = `ciapi_office_${process.pid}_${this.index}_${++generation}`;
+    // detached: its own process group, so killing -pid also takes oosplash's soffice.bin child.
+    this.soffice = spawn(
+      this.cfg.binary,
+      [
+        '--headless', '--invisible', '--nologo', '--norestore', '--nodefault', '--nolockcheck', '--nofirststartwizard',
+        `-env:UserInstallation=file://${this.profileDir}`,
+        `--accept=pipe,name=${pipe};urp;StarOffice.ComponentContext`,
+      ],
+      { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    this.soffice.stderr?.on('data', (d: Buffer) => {
+      this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
+    });
+    this.driver = spawn(this.cfg.python, [this.cfg.driverPath, pipe, String(Math.ceil(this.cfg.startTimeoutMs / 1000))], {
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.driver.stderr?.on('data', (d: Buffer) => {
+      this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
+    });
+    this.driver.stdin?.on('error', () => {});
+    const lines = createInterface({ input: this.driver.stdout! });
+    lines.on('line', (line) => this.onLine(line));
+    const soffice = this.soffice;
+    const driver = this.driver;
+    soffice.once('exit', (code, sig) => this.died(soffice, `LibreOffice exited (${sig ?? code})`));
+    driver.once('exit', (code, sig) => this.died(driver, `the UNO driver exited (${sig ?? code})`));
+    soffice.once('error', (err) => this.died(soffice, `LibreOffice could not start: ${err.message}`));
+
+    const ok = await new Promise<{ ok: boolean; error?: string }>((resolve) => {
+      const timer = setTimeout(() => resolve({ ok: false, error: 'start timed out' }), this.cfg.startTimeoutMs + 2000);
+      this.ready = (ok, error) => {
+        clearTimeout(timer);
+        this.ready = null;
+        resolve({ ok, error });
+      };
+    });
+    if (!ok.ok) {
+      await this.stop();
+      throw new Error(`LibreOffice worker ${this.index} failed to start: ${ok.error ?? 'unknown'} ${this.stderrTail.trim()}`.trim());
+    }
+    this.state = 'idle';
+  }
+
+  private onLine(line: string): void {
+    let msg: { ready?: boolean; error?: string; id?: number; ok?: boolean; kind?: FailureKind; pages?: number | null };
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (msg.ready !== undefined) {
+      this.ready?.(msg.ready, msg.error);
+      return;
+    }
+    const p = this.pending;
+    if (!p || msg.id !== p.id) return;
+    this.pending = null;
+    if (msg.ok) p.resolve({ pages: typeof msg.pages === 'number' ? msg.pages : null });
+    else p.reject(new JobFailure(msg.kind ?? 'export', msg.error ?? 'unknown error'));
+  }
+
+  private died(child: ChildProcess, why: string): void {
+    if (child !== this.soffice && child !== this.driver) return;
+    if (this.stopping) return;
+    this.cfg.log.warn({ worker: this.index, why, stderr: this.stderrTail.trim() || undefined }, 'LibreOffice worker died');
+    this.ready?.(false, why);
+    const p = this.pending;
+    this.pending = null;
+    p?.reject(new JobFailure('dead', `LibreOffice stopped unexpectedly (${why})`));
+    const wasStarting = this.state === 'starting';
+    this.state = 'stopped';
+    // Take the other half down too; the pool restarts the pair.
+    void this.stop().then(() => {
+      if (!wasStarting) this.onDeath(this);
+    });
+  }
+
+  /** Runs one job; a hang past `timeoutMs` kills the worker and fails with `timeout`. */
+  run(job: DriverJob, timeoutMs: number): Promise<{ pages: number | null }> {
+    if (this.state !== 'idle' || !this.driver?.stdin) return Promise.reject(new JobFailure('dead', 'worker not ready'));
+    this.state = 'busy';
+    const id = this.nextId++;
+    return new Promise<{ pages: number | null }>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (this.pending?.id !== id) return;
+        this.pending = null;
+        reject(new JobFailure('timeout', `conversion timed out after ${Math.round(timeoutMs / 1000)} s`));
+        this.cfg.log.warn({ worker: this.index }, 'LibreOffice conversion hung; restarting the worker');
+        this.state = 'stopped';
+        void this.stop().then(() => this.onDeath(this));
+      }, timeoutMs);
+      this.pending = {
+        id,
+        resolve: (v) => {
+          clearTimeout(timer);
+          this.conversions++;
+          this.state = 'idle';
+          resolve(v);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          if (e.kind !== 'dead') {
+            this.conversions++;
+            this.state = 'idle';
+          }
+          reject(e);
+        },
+      };
+      this.driver!.stdin!.write(JSON.stringify({ id, ...job }) + '\n');
+    });
+  }
+
+  /** Stops both processes: SIGTERM, then SIGKILL after a grace period. */
+  async stop(graceMs = 3000): Promise<void> {
+    this.stopping = true;
+    const procs = [this.driver, this.soffice];
+    this.driver?.stdin?.end();
+    for (const p of procs) killGroup(p, 'SIGTERM');
+    const timer = setTimeout(() => procs.forEach((p) => killGroup(p, 'SIGKILL')), graceMs);
+    await Promise.all(procs.map(exited));
+    clearTimeout(timer);
+    this.state = 'stopped';
+  }
+
+  /** Synchronous last-resort kill, for `process.on('exit')`. */
+  killNow(): void {
+    this.stopping = true;
+    killGroup(this.driver, 'SIGKILL');
+    killGroup(this.soffice, 'SIGKILL');
+  }
+}

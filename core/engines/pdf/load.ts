@@ -1,0 +1,50 @@
+/**
+ * Reads user-supplied PDFs for merging (spec §4.6): a non-PDF, corrupt or password-protected
+ * input is a 400 naming the file, never a 500. PDFs that are encrypted only with an owner
+ * password (permissions) open without one and are decrypted with qpdf first.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PDFDocument, EncryptedPDFError } from 'pdf-lib';
+import { InputError } from '../../errors.js';
+import { runTool, withScratch } from './tools.js';
+
+function looksLikePdf(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
+  return head.includes('%PDF-');
+}
+
+async function parse(bytes: Uint8Array): Promise<PDFDocument> {
+  const doc = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false });
+  if (doc.getPageCount() === 0) throw new Error('no pages');
+  return doc;
+}
+
+/** Loads one input; `label` (e.g. `files[1]`) names it in the error texts. */
+export async function loadPdf(bytes: Uint8Array, label: string, scratch?: string): Promise<PDFDocument> {
+  if (bytes.byteLength === 0) throw new InputError(`${label} is empty.`);
+  if (!looksLikePdf(bytes)) throw new InputError(`${label} is not a PDF file.`);
+  try {
+    return await parse(bytes);
+  } catch (err) {
+    const encrypted = err instanceof EncryptedPDFError;
+    // qpdf opens owner-password-only files and repairs some damage pdf-lib cannot read.
+    const fixed = await withScratch(scratch, async (dir) => {
+      const input = join(dir, 'in.pdf');
+      const output = join(dir, 'out.pdf');
+      await writeFile(input, bytes);
+      const r = await runTool('qpdf', ['--decrypt', '--password=', input, output]);
+      if (r.code !== 0 && r.code !== 3) return { ok: false as const, text: r.stderr };
+      return { ok: true as const, bytes: new Uint8Array(await readFile(output)) };
+    });
+    if (!fixed.ok) {
+      if (encrypted || /invalid password/i.test(fixed.text)) throw new InputError(`${label} is password-protected; remove the password and retry.`, { cause: err });
+      throw new InputError(`${label} is corrupt or not a valid PDF.`, { cause: err });
+    }
+    try {
+      return await parse(fixed.bytes);
+    } catch (err2) {
+      throw new InputError(`${label} is corrupt or not a valid PDF.`, { cause: err2 });
+    }
+  }
+}
