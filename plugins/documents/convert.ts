@@ -1,0 +1,57 @@
+/**
+ * convert-to-pdf (spec §4.6): read the input, settle its format, check the bytes agree, convert
+ * on the warm LibreOffice pool, check the result is a readable PDF, store it for 24 hours.
+ */
+import { InputError, OperationFailedError, ServiceError, type Engines, type UsageRecorder } from '../../core/sdk.js';
+import { SUPPORTED_EXTENSIONS, extensionOfMediaType, isSupported } from './formats.js';
+import { checkFormat, detectFormat } from './sniff.js';
+import { decodeBase64, download, type RawInput } from './inputs.js';
+import { storePdf, type Limits } from './store.js';
+
+const LIST_HINT = 'GET /api/v1/convert-to-pdf lists the supported formats.';
+
+/** The format of an input: URL path extension, then media type, then the bytes (spec §4.6). */
+export function resolveFormat(raw: RawInput): string {
+  if (raw.pathExtension && isSupported(raw.pathExtension)) return raw.pathExtension === 'jpeg' ? 'jpg' : raw.pathExtension;
+  const fromType = extensionOfMediaType(raw.contentType);
+  if (fromType && isSupported(fromType)) return fromType;
+  const sniffed = detectFormat(raw.data);
+  if (sniffed === 'pdf') throw new InputError('Unsupported format: the file is already a PDF.');
+  if (sniffed === 'encrypted') throw new InputError('The file is password-protected; remove the password and retry.');
+  if (sniffed && isSupported(sniffed)) return sniffed;
+  if (raw.pathExtension && /^[a-z0-9]{1,5}$/.test(raw.pathExtension)) throw new InputError(`Unsupported file format '.${raw.pathExtension}'. ${LIST_HINT}`);
+  throw new InputError(`Unrecognised file format. ${LIST_HINT}`);
+}
+
+/** Runs one conversion and returns the download URL. */
+export async function convertToPdf(
+  input: { inputMethod: 'url' | 'base64'; file: string },
+  ctx: { engines: Engines; signal: AbortSignal; usage: UsageRecorder; log: { info(o: object, m?: string): void } },
+  limits: Limits,
+): Promise<{ url: string }> {
+  const raw = input.inputMethod === 'url'
+    ? await download(ctx.engines, input.file, 'file', limits.maxFileBytes, ctx.signal)
+    : decodeBase64(input.file, 'file', limits.maxFileBytes);
+  if (raw.data.byteLength > limits.maxFileBytes) throw new InputError(`'file' is larger than the ${Math.round(limits.maxFileBytes / 1e6)} MB limit.`);
+  const ext = resolveFormat(raw);
+  checkFormat(ext, raw.data);
+  const result = await ctx.engines.office.convert({ data: raw.data, extension: ext }, { tagged: true, signal: ctx.signal });
+  let pages: number;
+  try {
+    pages = await ctx.engines.pdf.pageCount(result.pdf, 'output');
+  } catch (err) {
+    throw new OperationFailedError('Failed to convert to PDF: LibreOffice produced an unreadable PDF.', { cause: err });
+  }
+  ctx.log.info({ format: ext, pages, bytes: result.pdf.byteLength, convertMs: result.convertMs, queuedMs: result.queuedMs }, 'converted to PDF');
+  try {
+    return await storePdf(ctx, result.pdf, limits);
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    throw new OperationFailedError('Failed to convert to PDF: the result could not be stored.', { cause: err });
+  }
+}
+
+/** The GET listing (spec §4.6 "returns the supported formats"). */
+export function listFormats(limits: Limits): { formats: string[]; maxFileBytes: number } {
+  return { formats: SUPPORTED_EXTENSIONS.map((e) => `.${e}`), maxFileBytes: limits.maxFileBytes };
+}

@@ -1,0 +1,64 @@
+/**
+ * merge-pdfs (spec §4.6): read every input, merge in order with pdf-lib, optionally rewrite as
+ * PDF/A with ghostscript, then write the Unicode metadata and XMP last (ghostscript drops them).
+ * With `pdfua` the inputs' structure trees are merged; ghostscript strips tags, so with both
+ * `pdfa` and `pdfua` the output is PDF/A and PDF/UA is not claimed.
+ */
+import { InputError, ServiceError, OperationFailedError, type Engines, type UsageRecorder } from '../../core/sdk.js';
+import { decodeBase64, download } from './inputs.js';
+import { storePdf, type Limits } from './store.js';
+
+/** Input of one merge, as validated by the capability schema. */
+export interface MergeRequest {
+  inputMethod: 'url' | 'base64';
+  files: string[];
+  metadata?: { Title?: string; Author?: string; Subject?: string; Keywords?: string };
+  pdfa?: 'PDF/A-1b' | 'PDF/A-2b' | 'PDF/A-3b';
+  pdfua?: boolean;
+}
+
+const PARTS = { 'PDF/A-1b': 1, 'PDF/A-2b': 2, 'PDF/A-3b': 3 } as const;
+
+/** Reads inputs a few at a time, keeping their order. */
+async function readAll(input: MergeRequest, ctx: { engines: Engines; signal: AbortSignal }, limits: Limits): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = new Array(input.files.length);
+  let total = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < input.files.length) {
+      const i = next++;
+      const label = `files[${i}]`;
+      const raw = input.inputMethod === 'url'
+        ? await download(ctx.engines, input.files[i]!, label, limits.maxFileBytes, ctx.signal)
+        : decodeBase64(input.files[i]!, label, limits.maxFileBytes);
+      total += raw.data.byteLength;
+      if (raw.data.byteLength > limits.maxFileBytes) throw new InputError(`'${label}' is larger than the ${Math.round(limits.maxFileBytes / 1e6)} MB limit.`);
+      if (total > limits.maxMergeBytes) throw new InputError(`The files together are larger than the ${Math.round(limits.maxMergeBytes / 1e6)} MB limit.`);
+      out[i] = raw.data;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, input.files.length) }, worker));
+  return out;
+}
+
+/** Runs one merge and returns the download URL. */
+export async function mergePdfs(
+  input: MergeRequest,
+  ctx: { engines: Engines; signal: AbortSignal; usage: UsageRecorder; log: { info(o: object, m?: string): void } },
+  limits: Limits,
+): Promise<{ url: string }> {
+  const files = await readAll(input, ctx, limits);
+  const part = input.pdfa ? PARTS[input.pdfa] : undefined;
+  const pdfua = input.pdfua === true;
+  try {
+    const merged = await ctx.engines.pdf.merge(files, { keepStructure: pdfua && !part });
+    let pdf = merged.pdf;
+    if (part) pdf = await ctx.engines.pdf.toPdfA(pdf, part);
+    if (input.metadata || part || pdfua) pdf = await ctx.engines.pdf.finalize(pdf, { metadata: input.metadata, pdfa: part, pdfua: pdfua && merged.tagged });
+    ctx.log.info({ files: files.length, pages: merged.pages, tagged: merged.tagged, pdfa: part ?? null, bytes: pdf.byteLength }, 'merged PDFs');
+    return await storePdf(ctx, pdf, limits, 'merge PDFs');
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    throw new OperationFailedError('Failed to merge PDFs: an unexpected error occurred.', { cause: err });
+  }
+}
