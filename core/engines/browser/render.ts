@@ -3,7 +3,7 @@
  * makes, a load wait that stops when the network has been quiet briefly (networkidle0 costs
  * ≥ 500 ms on every page), then the DOM and an optional PNG.
  */
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { InputError, ServiceError, UpstreamError } from '../../errors.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
@@ -44,15 +44,25 @@ export async function renderPage(browser: Browser, guard: SsrfGuard, req: Render
       });
     }
 
+    // A document Chromium downloads instead of showing (a PDF, say) aborts the navigation; its
+    // response still tells the caller what it was, so the caller can fetch it another way.
+    let lastMain: HTTPResponse | null = null;
+    page.on('response', (r) => {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastMain = r;
+    });
     const abort = req.signal ? abortPromise(req.signal) : undefined;
-    let response;
+    let response: HTTPResponse | null;
     try {
       const nav = page.goto(target.href, { waitUntil: 'load', timeout: timeoutMs });
       response = await (abort ? Promise.race([nav, abort]) : nav);
     } catch (err) {
       if (mainBlock) throw mainBlock;
       if (err instanceof ServiceError) throw err;
-      throw navigationError(target, err, timeoutMs);
+      const got = lastMain as HTTPResponse | null;
+      if (!(got && /ERR_ABORTED/.test(String(err)) && !/html|xml/i.test(got.headers()['content-type'] ?? ''))) {
+        throw navigationError(target, err, timeoutMs);
+      }
+      return { status: got.status(), url: got.url(), headers: got.headers(), contentType: got.headers()['content-type'] ?? '', html: '', title: '', blocked };
     }
     if (mainBlock) throw mainBlock;
     const headers = response?.headers() ?? {};

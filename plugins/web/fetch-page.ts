@@ -1,0 +1,98 @@
+/**
+ * Gets one page for scrape and crawl (spec §4.5): through the warm browser when JavaScript must
+ * run (`renderJs`, default true) or a screenshot is wanted, else a plain guarded fetch. HTML and
+ * plain text are returned as text; a PDF becomes its text; any other type is a 400.
+ */
+import { spawn } from 'node:child_process';
+import { InputError, OperationFailedError, PayloadTooLargeError, type RunContext } from '../../core/sdk.js';
+
+/** What a fetched page is, once classified. */
+export interface FetchedPage {
+  url: string;
+  status: number;
+  contentType: string;
+  kind: 'html' | 'pdf' | 'text';
+  /** HTML source (kind html) or the document's text (pdf, text). */
+  body: string;
+  /** Title the browser saw (kind html, rendered only). */
+  title?: string;
+  screenshot?: Uint8Array;
+}
+
+/** Options of one page fetch. */
+export interface FetchOptions {
+  url: string;
+  renderJs: boolean;
+  screenshot?: { fullPage?: boolean };
+  viewport?: { width: number; height: number };
+  waitMs?: number;
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+/** Limits read from the plugin's configuration (`WEB_MAX_PAGE_BYTES`, `WEB_PAGE_TIMEOUT_MS`). */
+export function limitsFrom(config: Record<string, string | undefined>): { maxBytes: number; timeoutMs: number } {
+  const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : d);
+  return { maxBytes: num(config.maxPageBytes, 10 * 1024 * 1024), timeoutMs: num(config.pageTimeoutMs, 20_000) };
+}
+
+/** Fetches and classifies `opts.url`. */
+export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): Promise<FetchedPage> {
+  const { timeoutMs, maxBytes } = opts;
+  if (opts.renderJs || opts.screenshot) {
+    const r = await ctx.engines.browser.render({
+      url: opts.url,
+      screenshot: opts.screenshot,
+      viewport: opts.viewport,
+      waitMs: opts.waitMs,
+      timeoutMs,
+      signal: ctx.signal,
+    });
+    if (r.html || isHtml(r.contentType)) {
+      if (r.html.length > (maxBytes)) throw tooLarge(r.url, maxBytes);
+      return { url: r.url, status: r.status, contentType: r.contentType, kind: 'html', body: r.html, title: r.title, screenshot: r.screenshot };
+    }
+    // Not a web page (PDF, image…): the browser does not render it, so read the bytes directly.
+  }
+  const res = await ctx.engines.http.request({ url: opts.url, signal: ctx.signal, timeoutMs, maxBytes: maxBytes });
+  const contentType = res.headers['content-type'] ?? '';
+  const head = Buffer.from(res.body.subarray(0, 512)).toString('latin1');
+  if (/application\/pdf/i.test(contentType) || head.startsWith('%PDF-')) {
+    return { url: res.url, status: res.status, contentType: contentType || 'application/pdf', kind: 'pdf', body: await pdfText(res.body, ctx.signal) };
+  }
+  if (isHtml(contentType) || (!contentType && /<(!doctype html|html|head|body)[\s>]/i.test(head))) {
+    return { url: res.url, status: res.status, contentType: contentType || 'text/html', kind: 'html', body: res.text() };
+  }
+  if (/^text\/(plain|markdown)/i.test(contentType)) {
+    return { url: res.url, status: res.status, contentType, kind: 'text', body: res.text() };
+  }
+  throw new InputError(
+    `Unsupported content type '${contentType.split(';')[0] || 'unknown'}' at ${res.url}: only HTML pages, PDF documents and plain text can be scraped.`,
+  );
+}
+
+function isHtml(contentType: string): boolean {
+  return /text\/html|application\/xhtml\+xml/i.test(contentType);
+}
+
+function tooLarge(url: string, max: number) {
+  return new PayloadTooLargeError(`Failed to retrieve ${url}: the response is larger than the ${Math.round((max / 1024 / 1024) * 10) / 10} MB limit.`);
+}
+
+/** Text of a PDF via poppler's pdftotext (a Debian package the service already requires). */
+function pdfText(pdf: Uint8Array, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('pdftotext', ['-enc', 'UTF-8', '-layout', '-', '-'], { stdio: ['pipe', 'pipe', 'pipe'], signal, timeout: 30_000 });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', (e) => reject(new OperationFailedError('Failed to read the PDF document.', { cause: e })));
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8').replace(/\f/g, '\n\n').replace(/[ \t]+\n/g, '\n').trim());
+      else reject(new InputError(`The PDF document could not be read: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0] || `pdftotext exited with ${code}`}.`));
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(pdf);
+  });
+}

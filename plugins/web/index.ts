@@ -1,0 +1,203 @@
+/**
+ * The service's own web plugin (issue 4; spec §4.5, §4.9, §4.10): scrape, crawl, screenshot and
+ * extract done on this machine with no key — a plain guarded fetch or the warm Chromium pool,
+ * Readability for main content, turndown (GFM) for markdown, the file store for images.
+ */
+import { InputError, UpstreamError, defineEndpoint, definePlugin, flat, perUnit, type RunContext, type Static } from '../../core/sdk.js';
+import {
+  CRAWL_CREDITS_PER_PAGE,
+  CrawlOutput,
+  ExtractOutput,
+  ScrapeOutput,
+  ScreenshotOutput,
+  crawlDefaults,
+  crawlOutput,
+  crawlSite as crawlCapability,
+  extractWeb,
+  scrapePage,
+  screenshot as screenshotCapability,
+} from '../capabilities/web.js';
+import { fetchPage, limitsFrom } from './fetch-page.js';
+import { ParsedPage, toMarkdown, toText } from './page-content.js';
+import { crawlSite } from './crawler.js';
+
+const config = {
+  maxPageBytes: { description: 'Largest page body the web plugin reads, in bytes (default 10 MB).', default: String(10 * 1024 * 1024) },
+  pageTimeoutMs: { description: 'Time allowed to load one page, in ms (default 20000).', default: '20000' },
+  crawlMaxDelayMs: { description: 'Longest robots.txt Crawl-delay honoured as written, in ms; longer ones are capped (default 5000).', default: '5000' },
+  crawlTimeoutMs: { description: 'Time budget of one crawl, in ms; the pages gathered by then are returned (default 150000).', default: '150000' },
+};
+
+type Ctx = RunContext<unknown>;
+
+/** Width and height from a PNG's IHDR chunk. */
+function pngSize(png: Uint8Array): { width?: number; height?: number } {
+  if (png.byteLength < 24) return {};
+  const b = Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+}
+
+async function storePng(ctx: Ctx, png: Uint8Array) {
+  const file = await ctx.engines.files.put(png, { contentType: 'image/png', extension: 'png' });
+  ctx.usage.add('output_bytes', png.byteLength);
+  return file;
+}
+
+const scrape = defineEndpoint({
+  operation: 'scrape',
+  title: 'Scrape a page on this machine',
+  summary: 'Fetches a page (Chromium when renderJs, else plain HTTP) and returns markdown, HTML or a PNG screenshot URL.',
+  input: scrapePage.input,
+  output: ScrapeOutput,
+  cost: flat(10),
+  timeoutMs: 90_000,
+  validate: scrapePage.validate,
+  messages: scrapePage.messages,
+  async run(input, ctx): Promise<Static<typeof ScrapeOutput>> {
+    const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
+    const format = input.format ?? 'markdown';
+    const cleaned = input.cleaned ?? false;
+    const url = input.url.trim();
+    if (format === 'screenshot') {
+      const page = await fetchPage(ctx, { url, renderJs: true, screenshot: { fullPage: false }, timeoutMs, maxBytes });
+      if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
+      const file = await storePng(ctx, page.screenshot);
+      const parsed = new ParsedPage(page.body, page.url);
+      const metadata = { ...parsed.metadata(page.status, page.contentType), expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot) };
+      return {
+        title: page.title || parsed.title(),
+        url: page.url,
+        content: file.url,
+        metadata,
+        format,
+        cleaned,
+      };
+    }
+    const page = await fetchPage(ctx, { url, renderJs: input.renderJs ?? true, timeoutMs, maxBytes });
+    if (page.kind !== 'html') {
+      const title = page.body.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
+      return { title, url: page.url, content: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, format, cleaned };
+    }
+    const parsed = new ParsedPage(page.body, page.url);
+    const metadata = parsed.metadata(page.status, page.contentType);
+    const title = parsed.title() || page.title || '';
+    let html: string;
+    if (cleaned) {
+      const main = parsed.mainContent();
+      html = main?.html ?? parsed.bodyHtml();
+    } else {
+      html = format === 'html' ? parsed.document.toString() : parsed.bodyHtml();
+    }
+    const content = format === 'html' ? html : toMarkdown(html);
+    return { title, url: page.url, content, metadata, format, cleaned };
+  },
+});
+
+const crawl = defineEndpoint({
+  operation: 'crawl',
+  title: 'Crawl a site on this machine',
+  summary: 'Breadth-first same-site crawl honouring robots.txt and Crawl-delay; 10 credits per page returned.',
+  input: crawlCapability.input,
+  output: CrawlOutput,
+  cost: perUnit({ unit: 'pages', credits: CRAWL_CREDITS_PER_PAGE, max: (i: { limit?: number }) => i.limit ?? 5, note: '10 credits per page returned' }),
+  timeoutMs: 180_000,
+  validate: crawlCapability.validate,
+  messages: crawlCapability.messages,
+  async run(input, ctx) {
+    const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
+    const d = crawlDefaults(input);
+    const budget = Number(ctx.config.crawlTimeoutMs) || 150_000;
+    const results = await crawlSite(ctx, {
+      ...d,
+      maxBytes,
+      timeoutMs,
+      maxDelayMs: Number(ctx.config.crawlMaxDelayMs) || 5000,
+      deadline: Date.now() + budget,
+    });
+    ctx.usage.add('pages', results.length);
+    return crawlOutput(input, results);
+  },
+});
+
+const shot = defineEndpoint({
+  operation: 'screenshot',
+  title: 'Screenshot with the local Chromium',
+  summary: 'Renders the page in the warm Chromium pool and stores a PNG behind a temporary URL.',
+  input: screenshotCapability.input,
+  output: ScreenshotOutput,
+  cost: flat(10),
+  timeoutMs: 90_000,
+  validate: screenshotCapability.validate,
+  messages: screenshotCapability.messages,
+  async run(input, ctx) {
+    const { timeoutMs } = limitsFrom(ctx.config);
+    const page = await ctx.engines.browser.render({
+      url: input.url.trim(),
+      screenshot: { fullPage: input.fullPage ?? false },
+      viewport: input.viewport,
+      waitMs: input.wait,
+      timeoutMs: timeoutMs + (input.wait ?? 0),
+      signal: ctx.signal,
+    });
+    if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
+    const file = await storePng(ctx, page.screenshot);
+    return { url: file.url, contentType: 'image/png', expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot), pageUrl: page.url };
+  },
+});
+
+const extract = defineEndpoint({
+  operation: 'extract',
+  title: 'Extract main content on this machine',
+  summary: 'Readability-class extraction of the main content, with metadata and links.',
+  input: extractWeb.input,
+  output: ExtractOutput,
+  cost: flat(10),
+  timeoutMs: 90_000,
+  validate: extractWeb.validate,
+  messages: extractWeb.messages,
+  async run(input, ctx) {
+    const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
+    const page = await fetchPage(ctx, { url: input.url.trim(), renderJs: input.renderJs ?? true, timeoutMs, maxBytes });
+    if (page.kind !== 'html') {
+      const title = page.body.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
+      return { url: page.url, title, content: page.body, text: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, links: [] };
+    }
+    const parsed = new ParsedPage(page.body, page.url);
+    const metadata = parsed.metadata(page.status, page.contentType);
+    const main = parsed.mainContent();
+    if (!main) throw new UpstreamError(`Failed to retrieve ${page.url}: no main content could be found on the page.`);
+    const links = [...new Set(new ParsedPage(main.html, page.url).links())];
+    const opt = (v: string | undefined) => (v ? v : undefined);
+    return {
+      url: page.url,
+      title: main.title || parsed.title(),
+      content: toMarkdown(main.html),
+      text: toText(main.html),
+      excerpt: opt(main.excerpt),
+      byline: opt(main.byline),
+      siteName: opt(main.siteName),
+      publishedTime: opt(main.publishedTime),
+      metadata,
+      links,
+    };
+  },
+});
+
+export default definePlugin({
+  id: 'web',
+  apiVersion: 1,
+  title: 'Web (service-managed)',
+  summary: 'Scrape, crawl, screenshot and extract web pages on this machine: plain HTTP or a warm Chromium, with the SSRF guard.',
+  tags: ['web', 'scrape', 'crawl', 'screenshot', 'extract', 'chromium', 'managed'],
+  managed: true,
+  config,
+  endpoints: [scrape, crawl, shot, extract],
+  implements: [
+    { capability: 'scrape_page', endpoint: 'scrape' },
+    { capability: 'crawl_site', endpoint: 'crawl' },
+    { capability: 'screenshot', endpoint: 'screenshot' },
+    { capability: 'extract_web', endpoint: 'extract' },
+  ],
+});
+
+
