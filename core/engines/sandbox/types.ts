@@ -1,9 +1,92 @@
-/** Sandbox engine contracts (owned by the code lane). */
-export interface JsSandbox {
-  /** Placeholder until the code lane defines it. */
-  readonly kind: 'js';
+/**
+ * Sandbox engine contracts (spec §4.8, owned by the code lane). Types only: plugins see these
+ * as `ctx.engines.js` and `ctx.engines.python`.
+ */
+
+/** The error object of a failed run (spec §2.2, §4.8), modelled on E2B's `{ name, value, traceback }`. */
+export interface ExecutionErrorInfo {
+  /** Exception type, e.g. `ReferenceError`, `ZeroDivisionError`, `TimeoutError`, `MemoryLimitError`. */
+  name: string;
+  /** The exception message. */
+  value: string;
+  /** Stack or traceback text, without ANSI colours. */
+  traceback: string;
 }
+
+/** What a run printed, line by line, and how it ended. */
+export interface SandboxResult {
+  stdout: string[];
+  stderr: string[];
+  /** True when a stream went over the line or byte cap; the stream then ends with a note line. */
+  truncated: boolean;
+  /** Set when the code threw, did not compile, timed out or ran out of memory. */
+  error?: ExecutionErrorInfo;
+  /** Wall time of the code itself (ms), without `commands`. */
+  durationMs: number;
+}
+
+/** Outcome of the `commands` step, run before the code in its own sandbox. */
+export interface CommandsFailure {
+  /** Exit status, or null when killed. */
+  exitCode: number | null;
+  output: string;
+  timedOut: boolean;
+}
+
+/** A request a sandboxed `fetch` makes; the caller decides how to serve it (SSRF guard, limits). */
+export interface SandboxFetchRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  /** Request body bytes, if any. */
+  body?: Uint8Array;
+}
+
+/** The answer handed back to the sandboxed `fetch`. */
+export interface SandboxFetchResponse {
+  status: number;
+  statusText: string;
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+/** One run request. */
+export interface SandboxRunRequest {
+  code: string;
+  /** Shell step run first in an OS sandbox with network, e.g. `npm install lodash` (spec §4.8). */
+  commands?: string;
+  /** Wall-clock limit of the code (default 10 s, spec §8.2). */
+  timeoutMs?: number;
+  /** Aborts the run (the client went away or the server is stopping). */
+  signal?: AbortSignal;
+}
+
+/** A JavaScript run: as above plus the `fetch` bridge. */
+export interface JsRunRequest extends SandboxRunRequest {
+  /**
+   * Serves the code's `fetch()` calls. Without it `fetch` rejects. The plugin passes one that goes
+   * through the HTTP engine's SSRF guard with size and time limits (spec §4.8, issue 6).
+   */
+  fetch?(req: SandboxFetchRequest, signal: AbortSignal): Promise<SandboxFetchResponse>;
+}
+
+/**
+ * JavaScript sandbox: isolated-vm isolates in a pool of forked worker processes, one fresh
+ * isolate per run, so a V8 crash costs one worker and never the service.
+ */
+export interface JsSandbox {
+  readonly kind: 'js';
+  /**
+   * Runs the code. Resolves with the result (including code errors in `error`); rejects with a
+   * catalogue error only for service-side problems (queue full, `commands` failure, shutdown).
+   */
+  run(req: JsRunRequest): Promise<SandboxResult>;
+}
+
+/** Python sandbox: `/usr/bin/python3` under bubblewrap as an unprivileged uid, one sandbox per run. */
 export interface PythonSandbox {
-  /** Placeholder until the code lane defines it. */
   readonly kind: 'python';
+  /** Runs the code; same contract as {@link JsSandbox.run}. */
+  run(req: SandboxRunRequest): Promise<SandboxResult>;
 }

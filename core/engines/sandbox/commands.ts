@@ -1,0 +1,75 @@
+/**
+ * The `commands` step (spec §4.8: "shell command run before the code, for installing packages"):
+ * `/bin/sh -c <commands>` in an OS sandbox whose only writable place is the run directory, with
+ * network (package indexes) but nothing else of the host. Installs land in the run directory:
+ * npm's `node_modules`, and pip's `--target` `.packages` (put on `sys.path` by the runner).
+ */
+import type { ExecutionErrorInfo } from './types.js';
+import type { SandboxSettings } from './settings.js';
+import { spawnOsSandbox } from './os-sandbox.js';
+import { driveProcess } from './process-run.js';
+
+/** Environment of the commands step: caches and installs stay inside `/work`. */
+const COMMANDS_ENV: Record<string, string> = {
+  HOME: '/work/.home',
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  LANG: 'C.UTF-8',
+  // npm: no lifecycle scripts (native builds cannot work in the isolate anyway), no noise.
+  npm_config_cache: '/work/.home/.npm',
+  npm_config_userconfig: '/dev/null',
+  npm_config_ignore_scripts: 'true',
+  npm_config_update_notifier: 'false',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+  npm_config_loglevel: 'error',
+  // pip: install into the run's own directory; /usr is read-only anyway.
+  PIP_TARGET: '/work/.packages',
+  PIP_BREAK_SYSTEM_PACKAGES: '1',
+  PIP_DISABLE_PIP_VERSION_CHECK: '1',
+  PIP_NO_WARN_SCRIPT_LOCATION: '1',
+  PYTHONDONTWRITEBYTECODE: '1',
+};
+
+/** Runs the commands; resolves with an error object when they fail or time out. */
+export async function runCommands(
+  commands: string,
+  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal },
+): Promise<ExecutionErrorInfo | undefined> {
+  const s = opts.settings;
+  const child = spawnOsSandbox({
+    bwrapBin: s.bwrapBin,
+    uid: opts.uid,
+    argv: ['/bin/sh', '-c', commands],
+    network: true,
+    work: { hostDir: opts.runDir },
+    tmpfsMb: s.tmpfsMb,
+    env: COMMANDS_ENV,
+    // No address-space limit: node and pip reserve large virtual ranges; the clock bounds them.
+    limits: { nproc: Math.max(256, s.maxProcesses), fsizeBytes: 256 * 1024 * 1024, nofile: 4096, cpuSeconds: Math.ceil(s.commandsTimeoutMs / 1000) + 5 },
+  });
+  const outcome = await driveProcess(child, {
+    uid: opts.uid,
+    timeoutMs: s.commandsTimeoutMs,
+    maxLines: 200,
+    maxBytes: 64 * 1024,
+    signal: opts.signal,
+  });
+  if (outcome.timedOut) {
+    return {
+      name: 'CommandsTimeoutError',
+      value: `commands did not finish within ${Math.round(s.commandsTimeoutMs / 1000)} seconds`,
+      traceback: tail(outcome.stdout, outcome.stderr),
+    };
+  }
+  if (outcome.aborted) return { name: 'CommandsError', value: 'commands were stopped', traceback: '' };
+  if (outcome.exitCode !== 0) {
+    const status = outcome.exitCode === null ? `was killed by ${outcome.signal}` : `exited with status ${outcome.exitCode}`;
+    return { name: 'CommandsError', value: `commands ${status}`, traceback: tail(outcome.stdout, outcome.stderr) };
+  }
+  return undefined;
+}
+
+/** The last lines of the step's output, for the error's traceback field. */
+function tail(stdout: string[], stderr: string[]): string {
+  return [...stdout, ...stderr].slice(-40).join('\n');
+}

@@ -1,0 +1,324 @@
+/**
+ * Source of the bootstrap that runs inside every fresh isolate before the user's code (spec
+ * §4.8, issue 6). It builds the globals a script expects — `console` (log/info/debug → stdout,
+ * error/warn → stderr), timers, `fetch`, `TextEncoder`/`TextDecoder`, `atob`/`btoa`,
+ * `crypto.getRandomValues`, an empty `process.env`, and a `require` that explains what is missing —
+ * from four host callbacks that only carry strings and numbers (a fetch is answered later by
+ * the host calling `fetchDone`), so no host object ever enters
+ * the isolate. Output is kept inside the isolate with the line and byte caps and handed over
+ * once at the end. The closure receives `$0..$5` from `evalClosure` and returns the functions
+ * the worker drives (`fire`, `take`).
+ */
+import { INSPECT_SOURCE } from './js-inspect.js';
+
+/** Node built-in module names (without `node:`) the sandbox refuses with a clear message. */
+export const NODE_BUILTINS = [
+  'assert', 'async_hooks', 'buffer', 'child_process', 'cluster', 'console', 'constants', 'crypto', 'dgram',
+  'diagnostics_channel', 'dns', 'domain', 'events', 'fs', 'http', 'http2', 'https', 'inspector', 'module', 'net',
+  'os', 'path', 'perf_hooks', 'process', 'punycode', 'querystring', 'readline', 'repl', 'stream', 'string_decoder',
+  'sys', 'timers', 'tls', 'trace_events', 'tty', 'url', 'util', 'v8', 'vm', 'wasi', 'worker_threads', 'zlib',
+];
+
+/** The message a run gets when it asks for a Node built-in (issue 6: "fail with a clear error"). */
+export function builtinMessage(name: string): string {
+  return `Cannot use Node built-in module '${name}': the JavaScript sandbox runs code in a V8 isolate without Node APIs (available: console, timers, fetch, TextEncoder/TextDecoder, atob/btoa, crypto.getRandomValues).`;
+}
+
+/** The message for a package that was not installed with `commands`. */
+export function missingPackageMessage(name: string): string {
+  return `Cannot find package '${name}'. Install it with the commands field, e.g. "npm install ${name}".`;
+}
+
+/** Bootstrap source for `context.evalClosure` (arguments: timer, clear, fetch, random, maxLines, maxBytes). */
+export const RUNTIME_SOURCE = String.raw`
+'use strict';
+const hostTimer = $0, hostClear = $1, hostFetch = $2, hostRandom = $3, maxLines = $4, maxBytes = $5;
+const BUILTINS = new Set(${JSON.stringify(NODE_BUILTINS)});
+const builtinMessage = ${builtinMessage.toString()};
+const missingPackageMessage = ${missingPackageMessage.toString()};
+const G = globalThis;
+${INSPECT_SOURCE}
+const streams = [[], []];
+const used = [0, 0];
+const dropped = [0, 0];
+function emit(which, text) {
+  const arr = streams[which];
+  for (const line of String(text).split('\n')) {
+    const size = line.length + 1;
+    if (arr.length >= maxLines || used[which] >= maxBytes) { dropped[which] += size; continue; }
+    const room = maxBytes - used[which];
+    if (size > room) {
+      arr.push(line.slice(0, Math.max(0, room - 1)));
+      dropped[which] += size - room;
+      used[which] = maxBytes;
+      continue;
+    }
+    arr.push(line);
+    used[which] += size;
+  }
+}
+const counts = new Map();
+const times = new Map();
+let groupIndent = '';
+const out = (which) => (...args) => emit(which, groupIndent ? format(args).split('\n').map((l) => groupIndent + l).join('\n') : format(args));
+const console = {
+  log: out(0), info: out(0), debug: out(0), error: out(1), warn: out(1),
+  trace: (...args) => emit(1, 'Trace: ' + format(args) + '\n' + String(new Error().stack).split('\n').slice(2).join('\n')),
+  dir: (v) => emit(0, inspect(v)),
+  assert: (ok, ...args) => { if (!ok) emit(1, 'Assertion failed' + (args.length ? ': ' + format(args) : '')); },
+  count: (label = 'default') => { const n = (counts.get(label) || 0) + 1; counts.set(label, n); emit(0, label + ': ' + n); },
+  countReset: (label = 'default') => { counts.delete(label); },
+  time: (label = 'default') => { times.set(label, Date.now()); },
+  timeLog: (label = 'default', ...args) => { if (times.has(label)) emit(0, label + ': ' + (Date.now() - times.get(label)) + 'ms' + (args.length ? ' ' + format(args) : '')); },
+  timeEnd: (label = 'default') => { if (times.has(label)) { emit(0, label + ': ' + (Date.now() - times.get(label)) + 'ms'); times.delete(label); } },
+  group: (...args) => { if (args.length) emit(0, groupIndent + format(args)); groupIndent += '  '; },
+  groupEnd: () => { groupIndent = groupIndent.slice(2); },
+  table: (v) => emit(0, inspect(v)),
+};
+console.groupCollapsed = console.group;
+
+const timers = new Map();
+let nextTimer = 1;
+function clampMs(ms) { ms = Number(ms); return ms >= 1 && ms <= 2147483647 ? Math.floor(ms) : (ms > 2147483647 ? 1 : 0); }
+function addTimer(fn, ms, args, repeat) {
+  if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function. Received ' + inspect(fn));
+  const id = nextTimer++;
+  const delay = clampMs(ms);
+  timers.set(id, { fn, args, repeat, delay });
+  hostTimer(id, delay);
+  return id;
+}
+function clearTimer(id) {
+  if (typeof id === 'object' && id !== null) id = Number(id);
+  if (timers.delete(id)) hostClear(id);
+}
+let uncaught = null;
+function fire(id) {
+  const t = timers.get(id);
+  if (!t) return '';
+  if (!t.repeat) timers.delete(id);
+  try {
+    t.fn(...t.args);
+  } catch (e) {
+    if (!uncaught) uncaught = describe(e);
+  }
+  if (uncaught) return 'E' + uncaught;
+  return t.repeat && timers.has(id) ? 'R' + t.delay : '';
+}
+
+function describe(e) {
+  let name = 'Error', value, traceback = '';
+  try {
+    if (e instanceof Error || (e && typeof e === 'object' && typeof e.message === 'string' && typeof e.stack === 'string')) {
+      name = String(e.name || ctorName(e) || 'Error');
+      value = String(e.message);
+      traceback = String(e.stack || '');
+      const extra = Object.keys(e).filter((k) => k !== 'name' && k !== 'message' && k !== 'stack');
+      if (extra.length) traceback += ' ' + inspect(Object.fromEntries(extra.map((k) => [k, e[k]])));
+    } else {
+      value = typeof e === 'string' ? e : inspect(e);
+      traceback = 'Uncaught ' + inspect(e);
+    }
+  } catch (_) {
+    value = 'An uninspectable value was thrown.';
+  }
+  return JSON.stringify({ name, value, traceback });
+}
+
+function utf8Encode(str) {
+  str = String(str);
+  const bytes = [];
+  for (let i = 0; i < str.length; i++) {
+    let c = str.codePointAt(i);
+    if (c > 0xffff) i++;
+    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+    if (c < 0x80) bytes.push(c);
+    else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+  }
+  return new Uint8Array(bytes);
+}
+function utf8Decode(bytes) {
+  let s = '';
+  let chunk = [];
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i];
+    let c = 0xfffd, n = 1;
+    if (b < 0x80) { c = b; }
+    else if (b >= 0xc2 && b < 0xe0 && i + 1 < bytes.length && (bytes[i + 1] & 0xc0) === 0x80) { c = ((b & 31) << 6) | (bytes[i + 1] & 63); n = 2; }
+    else if (b >= 0xe0 && b < 0xf0 && i + 2 < bytes.length && (bytes[i + 1] & 0xc0) === 0x80 && (bytes[i + 2] & 0xc0) === 0x80) { c = ((b & 15) << 12) | ((bytes[i + 1] & 63) << 6) | (bytes[i + 2] & 63); n = 3; if (c < 0x800 || (c >= 0xd800 && c <= 0xdfff)) c = 0xfffd; }
+    else if (b >= 0xf0 && b < 0xf5 && i + 3 < bytes.length && (bytes[i + 1] & 0xc0) === 0x80 && (bytes[i + 2] & 0xc0) === 0x80 && (bytes[i + 3] & 0xc0) === 0x80) { c = ((b & 7) << 18) | ((bytes[i + 1] & 63) << 12) | ((bytes[i + 2] & 63) << 6) | (bytes[i + 3] & 63); n = 4; if (c < 0x10000 || c > 0x10ffff) c = 0xfffd; }
+    chunk.push(c);
+    if (chunk.length >= 4096) { s += String.fromCodePoint(...chunk); chunk = []; }
+    i += n;
+  }
+  return s + String.fromCodePoint(...chunk);
+}
+class TextEncoder {
+  get encoding() { return 'utf-8'; }
+  encode(s = '') { return utf8Encode(s); }
+}
+class TextDecoder {
+  constructor(label = 'utf-8') {
+    if (!/^utf-?8$/i.test(String(label))) throw new RangeError('The "' + label + '" encoding is not supported in the sandbox');
+  }
+  get encoding() { return 'utf-8'; }
+  decode(input) {
+    if (input === undefined) return '';
+    const bytes = input instanceof ArrayBuffer ? new Uint8Array(input) : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    let s = utf8Decode(bytes);
+    return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
+  }
+}
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+function btoa(s) {
+  s = String(s);
+  let out = '';
+  for (let i = 0; i < s.length; i += 3) {
+    const a = s.charCodeAt(i), b = s.charCodeAt(i + 1), c = s.charCodeAt(i + 2);
+    if (a > 255 || b > 255 || c > 255) throw new Error('Invalid character');
+    const n = (a << 16) | ((b || 0) << 8) | (c || 0);
+    out += B64[n >> 18] + B64[(n >> 12) & 63] + (i + 1 < s.length ? B64[(n >> 6) & 63] : '=') + (i + 2 < s.length ? B64[n & 63] : '=');
+  }
+  return out;
+}
+function atob(s) {
+  s = String(s).replace(/[\t\n\f\r ]/g, '').replace(/=+$/, '');
+  if (/[^A-Za-z0-9+/]/.test(s) || s.length % 4 === 1) throw new Error('The string to be decoded is not correctly encoded.');
+  let out = '';
+  let bits = 0, acc = 0;
+  for (const ch of s) {
+    acc = (acc << 6) | B64.indexOf(ch);
+    bits += 6;
+    if (bits >= 8) { bits -= 8; out += String.fromCharCode((acc >> bits) & 255); }
+  }
+  return out;
+}
+function bytesToB64(bytes) {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 8192) bin += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return btoa(bin);
+}
+function b64ToBytes(b64) {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+}
+
+class Headers {
+  constructor(init) {
+    this._h = new Map();
+    if (init instanceof Headers) init.forEach((v, k) => this.append(k, v));
+    else if (Array.isArray(init)) for (const [k, v] of init) this.append(k, v);
+    else if (init && typeof init === 'object') for (const k of Object.keys(init)) this.append(k, init[k]);
+  }
+  append(k, v) { k = String(k).toLowerCase(); const old = this._h.get(k); this._h.set(k, old === undefined ? String(v) : old + ', ' + v); }
+  set(k, v) { this._h.set(String(k).toLowerCase(), String(v)); }
+  get(k) { const v = this._h.get(String(k).toLowerCase()); return v === undefined ? null : v; }
+  has(k) { return this._h.has(String(k).toLowerCase()); }
+  delete(k) { this._h.delete(String(k).toLowerCase()); }
+  forEach(fn) { for (const [k, v] of this._h) fn(v, k, this); }
+  entries() { return this._h.entries(); }
+  keys() { return this._h.keys(); }
+  values() { return this._h.values(); }
+  [Symbol.iterator]() { return this._h.entries(); }
+}
+class Response {
+  constructor(body, init = {}) {
+    this._bytes = body instanceof Uint8Array ? body : utf8Encode(body == null ? '' : String(body));
+    this.status = init.status ?? 200;
+    this.statusText = init.statusText ?? '';
+    this.headers = new Headers(init.headers);
+    this.url = init.url ?? '';
+    this.ok = this.status >= 200 && this.status < 300;
+    this.redirected = false;
+    this.type = 'basic';
+    this.bodyUsed = false;
+  }
+  _take() { if (this.bodyUsed) return Promise.reject(new TypeError('Body is unusable: Body has already been read')); this.bodyUsed = true; return Promise.resolve(this._bytes); }
+  text() { return this._take().then(utf8Decode); }
+  json() { return this.text().then(JSON.parse); }
+  arrayBuffer() { return this._take().then((b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)); }
+  bytes() { return this._take().then((b) => new Uint8Array(b)); }
+}
+const fetches = new Map();
+function fetchDone(fid, raw) {
+  const resolve = fetches.get(fid);
+  fetches.delete(fid);
+  if (resolve) resolve(raw);
+  return uncaught ? 'E' + uncaught : '';
+}
+async function fetch(input, init = {}) {
+  const url = typeof input === 'string' ? input : (input && typeof input.url === 'string' ? input.url : String(input));
+  const headers = {};
+  new Headers(init.headers).forEach((v, k) => { headers[k] = v; });
+  let body = init.body;
+  if (body != null && typeof body !== 'string' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) body = String(body);
+  const bytes = body == null ? undefined : (typeof body === 'string' ? utf8Encode(body) : new Uint8Array(body));
+  const req = JSON.stringify({ url, method: String(init.method || 'GET').toUpperCase(), headers, body: bytes ? bytesToB64(bytes) : undefined });
+  const raw = await new Promise((resolve) => { fetches.set(hostFetch(req), resolve); });
+  const res = JSON.parse(raw);
+  if (res.error) {
+    const err = new TypeError('fetch failed');
+    err.cause = new Error(res.error);
+    throw err;
+  }
+  const r = new Response(b64ToBytes(res.body), { status: res.status, statusText: res.statusText, headers: res.headers, url: res.url });
+  return r;
+}
+
+function getRandomValues(arr) {
+  if (!ArrayBuffer.isView(arr) || arr instanceof Float32Array || arr instanceof Float64Array || arr instanceof DataView) throw new TypeError('The data argument must be an integer-type TypedArray');
+  if (arr.byteLength > 65536) throw new RangeError('The ArrayBufferView\'s byte length exceeds the number of bytes of entropy available (65536)');
+  const hex = hostRandom(arr.byteLength);
+  const view = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
+  for (let i = 0; i < view.length; i++) view[i] = parseInt(hex.substr(i * 2, 2), 16);
+  return arr;
+}
+function randomUUID() {
+  const b = getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
+}
+
+function require(name) {
+  name = String(name);
+  const bare = name.startsWith('node:') ? name.slice(5) : name;
+  const err = new Error(BUILTINS.has(bare.split('/')[0]) || name.startsWith('node:') ? builtinMessage(bare) : missingPackageMessage(name));
+  err.code = 'MODULE_NOT_FOUND';
+  throw err;
+}
+const started = Date.now();
+const define = (k, v) => Object.defineProperty(G, k, { value: v, writable: true, configurable: true, enumerable: false });
+define('console', console);
+define('setTimeout', (fn, ms, ...args) => addTimer(fn, ms, args, false));
+define('setInterval', (fn, ms, ...args) => addTimer(fn, ms, args, true));
+define('setImmediate', (fn, ...args) => addTimer(fn, 0, args, false));
+define('clearTimeout', clearTimer);
+define('clearInterval', clearTimer);
+define('clearImmediate', clearTimer);
+define('queueMicrotask', (fn) => { Promise.resolve().then(fn).catch((e) => { if (!uncaught) uncaught = describe(e); }); });
+define('structuredClone', (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v))));
+define('TextEncoder', TextEncoder);
+define('TextDecoder', TextDecoder);
+define('atob', atob);
+define('btoa', btoa);
+define('fetch', fetch);
+define('Headers', Headers);
+define('Response', Response);
+define('crypto', { getRandomValues, randomUUID });
+define('performance', { now: () => Date.now() - started, timeOrigin: started });
+define('process', { env: {}, argv: ['node', 'main.js'], platform: 'linux', version: 'v20', versions: {}, nextTick: (fn, ...a) => G.queueMicrotask(() => fn(...a)), cwd: () => '/' });
+define('require', require);
+define('global', G);
+define('self', G);
+Object.defineProperty(G, '__sandboxDescribe', { value: describe });
+function take() {
+  return JSON.stringify({ stdout: streams[0], stderr: streams[1], dropped, uncaught });
+}
+return { fire, take, fetchDone };
+`;

@@ -1,0 +1,122 @@
+/**
+ * Starts one command inside an OS sandbox (issue 6, Python and `commands`): bubblewrap with every
+ * namespace unshared (network only when asked), capabilities dropped, a read-only `/usr`, fresh
+ * tmpfs `/tmp` and work dir, an empty environment, started as an unprivileged uid through
+ * `setpriv` with rlimits from `prlimit`. Started by root the sandbox would be host root in
+ * disguise and RLIMIT_NPROC would not hold (measured in issue 6), hence the uid drop.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** Resource limits applied with prlimit before bubblewrap starts. */
+export interface OsLimits {
+  /** Processes and threads of the uid (RLIMIT_NPROC). */
+  nproc: number;
+  /** Address space in bytes (RLIMIT_AS); omit for tools that reserve large virtual ranges (node, esbuild). */
+  asBytes?: number;
+  /** Largest file in bytes (RLIMIT_FSIZE). */
+  fsizeBytes: number;
+  /** Open files (RLIMIT_NOFILE). */
+  nofile: number;
+  /** CPU seconds (RLIMIT_CPU), a backstop behind the wall-clock kill. */
+  cpuSeconds: number;
+}
+
+/** What to run and how it is confined. */
+export interface OsSandboxSpec {
+  bwrapBin: string;
+  /** Unprivileged uid/gid to run as; null when the service itself is not root. */
+  uid: number | null;
+  /** The command inside the sandbox (absolute path first). */
+  argv: string[];
+  /** Share the host network namespace (only for `commands`, spec §4.8). */
+  network: boolean;
+  /** The work dir `/work`: a fresh tmpfs, or a host directory owned by `uid`. */
+  work: { tmpfsMb: number } | { hostDir: string };
+  tmpfsMb: number;
+  env: Record<string, string>;
+  limits: OsLimits;
+  /** Extra read-only binds `[hostPath, sandboxPath]` (e.g. the esbuild binary). */
+  roBinds?: [string, string][];
+  /** Open a fourth pipe (fd 3) for a structured result. */
+  resultFd?: boolean;
+}
+
+/** True when this process can start sandboxes under other uids. */
+export function canSwitchUid(): boolean {
+  return typeof process.geteuid === 'function' && process.geteuid() === 0;
+}
+
+/** Builds the full argv: setpriv → prlimit → bwrap → command. */
+export function sandboxArgv(spec: OsSandboxSpec): string[] {
+  const l = spec.limits;
+  const prlimit = ['/usr/bin/prlimit', `--nproc=${l.nproc}`, `--fsize=${l.fsizeBytes}`, `--nofile=${l.nofile}`, `--cpu=${l.cpuSeconds}`, '--core=0'];
+  if (l.asBytes !== undefined) prlimit.push(`--as=${l.asBytes}`);
+  prlimit.push('--');
+  const bw = [
+    spec.bwrapBin,
+    '--unshare-all',
+    ...(spec.network ? ['--share-net'] : []),
+    '--unshare-user',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop', 'ALL',
+    '--hostname', 'sandbox',
+    '--ro-bind', '/usr', '/usr',
+    '--symlink', 'usr/lib', '/lib',
+    '--symlink', 'usr/lib64', '/lib64',
+    '--symlink', 'usr/bin', '/bin',
+    '--symlink', 'usr/sbin', '/sbin',
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--size', String(spec.tmpfsMb * 1024 * 1024), '--tmpfs', '/tmp',
+  ];
+  if (spec.network) {
+    // Name resolution and TLS roots for package installs only.
+    for (const f of ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates']) {
+      bw.push('--ro-bind-try', f, f);
+    }
+  }
+  for (const [host, inside] of spec.roBinds ?? []) bw.push('--ro-bind', host, inside);
+  if ('hostDir' in spec.work) bw.push('--bind', spec.work.hostDir, '/work');
+  else bw.push('--size', String(spec.work.tmpfsMb * 1024 * 1024), '--tmpfs', '/work');
+  bw.push('--chdir', '/work', '--clearenv');
+  for (const [k, v] of Object.entries(spec.env)) bw.push('--setenv', k, v);
+  bw.push('--', ...spec.argv);
+  if (spec.uid === null) return [...prlimit, ...bw];
+  const setpriv = ['/usr/bin/setpriv', `--reuid=${spec.uid}`, `--regid=${spec.uid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--'];
+  return [...setpriv, ...prlimit, ...bw];
+}
+
+/** Spawns the sandbox in its own process group; stdio are pipes (plus fd 3 when asked). */
+export function spawnOsSandbox(spec: OsSandboxSpec): ChildProcess {
+  const [bin, ...args] = sandboxArgv(spec);
+  return spawn(bin!, args, {
+    stdio: spec.resultFd ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+    detached: true,
+    // The launchers themselves get no secrets either: bwrap clears the environment anyway.
+    env: { PATH: '/usr/bin:/bin' },
+  });
+}
+
+/**
+ * Kills the sandbox and everything it started: the process group, then (when runs have their
+ * own uid) every process of that uid, so nothing escapes through a new session.
+ */
+export async function killSandbox(child: ChildProcess | undefined, uid: number | null): Promise<void> {
+  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  }
+  if (uid === null) return;
+  await new Promise<void>((resolve) => {
+    const sweep = spawn('/usr/bin/setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', '/usr/bin/kill', '-KILL', '-1'], {
+      stdio: 'ignore',
+      env: { PATH: '/usr/bin:/bin' },
+    });
+    sweep.on('error', () => resolve());
+    sweep.on('close', () => resolve());
+  });
+}

@@ -1,0 +1,195 @@
+/**
+ * The Python sandbox (spec §4.8, issue 6): `/usr/bin/python3` in a bubblewrap sandbox per run,
+ * under its own unprivileged uid, with rlimits, a fresh tmpfs work dir, no network and no host
+ * files, killed with its process tree at the time limit. To cut start latency a few sandboxes are
+ * started ahead of requests; each one waits for code on stdin and serves exactly one run, so no
+ * run ever sees another's leftovers.
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { PluginLogger } from '../../plugin/types.js';
+import type { ExecutionErrorInfo, PythonSandbox, SandboxResult, SandboxRunRequest } from './types.js';
+import type { SandboxSettings } from './settings.js';
+import { UidPool, type UidLease } from './uid-pool.js';
+import { canSwitchUid, killSandbox, spawnOsSandbox } from './os-sandbox.js';
+import { driveProcess, type ProcessOutcome } from './process-run.js';
+import { PYTHON_RUNNER } from './python-runner.js';
+import { runCommands } from './commands.js';
+import { makeRunDir } from './run-dir.js';
+
+const PY_ENV: Record<string, string> = {
+  HOME: '/work',
+  PATH: '/usr/bin:/bin',
+  LANG: 'C.UTF-8',
+  PYTHONUNBUFFERED: '1',
+  PYTHONDONTWRITEBYTECODE: '1',
+  PYTHONIOENCODING: 'utf-8',
+};
+
+interface Warm {
+  child: ChildProcess;
+  lease: UidLease;
+}
+
+/** Python sandbox engine with a small set of pre-started sandboxes. */
+export class PythonSandboxEngine implements PythonSandbox {
+  readonly kind = 'python' as const;
+  private readonly pool: UidPool;
+  private readonly warm: Warm[] = [];
+  private readonly warmTarget: number;
+  private closed = false;
+
+  constructor(
+    private readonly settings: SandboxSettings,
+    private readonly log: PluginLogger,
+  ) {
+    this.pool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase : null, settings.maxQueue);
+    this.warmTarget = Math.min(3, settings.maxConcurrent - 1);
+  }
+
+  /** Starts the pre-started sandboxes (called at engine creation). */
+  prewarm(): void {
+    while (!this.closed && this.warm.length < this.warmTarget) {
+      const lease = this.pool.tryAcquire();
+      if (!lease) return;
+      const child = this.spawn(lease.uid, undefined);
+      const entry: Warm = { child, lease };
+      child.on('error', () => undefined);
+      child.once('exit', () => {
+        const i = this.warm.indexOf(entry);
+        if (i >= 0) {
+          this.warm.splice(i, 1);
+          lease.release();
+        }
+      });
+      this.warm.push(entry);
+    }
+  }
+
+  private spawn(uid: number | null, runDir: string | undefined): ChildProcess {
+    const s = this.settings;
+    return spawnOsSandbox({
+      bwrapBin: s.bwrapBin,
+      uid,
+      argv: [s.pythonBin, '-I', '-c', PYTHON_RUNNER],
+      network: false,
+      work: runDir ? { hostDir: runDir } : { tmpfsMb: s.tmpfsMb },
+      tmpfsMb: s.tmpfsMb,
+      env: PY_ENV,
+      limits: {
+        nproc: s.maxProcesses,
+        asBytes: s.pythonMemoryMb * 1024 * 1024,
+        fsizeBytes: s.maxFileMb * 1024 * 1024,
+        nofile: 256,
+        cpuSeconds: Math.ceil(s.timeoutMs / 1000) + 1,
+      },
+      resultFd: true,
+    });
+  }
+
+  /** Runs Python code; see {@link PythonSandbox.run}. */
+  async run(req: SandboxRunRequest): Promise<SandboxResult> {
+    const timeoutMs = req.timeoutMs ?? this.settings.timeoutMs;
+    if (req.commands?.trim()) return this.runWithCommands(req, timeoutMs);
+    let entry = this.takeWarm();
+    if (!entry) {
+      const lease = await this.pool.acquire(req.signal);
+      entry = { lease, child: this.spawn(lease.uid, undefined) };
+    }
+    try {
+      const outcome = await this.drive(entry, req.code, timeoutMs, req.signal);
+      return this.toResult(outcome, timeoutMs);
+    } finally {
+      entry.lease.release();
+      this.prewarm();
+    }
+  }
+
+  private takeWarm(): Warm | undefined {
+    while (this.warm.length > 0) {
+      const entry = this.warm.shift()!;
+      entry.child.removeAllListeners('exit');
+      if (entry.child.exitCode === null && entry.child.signalCode === null) return entry;
+      entry.lease.release();
+    }
+    return undefined;
+  }
+
+  private drive(entry: Warm, code: string, timeoutMs: number, signal?: AbortSignal): Promise<ProcessOutcome> {
+    return driveProcess(entry.child, {
+      uid: entry.lease.uid,
+      stdin: code,
+      timeoutMs,
+      maxLines: this.settings.maxOutputLines,
+      maxBytes: this.settings.maxOutputBytes,
+      signal,
+    });
+  }
+
+  private async runWithCommands(req: SandboxRunRequest, timeoutMs: number): Promise<SandboxResult> {
+    const lease = await this.pool.acquire(req.signal);
+    const dir = await makeRunDir(lease.uid);
+    try {
+      const failed = await runCommands(req.commands!, { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal });
+      if (failed) return { stdout: [], stderr: [], truncated: false, error: failed, durationMs: 0 };
+      const outcome = await this.drive({ lease, child: this.spawn(lease.uid, dir.path) }, req.code, timeoutMs, req.signal);
+      return this.toResult(outcome, timeoutMs);
+    } finally {
+      await killSandbox(undefined, lease.uid);
+      await dir.remove();
+      lease.release();
+    }
+  }
+
+  private toResult(o: ProcessOutcome, timeoutMs: number): SandboxResult {
+    const base = { stdout: o.stdout, stderr: o.stderr, truncated: o.truncated, durationMs: o.durationMs };
+    if (o.timedOut) return { ...base, error: timeoutError(timeoutMs) };
+    if (o.aborted) return { ...base, error: { name: 'AbortError', value: 'The run was stopped.', traceback: '' } };
+    let error: ExecutionErrorInfo | undefined;
+    try {
+      const parsed = JSON.parse(o.result || '{}') as Partial<ExecutionErrorInfo>;
+      if (typeof parsed.name === 'string') {
+        error = { name: parsed.name, value: String(parsed.value ?? ''), traceback: stripAnsi(String(parsed.traceback ?? '')) };
+      }
+    } catch {
+      error = undefined;
+    }
+    if (error?.name === 'MemoryError' && error.value === '') {
+      error.value = `The run exceeded its memory limit of ${this.settings.pythonMemoryMb} MB.`;
+    }
+    if (!error && (o.exitCode !== 0 || o.signal)) {
+      if (o.signal === 'SIGXCPU') error = timeoutError(timeoutMs);
+      else if (o.truncated && o.signal === 'SIGKILL') error = undefined; // stopped for flooding output: keep the capped logs
+      else {
+        const how = o.signal ? `was killed by ${o.signal}` : `exited with status ${o.exitCode}`;
+        error = { name: 'ProcessExitError', value: `The Python process ${how}.`, traceback: o.stderr.slice(-20).join('\n') };
+      }
+    }
+    return error ? { ...base, error } : base;
+  }
+
+  /** Stops the pre-started sandboxes and rejects queued runs. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.pool.close();
+    const warm = this.warm.splice(0);
+    await Promise.all(
+      warm.map(async (w) => {
+        w.child.removeAllListeners('exit');
+        await killSandbox(w.child, w.lease.uid);
+        w.lease.release();
+      }),
+    );
+    this.log.debug('python sandbox closed');
+  }
+}
+
+/** The error object of a run stopped at the wall-clock limit (issue 6: name `TimeoutError`). */
+export function timeoutError(timeoutMs: number): ExecutionErrorInfo {
+  const s = timeoutMs / 1000;
+  return { name: 'TimeoutError', value: `Execution timed out after ${s} second${s === 1 ? '' : 's'}.`, traceback: '' };
+}
+
+function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '');
+}

@@ -1,0 +1,41 @@
+/**
+ * Per-run directories for runs with `commands` (spec §4.8): the install step and the code must
+ * share files, so they cannot live on one sandbox's tmpfs. Each run gets a fresh directory owned
+ * by its uid, inside a root that is traversable but not listable, and it is deleted afterwards.
+ * The root is outside DATA_DIR so no sandbox uid ever needs a path into the service's data.
+ */
+import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+let rootPromise: Promise<string> | undefined;
+
+/** Creates (once per process) the parent of all run directories: mode 0711. */
+function runRoot(): Promise<string> {
+  rootPromise ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'code-sandbox-'));
+    await import('node:fs/promises').then((fs) => fs.chmod(dir, 0o711));
+    return dir;
+  })();
+  return rootPromise;
+}
+
+/** A run directory and how to remove it. */
+export interface RunDir {
+  path: string;
+  remove(): Promise<void>;
+}
+
+/** Makes a fresh 0700 directory owned by `uid` (when the service can switch uids). */
+export async function makeRunDir(uid: number | null): Promise<RunDir> {
+  const root = await runRoot();
+  const path = join(root, randomBytes(12).toString('hex'));
+  await mkdir(path, { mode: 0o700 });
+  if (uid !== null) await chown(path, uid, uid);
+  return {
+    path,
+    // fs.rm does not follow symlinks, so links planted by the run cannot redirect the delete.
+    remove: () => rm(path, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Sandbox settings read from the environment at engine creation (README "Configuration").
+ * Defaults follow spec §8.2 (10-second execution timeout) and the limits of issue 6.
+ */
+import { availableParallelism } from 'node:os';
+
+/** Limits and pool sizes shared by both sandboxes. */
+export interface SandboxSettings {
+  /** Wall-clock limit of the code (spec §8.2: 10 seconds). */
+  timeoutMs: number;
+  /** Wall-clock limit of the `commands` step (package installs take longer than code). */
+  commandsTimeoutMs: number;
+  /** Heap limit of one JavaScript isolate. */
+  jsMemoryMb: number;
+  /** Address-space limit of the Python process. */
+  pythonMemoryMb: number;
+  /** Worker processes holding JavaScript isolates. */
+  jsWorkers: number;
+  /** Python sandboxes (and `commands` steps) running at once; each gets its own uid. */
+  maxConcurrent: number;
+  /** Runs allowed to wait for a free worker or uid before the service answers 429. */
+  maxQueue: number;
+  /** Lines kept per stream before the output is cut. */
+  maxOutputLines: number;
+  /** Bytes kept per stream before the output is cut. */
+  maxOutputBytes: number;
+  /** Processes and threads one Python run may have (RLIMIT_NPROC, per uid). */
+  maxProcesses: number;
+  /** Largest file a run may write (RLIMIT_FSIZE). */
+  maxFileMb: number;
+  /** Size of the run's tmpfs work dir and /tmp. */
+  tmpfsMb: number;
+  /** First uid (and gid) of the range runs are started under when the service is root. */
+  uidBase: number;
+  /** The CPython binary; a real interpreter, not a shim on PATH. */
+  pythonBin: string;
+  /** The bubblewrap binary. */
+  bwrapBin: string;
+}
+
+/** Documented sandbox variables: name → description and default, for the README table. */
+export const SANDBOX_SETTINGS_DOC: Record<string, { description: string; default: string }> = {
+  SANDBOX_TIMEOUT_MS: { description: 'Wall-clock limit of submitted code.', default: '10000' },
+  SANDBOX_COMMANDS_TIMEOUT_MS: { description: 'Wall-clock limit of the `commands` step (package installs).', default: '60000' },
+  SANDBOX_JS_MEMORY_MB: { description: 'Heap limit of one JavaScript isolate.', default: '128' },
+  SANDBOX_PYTHON_MEMORY_MB: { description: 'Address-space limit of one Python run.', default: '512' },
+  SANDBOX_JS_WORKERS: { description: 'Worker processes holding JavaScript isolates.', default: 'CPU count, 2 to 4' },
+  SANDBOX_MAX_CONCURRENT: { description: 'Python runs and `commands` steps at once (one uid each).', default: '8' },
+  SANDBOX_MAX_QUEUE: { description: 'Runs that may wait for a worker before 429.', default: '200' },
+  SANDBOX_MAX_OUTPUT_LINES: { description: 'Lines kept per output stream.', default: '1000' },
+  SANDBOX_MAX_OUTPUT_BYTES: { description: 'Bytes kept per output stream.', default: '1000000' },
+  SANDBOX_MAX_PROCESSES: { description: 'Processes/threads of one Python run (RLIMIT_NPROC).', default: '64' },
+  SANDBOX_MAX_FILE_MB: { description: 'Largest file a run may write.', default: '16' },
+  SANDBOX_TMPFS_MB: { description: 'Size of the run\'s tmpfs work dir.', default: '64' },
+  SANDBOX_UID_BASE: { description: 'First uid of the range sandboxes run under when the service runs as root.', default: '61000' },
+  SANDBOX_PYTHON_BIN: { description: 'CPython interpreter.', default: '/usr/bin/python3' },
+  SANDBOX_BWRAP_BIN: { description: 'bubblewrap binary.', default: '/usr/bin/bwrap' },
+};
+
+function int(env: Record<string, string | undefined>, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'.`);
+  return n;
+}
+
+/** Reads the sandbox settings; throws with the variable's name on a bad value. */
+export function loadSandboxSettings(env: Record<string, string | undefined>): SandboxSettings {
+  return {
+    timeoutMs: int(env, 'SANDBOX_TIMEOUT_MS', 10_000, 100),
+    commandsTimeoutMs: int(env, 'SANDBOX_COMMANDS_TIMEOUT_MS', 60_000, 1000),
+    jsMemoryMb: int(env, 'SANDBOX_JS_MEMORY_MB', 128, 8),
+    pythonMemoryMb: int(env, 'SANDBOX_PYTHON_MEMORY_MB', 512, 64),
+    jsWorkers: int(env, 'SANDBOX_JS_WORKERS', Math.min(4, Math.max(2, availableParallelism()))),
+    maxConcurrent: int(env, 'SANDBOX_MAX_CONCURRENT', 8),
+    maxQueue: int(env, 'SANDBOX_MAX_QUEUE', 200, 0),
+    maxOutputLines: int(env, 'SANDBOX_MAX_OUTPUT_LINES', 1000),
+    maxOutputBytes: int(env, 'SANDBOX_MAX_OUTPUT_BYTES', 1_000_000),
+    maxProcesses: int(env, 'SANDBOX_MAX_PROCESSES', 64),
+    maxFileMb: int(env, 'SANDBOX_MAX_FILE_MB', 16),
+    tmpfsMb: int(env, 'SANDBOX_TMPFS_MB', 64),
+    uidBase: int(env, 'SANDBOX_UID_BASE', 61_000, 1000),
+    pythonBin: env.SANDBOX_PYTHON_BIN?.trim() || '/usr/bin/python3',
+    bwrapBin: env.SANDBOX_BWRAP_BIN?.trim() || '/usr/bin/bwrap',
+  };
+}
