@@ -12,7 +12,7 @@ It connects once, then reads one JSON job per line on stdin and answers one JSON
 stdout, so no document pays LibreOffice's cold start. It never decides policy (timeouts,
 restarts): the Node supervisor does, and kills this process and soffice when needed.
 
-Job:    {"id": n, "input": "/abs/in.docx", "output": "/abs/out.pdf", "importFilter": "..."|null,
+Job:    {"id": n, "input": "/abs/in.docx", "output": "/abs/out.pdf", "importFilter": "..."|null, "importOptions": "..."|null,
          "pdfVersion": 0|1|2|3, "tagged": bool, "pdfua": bool}
 Answer: {"id": n, "ok": true, "pages": n} or {"id": n, "ok": false, "kind": "load"|"export"|"dead", "error": "..."}
 """
@@ -79,6 +79,20 @@ def page_count(doc):
     return None
 
 
+class Dead(Exception):
+    pass
+
+
+def check_alive(desktop, err):
+    """A load or export error can be LibreOffice dying under us: tell those apart from bad input."""
+    if type(err).__name__ == "DisposedException" or "disposed" in str(err).lower():
+        raise Dead(str(err))
+    try:
+        desktop.getFrames().getCount()
+    except Exception as e:
+        raise Dead("%s (after %s)" % (e, err))
+
+
 def convert(desktop, job):
     load = [
         prop("Hidden", True),
@@ -91,13 +105,15 @@ def convert(desktop, job):
     ]
     if job.get("importFilter"):
         load.append(prop("FilterName", job["importFilter"]))
+    if job.get("importOptions"):
+        load.append(prop("FilterOptions", job["importOptions"]))
     try:
         doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(job["input"]), "_blank", 0, tuple(load))
     except Exception as e:
-        if type(e).__name__ == "DisposedException":
-            raise
+        check_alive(desktop, e)
         return {"ok": False, "kind": "load", "error": "%s: %s" % (type(e).__name__, getattr(e, "Message", str(e)))}
     if doc is None:
+        check_alive(desktop, RuntimeError("no document"))
         return {"ok": False, "kind": "load", "error": "the document could not be opened"}
     try:
         data = [prop("UseTaggedPDF", bool(job.get("tagged"))), prop("ExportBookmarks", True)]
@@ -111,8 +127,7 @@ def convert(desktop, job):
         try:
             uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(job["output"]), store))
         except Exception as e:
-            if type(e).__name__ == "DisposedException":
-                raise
+            check_alive(desktop, e)
             return {"ok": False, "kind": "export", "error": "%s: %s" % (type(e).__name__, getattr(e, "Message", str(e)))}
         return {"ok": True, "pages": page_count(doc)}
     finally:

@@ -30,11 +30,14 @@ interface Queued {
 }
 
 /** Import filters that LibreOffice's type detection would otherwise get wrong for us. */
-const IMPORT_FILTERS: Record<string, string> = {
+const IMPORT_FILTERS: Record<string, { filter: string; options?: string }> = {
   // The default HTML import (writerweb) lost the first heading in our measurements.
-  html: 'HTML (StarWriter)',
-  htm: 'HTML (StarWriter)',
-  xhtml: 'HTML (StarWriter)',
+  html: { filter: 'HTML (StarWriter)' },
+  htm: { filter: 'HTML (StarWriter)' },
+  xhtml: { filter: 'HTML (StarWriter)' },
+  // Comma-separated, double quotes, UTF-8 (charset 76), from line 1, special numbers detected:
+  // without options Calc guesses a legacy charset and garbles non-ASCII text.
+  csv: { filter: 'Text - txt - csv (StarCalc)', options: '44,34,76,1,,0,false,true' },
 };
 
 /** The public text of a failed conversion (spec §4.6: `Failed to convert to PDF: [error details]`). */
@@ -156,7 +159,8 @@ export class OfficePool {
         {
           input,
           output,
-          importFilter: IMPORT_FILTERS[ext] ?? null,
+          importFilter: IMPORT_FILTERS[ext]?.filter ?? null,
+          importOptions: IMPORT_FILTERS[ext]?.options ?? null,
           pdfVersion: item.opts.pdfa ?? 0,
           tagged: item.opts.tagged ?? true,
           pdfua: item.opts.pdfua ?? false,

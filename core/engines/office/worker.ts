@@ -22,6 +22,7 @@ export interface DriverJob {
   input: string;
   output: string;
   importFilter: string | null;
+  importOptions: string | null;
   pdfVersion: number;
   tagged: boolean;
   pdfua: boolean;
