@@ -1,44 +1,94 @@
 /**
- * Code-execution capabilities kept on the direct lane (spec §4.8, §9.1). Owned by the code lane.
+ * Code-execution capabilities kept on the direct lane (spec §4.8, §9.1: `visibility: 'legacy'`),
+ * served by the managed `code` plugin. 50 credits per successful run (spec §8.1); a failed run
+ * (exception, timeout, memory) answers 500 with the `{ name, value, traceback }` object and costs
+ * nothing (spec §1: every *successful* operation consumes credits).
  */
-import { Type, defineCapability, flat } from '../../core/sdk.js';
+import { Type, defineCapability, flat, type Static } from '../../core/sdk.js';
 
-const CodeInput = (language: string) =>
+/** Largest accepted `code`, in characters. */
+export const MAX_CODE_CHARS = 1_000_000;
+/** Largest accepted `commands`, in characters. */
+export const MAX_COMMANDS_CHARS = 10_000;
+
+/** The spec's 400 text for a missing or empty `code` (spec §4.8, §7.1). */
+export const CODE_REQUIRED = 'code parameter is required';
+
+const CodeInput = (language: string, install: string) =>
   Type.Object({
-    code: Type.String({ description: `${language} source to run.`, minLength: 1 }),
-    commands: Type.Optional(Type.String({ description: 'Shell command run before the code, e.g. a package install.' })),
-    parseJson: Type.Optional(Type.Boolean({ description: 'Try to parse stdout and stderr as JSON.' })),
+    code: Type.String({ description: `${language} source to run (10-second limit, spec §8.2).` }),
+    commands: Type.Optional(
+      Type.String({
+        description: `Shell command run first in its own OS sandbox with network access, to install packages into the run's directory, e.g. \`${install}\`.`,
+      }),
+    ),
+    parseJson: Type.Optional(
+      Type.Boolean({
+        description:
+          'Return each stream parsed as JSON when possible: the whole stream if it parses, otherwise (for several lines) the last line that parses; a stream with no JSON stays an array of lines.',
+      }),
+    ),
   });
 
-const Logs = Type.Object({
-  logs: Type.Object({
-    stdout: Type.Unknown({ description: 'Lines written to stdout, or the parsed JSON value.' }),
-    stderr: Type.Unknown({ description: 'Lines written to stderr, or the parsed JSON value.' }),
-  }, { description: 'What the code printed.' }),
+/** Input of run-js-code (spec §4.8). */
+export const JsInput = CodeInput('JavaScript', 'npm install lodash');
+/** Input of run-python-code (spec §4.8). */
+export const PythonInput = CodeInput('Python', 'pip install requests');
+
+/** `{ logs: { stdout, stderr } }` (spec §4.8). */
+export const LogsOutput = Type.Object({
+  logs: Type.Object(
+    {
+      stdout: Type.Unknown({ description: 'Lines written to stdout (array of strings), or the parsed JSON value with parseJson.' }),
+      stderr: Type.Unknown({ description: 'Lines written to stderr (array of strings), or the parsed JSON value with parseJson.' }),
+    },
+    { description: 'What the code printed. A stream cut at the output cap ends with an `[output truncated: …]` line.' },
+  ),
 });
+
+/** The capability input types. */
+export type CodeInputValue = Static<typeof JsInput>;
+
+/** Rejects blank or oversized input with the spec's words where the spec has them. */
+export function validateCode(input: CodeInputValue): string | undefined {
+  if (typeof input.code !== 'string' || input.code.trim() === '') return CODE_REQUIRED;
+  if (input.code.length > MAX_CODE_CHARS) return `code must be at most ${MAX_CODE_CHARS} characters.`;
+  if (input.commands !== undefined && input.commands.length > MAX_COMMANDS_CHARS) return `commands must be at most ${MAX_COMMANDS_CHARS} characters.`;
+  return undefined;
+}
 
 export const runJsCode = defineCapability({
   id: 'run_js_code',
   title: 'Run JavaScript',
-  summary: 'Run JavaScript in an isolated sandbox with a 10-second limit and return its output.',
+  summary: 'Run JavaScript in an isolated V8 sandbox (10-second limit) and return what it printed.',
   tags: ['code', 'javascript', 'sandbox'],
   visibility: 'legacy',
-  input: CodeInput('JavaScript'),
-  output: Logs,
+  input: JsInput,
+  output: LogsOutput,
   cost: flat(50),
-  messages: { code: 'code parameter is required' },
+  validate: validateCode,
+  messages: { code: CODE_REQUIRED, commands: 'commands must be a string.', parseJson: 'parseJson must be a boolean.' },
+  examples: [
+    { title: 'Hello world', input: { code: 'console.log("Hello, world!")' }, output: { logs: { stdout: ['Hello, world!'], stderr: [] } } },
+    { title: 'JSON output', input: { code: 'console.log(JSON.stringify({ sum: 1 + 2 }))', parseJson: true }, output: { logs: { stdout: { sum: 3 }, stderr: [] } } },
+  ],
 });
 
 export const runPythonCode = defineCapability({
   id: 'run_python_code',
   title: 'Run Python',
-  summary: 'Run Python in an OS sandbox with a 10-second limit and return its output.',
+  summary: 'Run Python 3 in an OS sandbox without network (10-second limit) and return what it printed.',
   tags: ['code', 'python', 'sandbox'],
   visibility: 'legacy',
-  input: CodeInput('Python'),
-  output: Logs,
+  input: PythonInput,
+  output: LogsOutput,
   cost: flat(50),
-  messages: { code: 'code parameter is required' },
+  validate: validateCode,
+  messages: { code: CODE_REQUIRED, commands: 'commands must be a string.', parseJson: 'parseJson must be a boolean.' },
+  examples: [
+    { title: 'Hello world', input: { code: 'print("Hello, world!")' }, output: { logs: { stdout: ['Hello, world!'], stderr: [] } } },
+    { title: 'JSON output', input: { code: 'import json\nprint(json.dumps({"sum": 1 + 2}))', parseJson: true }, output: { logs: { stdout: { sum: 3 }, stderr: [] } } },
+  ],
 });
 
 export default [runJsCode, runPythonCode];

@@ -115,6 +115,7 @@ function describe(e) {
       traceback = String(e.stack || '');
       const extra = Object.keys(e).filter((k) => k !== 'name' && k !== 'message' && k !== 'stack');
       if (extra.length) traceback += ' ' + inspect(Object.fromEntries(extra.map((k) => [k, e[k]])));
+      if (e.cause !== undefined) traceback += '\n  [cause]: ' + (e.cause instanceof Error ? String(e.cause.name) + ': ' + String(e.cause.message) : inspect(e.cause));
     } else {
       value = typeof e === 'string' ? e : inspect(e);
       traceback = 'Uncaught ' + inspect(e);
@@ -261,9 +262,7 @@ async function fetch(input, init = {}) {
   const raw = await new Promise((resolve) => { fetches.set(hostFetch(req), resolve); });
   const res = JSON.parse(raw);
   if (res.error) {
-    const err = new TypeError('fetch failed');
-    err.cause = new Error(res.error);
-    throw err;
+    throw new TypeError('fetch failed', { cause: new Error(res.error) });
   }
   const r = new Response(b64ToBytes(res.body), { status: res.status, statusText: res.statusText, headers: res.headers, url: res.url });
   return r;

@@ -1,0 +1,96 @@
+/**
+ * The service's own code-execution plugin (spec §4.8, issue 6): `code.run_js` runs JavaScript in
+ * the isolated-vm worker pool and `code.run_python` runs CPython in a bubblewrap sandbox. Both
+ * serve the legacy capabilities `run_js_code` / `run_python_code` (v1 `/api/v1/run-js-code`,
+ * `/api/v1/run-python-code`). A run that throws, times out or exhausts memory becomes a
+ * `CodeExecutionError`, which the v1 lane writes as `{ error: { name, value, traceback } }`.
+ */
+import { CodeExecutionError, defineEndpoint, definePlugin, type RunContext, type Static } from '../../core/sdk.js';
+import type { SandboxFetchRequest, SandboxFetchResponse, SandboxResult } from '../../core/engines/sandbox/types.js';
+import { JsInput, LogsOutput, PythonInput, runJsCode, runPythonCode } from '../capabilities/code.js';
+import { shapeLogs } from './logs.js';
+
+/** The sandboxed `fetch` limits (issue 6: "through the SSRF guard and size/time limits"). */
+const FETCH_MAX_BYTES = 5 * 1024 * 1024;
+const FETCH_TIMEOUT_MS = 8_000;
+/** Executor bound: the 10 s code limit plus a package install and its bundling. */
+const ENDPOINT_TIMEOUT_MS = 150_000;
+
+/** Serves the isolate's `fetch` through the HTTP engine with the SSRF guard on. */
+async function guardedFetch(ctx: RunContext<unknown>, req: SandboxFetchRequest, signal: AbortSignal): Promise<SandboxFetchResponse> {
+  const res = await ctx.engines.http.request({
+    url: req.url,
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    guard: true,
+    maxBytes: FETCH_MAX_BYTES,
+    timeoutMs: FETCH_TIMEOUT_MS,
+    maxRedirects: 5,
+    signal: AbortSignal.any([signal, ctx.signal]),
+  });
+  return { status: res.status, statusText: '', url: res.url, headers: res.headers, body: res.body };
+}
+
+/** Turns a sandbox result into the spec's response, or throws the execution error object. */
+function answer(result: SandboxResult, parseJson: boolean | undefined): Static<typeof LogsOutput> {
+  if (result.error) throw new CodeExecutionError(result.error.name, result.error.value, result.error.traceback);
+  return { logs: { stdout: shapeLogs(result.stdout, parseJson), stderr: shapeLogs(result.stderr, parseJson) } };
+}
+
+const runJs = defineEndpoint({
+  operation: 'run_js',
+  title: 'Run JavaScript in an isolate',
+  summary: 'Runs JavaScript in a fresh isolated-vm isolate in a worker process; `commands` may npm-install packages first.',
+  tags: ['code', 'javascript'],
+  visibility: 'legacy',
+  input: JsInput,
+  output: LogsOutput,
+  cost: runJsCode.cost,
+  timeoutMs: ENDPOINT_TIMEOUT_MS,
+  validate: runJsCode.validate,
+  messages: runJsCode.messages,
+  examples: runJsCode.examples,
+  async run(input, ctx) {
+    const result = await ctx.engines.js.run({
+      code: input.code,
+      commands: input.commands,
+      signal: ctx.signal,
+      fetch: (req, signal) => guardedFetch(ctx, req, signal),
+    });
+    return answer(result, input.parseJson);
+  },
+});
+
+const runPython = defineEndpoint({
+  operation: 'run_python',
+  title: 'Run Python in an OS sandbox',
+  summary: 'Runs /usr/bin/python3 under bubblewrap as an unprivileged uid without network; `commands` may pip-install packages first.',
+  tags: ['code', 'python'],
+  visibility: 'legacy',
+  input: PythonInput,
+  output: LogsOutput,
+  cost: runPythonCode.cost,
+  timeoutMs: ENDPOINT_TIMEOUT_MS,
+  validate: runPythonCode.validate,
+  messages: runPythonCode.messages,
+  examples: runPythonCode.examples,
+  async run(input, ctx) {
+    const result = await ctx.engines.python.run({ code: input.code, commands: input.commands, signal: ctx.signal });
+    return answer(result, input.parseJson);
+  },
+});
+
+export default definePlugin({
+  id: 'code',
+  apiVersion: 1,
+  title: 'Code execution',
+  summary: 'Sandboxed JavaScript (isolated-vm) and Python (bubblewrap) execution on this machine.',
+  tags: ['code', 'sandbox'],
+  managed: true,
+  endpoints: [runJs, runPython],
+  implements: [
+    { capability: 'run_js_code', endpoint: 'run_js' },
+    { capability: 'run_python_code', endpoint: 'run_python' },
+  ],
+});

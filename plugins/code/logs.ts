@@ -1,0 +1,31 @@
+/**
+ * The `parseJson` rule of the code plugin (spec §4.8: "try to parse stdout and stderr as JSON"),
+ * documented in the README: a stream whose whole text parses is returned parsed; otherwise, when
+ * it has several lines, the last line that parses is returned; otherwise the lines stay as they
+ * are. An empty stream stays `[]`.
+ */
+
+/** Applies the parseJson rule to one stream's lines. */
+export function shapeLogs(lines: string[], parseJson: boolean | undefined): unknown {
+  if (!parseJson || lines.length === 0) return lines;
+  const whole = tryParse(lines.join('\n'));
+  if (whole.ok) return whole.value;
+  if (lines.length > 1) {
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const line = lines[i]!;
+      if (line.trim() === '') continue;
+      const one = tryParse(line);
+      if (one.ok) return one.value;
+    }
+  }
+  return lines;
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text.trim() === '') return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
