@@ -1,13 +1,15 @@
 /**
  * The `commands` step (spec §4.8: "shell command run before the code, for installing packages"):
- * `/bin/sh -c <commands>` in an OS sandbox whose only writable place is the run directory, with
- * network (package indexes) but nothing else of the host. Installs land in the run directory:
+ * `/bin/sh -c <commands>` in an OS sandbox whose only writable place is the run directory, whose
+ * only network is the guarded egress proxy (public addresses, ports 80/443), and which sees
+ * nothing else of the host. Installs land in the run directory:
  * npm's `node_modules`, and pip's `--target` `.packages` (put on `sys.path` by the runner).
  */
 import type { ExecutionErrorInfo } from './types.js';
 import type { SandboxSettings } from './settings.js';
 import { spawnOsSandbox } from './os-sandbox.js';
 import { driveProcess } from './process-run.js';
+import { FORWARDER_SOURCE, PROXY_ENV, startEgressProxy } from './egress-proxy.js';
 
 /** Environment of the commands step: caches and installs stay inside `/work`. */
 const COMMANDS_ENV: Record<string, string> = {
@@ -36,14 +38,16 @@ export async function runCommands(
   opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal },
 ): Promise<ExecutionErrorInfo | undefined> {
   const s = opts.settings;
+  const proxy = await startEgressProxy(`${opts.runDir}.sock`, opts.uid, { ...s.egress, packageHosts: s.packageHosts });
   const child = spawnOsSandbox({
     bwrapBin: s.bwrapBin,
     uid: opts.uid,
-    argv: ['/bin/sh', '-c', commands],
+    argv: ['/usr/bin/node', '-e', FORWARDER_SOURCE],
     network: true,
     work: { hostDir: opts.runDir },
     tmpfsMb: s.tmpfsMb,
-    env: COMMANDS_ENV,
+    env: { ...COMMANDS_ENV, ...PROXY_ENV, SANDBOX_COMMANDS: commands },
+    binds: [[proxy.socketPath, '/run/egress.sock']],
     // No address-space limit: node and pip reserve large virtual ranges; the clock bounds them.
     limits: { nproc: Math.max(256, s.maxProcesses), fsizeBytes: 256 * 1024 * 1024, nofile: 4096, cpuSeconds: Math.ceil(s.commandsTimeoutMs / 1000) + 5 },
   });
@@ -53,7 +57,7 @@ export async function runCommands(
     maxLines: 200,
     maxBytes: 64 * 1024,
     signal: opts.signal,
-  });
+  }).finally(() => proxy.close());
   if (outcome.timedOut) {
     return {
       name: 'CommandsTimeoutError',

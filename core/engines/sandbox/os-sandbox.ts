@@ -28,7 +28,7 @@ export interface OsSandboxSpec {
   uid: number | null;
   /** The command inside the sandbox (absolute path first). */
   argv: string[];
-  /** Share the host network namespace (only for `commands`, spec §4.8). */
+  /** Bind TLS roots for package installs (the network itself only comes through the egress proxy). */
   network: boolean;
   /** The work dir `/work`: a fresh tmpfs, or a host directory owned by `uid`. */
   work: { tmpfsMb: number } | { hostDir: string };
@@ -37,6 +37,8 @@ export interface OsSandboxSpec {
   limits: OsLimits;
   /** Extra read-only binds `[hostPath, sandboxPath]` (e.g. the esbuild binary). */
   roBinds?: [string, string][];
+  /** Extra read-write binds `[hostPath, sandboxPath]` (the egress proxy socket). */
+  binds?: [string, string][];
   /** Open a fourth pipe (fd 3) for a structured result. */
   resultFd?: boolean;
 }
@@ -54,8 +56,8 @@ export function sandboxArgv(spec: OsSandboxSpec): string[] {
   prlimit.push('--');
   const bw = [
     spec.bwrapBin,
+    // Every namespace, network included: even `commands` only get out through the egress proxy.
     '--unshare-all',
-    ...(spec.network ? ['--share-net'] : []),
     '--unshare-user',
     '--die-with-parent',
     '--new-session',
@@ -71,12 +73,13 @@ export function sandboxArgv(spec: OsSandboxSpec): string[] {
     '--size', String(spec.tmpfsMb * 1024 * 1024), '--tmpfs', '/tmp',
   ];
   if (spec.network) {
-    // Name resolution and TLS roots for package installs only.
-    for (const f of ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates']) {
+    // TLS roots for package installs; names are resolved by the egress proxy on the host.
+    for (const f of ['/etc/ssl', '/etc/ca-certificates']) {
       bw.push('--ro-bind-try', f, f);
     }
   }
   for (const [host, inside] of spec.roBinds ?? []) bw.push('--ro-bind', host, inside);
+  for (const [host, inside] of spec.binds ?? []) bw.push('--bind', host, inside);
   if ('hostDir' in spec.work) bw.push('--bind', spec.work.hostDir, '/work');
   else bw.push('--size', String(spec.work.tmpfsMb * 1024 * 1024), '--tmpfs', '/work');
   bw.push('--chdir', '/work', '--clearenv');

@@ -3,6 +3,7 @@
  * Defaults follow spec §8.2 (10-second execution timeout) and the limits of issue 6.
  */
 import { availableParallelism } from 'node:os';
+import { guardPolicyFromEnv, type GuardPolicy } from '../http/guard.js';
 
 /** Limits and pool sizes shared by both sandboxes. */
 export interface SandboxSettings {
@@ -36,6 +37,10 @@ export interface SandboxSettings {
   pythonBin: string;
   /** The bubblewrap binary. */
   bwrapBin: string;
+  /** Which destinations the `commands` step may reach (the HTTP engine's SSRF settings). */
+  egress: GuardPolicy;
+  /** Package indexes the `commands` step may reach whatever their address (operator-trusted). */
+  packageHosts: Set<string>;
 }
 
 /** Documented sandbox variables: name → description and default, for the README table. */
@@ -55,6 +60,10 @@ export const SANDBOX_SETTINGS_DOC: Record<string, { description: string; default
   SANDBOX_UID_BASE: { description: 'First uid of the range sandboxes run under when the service runs as root.', default: '61000' },
   SANDBOX_PYTHON_BIN: { description: 'CPython interpreter.', default: '/usr/bin/python3' },
   SANDBOX_BWRAP_BIN: { description: 'bubblewrap binary.', default: '/usr/bin/bwrap' },
+  SANDBOX_PACKAGE_HOSTS: {
+    description: 'Package indexes `commands` may reach even at a non-public address (other hosts must be public; ports 80/443 only).',
+    default: 'registry.npmjs.org,pypi.org,files.pythonhosted.org',
+  },
 };
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number, min = 1): number {
@@ -83,5 +92,12 @@ export function loadSandboxSettings(env: Record<string, string | undefined>): Sa
     uidBase: int(env, 'SANDBOX_UID_BASE', 61_000, 1000),
     pythonBin: env.SANDBOX_PYTHON_BIN?.trim() || '/usr/bin/python3',
     bwrapBin: env.SANDBOX_BWRAP_BIN?.trim() || '/usr/bin/bwrap',
+    egress: guardPolicyFromEnv(env),
+    packageHosts: new Set(
+      (env.SANDBOX_PACKAGE_HOSTS ?? 'registry.npmjs.org,pypi.org,files.pythonhosted.org')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   };
 }
