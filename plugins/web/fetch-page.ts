@@ -76,7 +76,7 @@ function isHtml(contentType: string): boolean {
 }
 
 function tooLarge(url: string, max: number) {
-  return new PayloadTooLargeError(`Failed to retrieve ${url}: the response is larger than the ${Math.round((max / 1024 / 1024) * 10) / 10} MB limit.`);
+  return new PayloadTooLargeError(`Failed to retrieve ${url}: the response is larger than the ${Math.round(max / 100_000) / 10} MB limit.`);
 }
 
 /** Text of a PDF via poppler's pdftotext (a Debian package the service already requires). */

@@ -35,7 +35,8 @@ export class ParsedPage {
   readonly baseUrl: string;
 
   constructor(html: string, pageUrl: string) {
-    this.document = parseHTML(html).document;
+    // linkedom only builds <html>/<body> for full documents; browsers accept fragments, so wrap them.
+    this.document = parseHTML(/<html[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`).document;
     const base = this.document.querySelector('base[href]')?.getAttribute('href');
     this.baseUrl = absolute(base ?? '', pageUrl) ?? pageUrl;
     for (const [sel, attr] of [['a[href]', 'href'], ['img[src]', 'src'], ['link[href]', 'href'], ['source[src]', 'src'], ['iframe[src]', 'src']] as const) {

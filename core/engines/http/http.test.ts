@@ -118,7 +118,7 @@ test('follows redirects to the final URL and bounds them', async () => {
 test('size cap applies to the decoded body (a gzip bomb is stopped) and timeouts are clear', async () => {
   const h = open();
   try {
-    await rejects(h.request({ url: `${base}/big`, maxBytes: 100_000 }), 413, /larger than the 98 KB limit/);
+    await rejects(h.request({ url: `${base}/big`, maxBytes: 100_000 }), 413, /larger than the 100 KB limit/);
     await rejects(h.request({ url: `${base}/bomb`, maxBytes: 1_000_000 }), 413, /larger than/);
     await rejects(h.request({ url: `${base}/slow`, timeoutMs: 300 }), 502, /no response within 0.3 s/);
   } finally {

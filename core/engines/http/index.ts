@@ -156,8 +156,9 @@ export function show(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
+/** Decimal units, as file sizes are shown to users (and as credits count megabytes). */
 function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${Math.round((n / 1024 / 1024) * 10) / 10} MB` : `${Math.round(n / 1024)} KB`;
+  return n >= 1_000_000 ? `${Math.round(n / 100_000) / 10} MB` : `${Math.round(n / 1000)} KB`;
 }
 
 function lower(h: Record<string, string> | undefined): Record<string, string> {

@@ -1,0 +1,423 @@
+/**
+ * Web lane, black-box through the real server (issue 4): scrape, crawl, screenshot and extract
+ * against a site served by this test on loopback, the SSRF guard (blocked ranges, a name that
+ * resolves to loopback, redirects and page scripts reaching private addresses) and credits.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { startServer, request, type TestServer } from './helpers/server.js';
+import type { ServiceConfig } from '../core/registry/types.js';
+
+/** The plugins of this lane, with the deployment's provider order (crawler_a → spider_a → web). */
+function webConfig(): ServiceConfig {
+  return {
+    plugins: {
+      capabilities: () => import('../plugins/capabilities/index.js'),
+      web: () => import('../plugins/web/index.js'),
+    },
+    providerOrder: { crawl_site: ['web'], screenshot: ['web'] },
+    defaultPolicy: {},
+    disabled: [],
+  };
+}
+
+const SITE_PAGES = 30;
+const hits = new Map<string, number>();
+const hit = (p: string) => hits.set(p, (hits.get(p) ?? 0) + 1);
+let pdfBytes: Uint8Array;
+
+const STATIC = `<!doctype html><html lang="en-GB"><head><title>Static page</title>
+<meta name="description" content="A static test page."><meta property="og:title" content="OG static">
+<meta property="og:image" content="/img/card.png"><link rel="canonical" href="https://example.org/static">
+</head><body><h1>Hello static</h1><p>Read <a href="/article">the article</a>.</p>
+<table><tr><th>Name</th><th>Qty</th></tr><tr><td>Apples</td><td>3</td></tr></table>
+<pre><code class="language-js">const x = 1;</code></pre></body></html>`;
+
+const ARTICLE = `<!doctype html><html><head><title>Article</title></head><body>
+<nav class="menu"><a href="/">Home</a> <a href="/about">About us menu</a></nav>
+<div class="ad banner">BUY CHEAP WIDGETS NOW advertisement</div>
+<article><h1>The real story</h1>${'<p>The article body explains the interesting subject in depth, with enough words for extraction to find it. </p>'.repeat(12)}</article>
+<aside class="sidebar">Related: trending sidebar links</aside>
+<footer>Copyright footer text 2026</footer></body></html>`;
+
+/** The crawl site: a tree of 30 pages (3 children each), cycles back to the root, duplicates and off-site links. */
+function sitePage(i: number): string {
+  const kids = [1, 2, 3].map((k) => 3 * i + k).filter((k) => k < SITE_PAGES);
+  const links = kids.map((k) => `<a href="/site/p${k}">child ${k}</a>`).join(' ');
+  return `<!doctype html><html><head><title>Page ${i}</title></head><body><h1>Page ${i}</h1>${links}
+  <a href="/site/p0">root again</a> <a href="/site/p${i}#top">self with fragment</a> <a href="/site/p${i}/?utm_source=x">self tracked</a>
+  <a href="http://external.invalid/elsewhere">external</a> <a href="/site/private">private area</a>
+  <a href="mailto:x@example.org">mail</a></body></html>`;
+}
+
+function siteHandler(port: () => number) {
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const u = new URL(req.url!, 'http://x');
+    hit(u.pathname);
+    const html = (body: string, status = 200) => {
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(body);
+    };
+    const site = /^\/site\/p(\d+)$/.exec(u.pathname);
+    if (site) return Number(site[1]) < SITE_PAGES ? html(sitePage(Number(site[1]))) : html('<h1>Not here</h1>', 404);
+    switch (u.pathname) {
+      case '/robots.txt':
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end('User-agent: *\nDisallow: /site/private\n');
+      case '/static':
+        return html(STATIC);
+      case '/article':
+        return html(ARTICLE);
+      case '/js':
+        return html(`<!doctype html><title>JS page</title><div id="app"></div><script>
+          setTimeout(() => { document.getElementById('app').innerHTML = '<p>Rendered by script</p>'; }, 20);</script>`);
+      case '/redirect':
+        res.writeHead(302, { location: u.searchParams.get('to') ?? '/static' });
+        return res.end();
+      case '/missing':
+        return html('<title>Not found</title><h1>No such page</h1>', 404);
+      case '/slow':
+        setTimeout(() => html('<p>too late</p>'), 5000).unref();
+        return;
+      case '/huge':
+        return html(`<p>${'x'.repeat(2_000_000)}</p>`);
+      case '/doc.pdf':
+        res.writeHead(200, { 'content-type': 'application/pdf' });
+        return res.end(pdfBytes);
+      case '/image.png':
+        res.writeHead(200, { 'content-type': 'image/png' });
+        return res.end(Buffer.from('89504e470d0a1a0a', 'hex'));
+      case '/secret':
+        res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
+        return res.end('internal secret');
+      case '/fetches':
+        return html(`<!doctype html><title>Fetcher</title><p id="out">waiting</p><script>
+          fetch('http://localhost:${port()}/secret').then(r => r.text()).then(t => { out.textContent = 'leaked ' + t; }, () => { out.textContent = 'blocked'; });</script>`);
+      default:
+        return html('<h1>Home</h1>');
+    }
+  };
+}
+
+describe('web lane through the real server', () => {
+  let site: http.Server;
+  let base = '';
+  let s: TestServer;
+  let key: string;
+  const scrape = (body: unknown) => s.call('POST', '/api/v1/scrape', { key, body });
+  const crawl = (body: unknown) => s.call('POST', '/api/v1/crawl', { key, body });
+  const credits = async () => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
+
+  before(async () => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([300, 200]);
+    page.drawText('Quarterly report text inside a PDF', { x: 20, y: 100, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
+    pdfBytes = await doc.save();
+    let port = 0;
+    site = http.createServer(siteHandler(() => port));
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    port = (site.address() as AddressInfo).port;
+    base = `http://127.0.0.1:${port}`;
+    s = await startServer({
+      serviceConfig: webConfig(),
+      env: { ALLOW_PRIVATE_NETWORK: 'true', WEB_PAGE_TIMEOUT_MS: '1500', WEB_MAX_PAGE_BYTES: '1000000', BROWSER_MAX_PAGES: '1' },
+    });
+    ({ key } = await s.createKey({ credits: 5000 }));
+  });
+  after(async () => {
+    await s?.close();
+    site.closeAllConnections();
+    site.close();
+  });
+
+  it('scrape (plain fetch): GFM markdown with absolute links, tables, code blocks and metadata; 10 credits', async () => {
+    const before = await credits();
+    const res = await scrape({ url: `${base}/static`, renderJs: false });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers['x-ratelimit-limit'] !== undefined, true);
+    const b = res.json;
+    assert.equal(b.title, 'Static page');
+    assert.equal(b.url, `${base}/static`);
+    assert.equal(b.format, 'markdown');
+    assert.equal(b.cleaned, false);
+    assert.match(b.content, /# Hello static/);
+    assert.match(b.content, new RegExp(`\\[the article\\]\\(${base}/article\\)`));
+    assert.match(b.content, /\| Name \| Qty \|\n\| --- \| --- \|\n\| Apples \| 3 \|/);
+    assert.match(b.content, /```js\nconst x = 1;\n```/);
+    assert.equal(b.metadata.description, 'A static test page.');
+    assert.equal(b.metadata.language, 'en-GB');
+    assert.equal(b.metadata.canonical, 'https://example.org/static');
+    assert.equal(b.metadata.ogTitle, 'OG static');
+    assert.equal(b.metadata.ogImage, `${base}/img/card.png`);
+    assert.equal(b.metadata.statusCode, 200);
+    assert.match(b.metadata.contentType, /text\/html/);
+    assert.equal(await credits(), before - 10);
+  });
+
+  it('scrape: only renderJs:true sees content built by JavaScript (browser is the default)', async () => {
+    const plain = await scrape({ url: `${base}/js`, renderJs: false });
+    assert.equal(plain.status, 200);
+    assert.doesNotMatch(plain.json.content, /Rendered by script/);
+    const rendered = await scrape({ url: `${base}/js` });
+    assert.equal(rendered.status, 200, rendered.text);
+    assert.match(rendered.json.content, /Rendered by script/);
+    assert.equal(rendered.json.title, 'JS page');
+  });
+
+  it('scrape cleaned keeps the article and drops nav, ads, sidebar and footer; html format works', async () => {
+    const full = await scrape({ url: `${base}/article`, renderJs: false });
+    assert.match(full.json.content, /BUY CHEAP WIDGETS/);
+    for (const format of ['markdown', 'html']) {
+      const res = await scrape({ url: `${base}/article`, cleaned: true, format, renderJs: false });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.cleaned, true);
+      assert.match(res.json.content, /The article body explains/);
+      for (const junk of [/About us menu/, /BUY CHEAP WIDGETS/, /Copyright footer/, /trending sidebar/]) assert.doesNotMatch(res.json.content, junk);
+    }
+    const html = await scrape({ url: `${base}/static`, format: 'html', renderJs: false });
+    assert.match(html.json.content, /<table>/);
+    assert.match(html.json.content, new RegExp(`href="${base}/article"`));
+  });
+
+  it('scrape follows redirects (final url), returns a 404 page with its status, and reads PDFs as text', async () => {
+    const red = await scrape({ url: `${base}/redirect`, renderJs: false });
+    assert.equal(red.json.url, `${base}/static`);
+    const redJs = await scrape({ url: `${base}/redirect` });
+    assert.equal(redJs.json.url, `${base}/static`);
+    const missing = await scrape({ url: `${base}/missing`, renderJs: false });
+    assert.equal(missing.status, 200);
+    assert.equal(missing.json.metadata.statusCode, 404);
+    assert.match(missing.json.content, /No such page/);
+    for (const renderJs of [false, true]) {
+      const pdf = await scrape({ url: `${base}/doc.pdf`, renderJs });
+      assert.equal(pdf.status, 200, pdf.text);
+      assert.match(pdf.json.content, /Quarterly report text inside a PDF/);
+      assert.equal(pdf.json.metadata.contentType, 'application/pdf');
+    }
+  });
+
+  it('scrape errors: other content types, timeouts and oversized pages are clear and cost nothing', async () => {
+    const before = await credits();
+    const img = await scrape({ url: `${base}/image.png`, renderJs: false });
+    assert.equal(img.status, 400);
+    assert.match(img.json.error, /Unsupported content type 'image\/png'/);
+    const slow = await scrape({ url: `${base}/slow`, renderJs: false });
+    assert.equal(slow.status, 502);
+    assert.match(slow.json.error, /Failed to retrieve .*\/slow: no response within 1.5 s/);
+    const slowJs = await scrape({ url: `${base}/slow` });
+    assert.equal(slowJs.status, 502);
+    assert.match(slowJs.json.error, /no response within 1.5 s/);
+    const huge = await scrape({ url: `${base}/huge`, renderJs: false });
+    assert.equal(huge.status, 413);
+    assert.match(huge.json.error, /larger than the 1 MB limit/);
+    const hugeJs = await scrape({ url: `${base}/huge` });
+    assert.equal(hugeJs.status, 413);
+    assert.equal(await credits(), before, 'failed scrapes release their reservation');
+  });
+
+  it('scrape input errors use the spec texts', async () => {
+    assert.deepEqual((await scrape({})).json, { error: "'url' parameter is required and must be a non-empty string." });
+    assert.deepEqual((await scrape({ url: '' })).json, { error: "'url' parameter is required and must be a non-empty string." });
+    assert.equal((await scrape({ url: `${base}/static`, format: 'pdf' })).json.error, "'format' must be one of: markdown, html, screenshot.");
+    const ftp = await scrape({ url: 'ftp://example.org/file' });
+    assert.equal(ftp.status, 400);
+    assert.match(ftp.json.error, /only http and https/);
+  });
+
+  it('scrape format screenshot and capability:screenshot store PNGs behind temporary URLs', async () => {
+    const res = await scrape({ url: `${base}/static`, format: 'screenshot' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.format, 'screenshot');
+    const img = await fetch(res.json.content);
+    assert.equal(img.status, 200);
+    const bytes = Buffer.from(await img.arrayBuffer());
+    assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+    const shot = await s.call('POST', '/api/v2/run', {
+      key,
+      body: { type: 'capability', id: 'screenshot', input: { url: `${base}/article`, fullPage: true, viewport: { width: 600, height: 400 } } },
+    });
+    assert.equal(shot.status, 200, shot.text);
+    assert.equal(shot.json.data.contentType, 'image/png');
+    assert.equal(shot.json.data.width, 600);
+    assert.ok(shot.json.data.height > 400, 'full page is taller than the viewport');
+    const png = Buffer.from(await (await fetch(shot.json.data.url)).arrayBuffer());
+    assert.equal(png.readUInt32BE(16), 600);
+    const tampered = await fetch(shot.json.data.url.replace(/sig=[0-9a-f]/, 'sig=0'));
+    assert.equal(tampered.status, 404);
+  });
+
+  it('extract_web returns the main content, metadata and links', async () => {
+    const res = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'extract', input: { url: `${base}/article`, renderJs: false } } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.data.title, 'Article');
+    assert.match(res.json.data.text, /The article body explains/);
+    assert.doesNotMatch(res.json.data.text, /Copyright footer/);
+  });
+
+  it('crawl: limit, depth, robots.txt, no duplicates, cycles and external links ignored; charged per page', async () => {
+    const before = await credits();
+    const res = await crawl({ url: `${base}/site/p0`, limit: 100, depth: 2 });
+    assert.equal(res.status, 200, res.text);
+    const urls: string[] = res.json.results.map((r: { url: string }) => r.url);
+    // Depth 2 from p0: p0, p1-p3, p4-p12 = 13 pages.
+    assert.equal(res.json.pages, 13);
+    assert.deepEqual(new Set(urls), new Set(Array.from({ length: 13 }, (_, i) => `${base}/site/p${i}`)));
+    assert.equal(urls[0], `${base}/site/p0`);
+    assert.equal(new Set(urls).size, urls.length, 'no page twice');
+    assert.ok(!urls.some((u) => u.includes('private')), 'robots.txt disallow honoured');
+    assert.equal(hits.get('/site/private') ?? 0, 0, 'disallowed page never fetched');
+    assert.ok(urls.every((u) => u.startsWith(base)));
+    assert.equal(res.json.creditUsage, 130);
+    assert.equal(res.json.format, 'markdown');
+    assert.equal(res.json.depth, 2);
+    assert.equal(res.json.limit, 100);
+    assert.match(res.json.results[0].content, /# Page 0/);
+    assert.equal(res.json.results[0].status, 200);
+    assert.equal(await credits(), before - 130);
+
+    const limited = await crawl({ url: `${base}/site/p0`, limit: 4, format: 'text' });
+    assert.equal(limited.json.pages, 4);
+    assert.equal(limited.json.depth, 2);
+    assert.match(limited.json.results[0].content, /^Page 0/);
+    const raw = await crawl({ url: `${base}/site/p0`, limit: 1, depth: 0, format: 'raw' });
+    assert.equal(raw.json.pages, 1);
+    assert.match(raw.json.results[0].content, /^<!doctype html>/);
+    assert.equal(await credits(), before - 130 - 40 - 10);
+  });
+
+  it('crawl: a start page disallowed by robots.txt is a 400 and costs nothing', async () => {
+    const before = await credits();
+    const res = await crawl({ url: `${base}/site/private` });
+    assert.equal(res.status, 400);
+    assert.match(res.json.error, /disallowed by the site's robots\.txt/);
+    assert.equal(await credits(), before);
+    assert.equal((await crawl({ url: `${base}/site/p0`, limit: 101 })).json.error, "'limit' must be an integer between 1 and 100.");
+  });
+});
+
+describe('crawl-delay from robots.txt', () => {
+  it('spaces requests by the Crawl-delay', async () => {
+    const times: number[] = [];
+    const site = http.createServer((req, res) => {
+      if (req.url === '/robots.txt') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end('User-agent: *\nCrawl-delay: 1\n');
+      }
+      times.push(Date.now());
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<a href="/a">a</a><a href="/b">b</a>');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    const s = await startServer({ serviceConfig: webConfig(), env: { ALLOW_PRIVATE_NETWORK: 'true' } });
+    try {
+      const { key } = await s.createKey({ credits: 100 });
+      const res = await s.call('POST', '/api/v1/crawl', { key, body: { url: `http://127.0.0.1:${(site.address() as AddressInfo).port}/`, limit: 3 } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.pages, 3);
+      for (let i = 1; i < times.length; i++) assert.ok(times[i]! - times[i - 1]! >= 950, `request ${i} came ${times[i]! - times[i - 1]!} ms after the previous one`);
+    } finally {
+      await s.close();
+      site.closeAllConnections();
+      site.close();
+    }
+  });
+});
+
+describe('SSRF guard through the real server', () => {
+  let site: http.Server;
+  let port = 0;
+  let s: TestServer;
+  let key: string;
+  const scrape = (body: unknown) => s.call('POST', '/api/v1/scrape', { key, body });
+
+  before(async () => {
+    site = http.createServer(siteHandler(() => port));
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    port = (site.address() as AddressInfo).port;
+    // Only the literal 127.0.0.1 is opened: every other private address stays blocked, including
+    // the name `localhost`, which resolves to loopback.
+    s = await startServer({ serviceConfig: webConfig(), env: { ALLOW_HOSTS: '127.0.0.1', WEB_PAGE_TIMEOUT_MS: '3000' } });
+    ({ key } = await s.createKey({ credits: 1000 }));
+  });
+  after(async () => {
+    await s?.close();
+    site.closeAllConnections();
+    site.close();
+  });
+
+  it('every blocked range is refused before any connection, with both fetch paths', async () => {
+    const targets = [
+      ['http://10.0.0.1/', 'private'],
+      ['http://172.16.5.4/', 'private'],
+      ['http://192.168.1.1/', 'private'],
+      ['http://100.64.0.1/', 'carrier-grade NAT'],
+      ['http://169.254.169.254/latest/meta-data/', 'link-local'],
+      ['http://198.18.0.1/', 'benchmark'],
+      ['http://224.0.0.1/', 'multicast'],
+      ['http://240.0.0.1/', 'reserved'],
+      ['http://0.0.0.0/', 'this-network'],
+      ['http://127.0.0.2/', 'loopback'],
+      ['http://[::1]/', 'loopback'],
+      ['http://[::ffff:127.0.0.1]/', 'loopback'],
+      ['http://[::ffff:169.254.169.254]/', 'link-local'],
+      ['http://[fe80::1]/', 'link-local'],
+      ['http://[fd00::1]/', 'unique local'],
+      ['http://[ff02::1]/', 'multicast'],
+    ];
+    for (const [url, reason] of targets) {
+      const res = await scrape({ url, renderJs: false });
+      assert.equal(res.status, 400, `${url}: ${res.text}`);
+      assert.match(res.json.error, new RegExp(`URL not allowed: .* resolves to a ${reason} address`), url);
+    }
+    for (const [url] of [targets[4]!, targets[11]!]) {
+      const res = await scrape({ url });
+      assert.equal(res.status, 400, `${url} (browser): ${res.text}`);
+    }
+  });
+
+  it('the operator allow-list opens 127.0.0.1, but a name resolving to loopback stays blocked', async () => {
+    const open = await scrape({ url: `http://127.0.0.1:${port}/static`, renderJs: false });
+    assert.equal(open.status, 200, open.text);
+    const before = hits.get('/static') ?? 0;
+    for (const renderJs of [false, true]) {
+      const res = await scrape({ url: `http://localhost:${port}/static`, renderJs });
+      assert.equal(res.status, 400, res.text);
+      assert.match(res.json.error, /localhost resolves to a loopback address/);
+    }
+    assert.equal(hits.get('/static') ?? 0, before);
+  });
+
+  it('a redirect to a private address is refused (plain fetch and browser), crawl too', async () => {
+    const before = hits.get('/secret') ?? 0;
+    for (const to of [`http://localhost:${port}/secret`, 'http://10.0.0.1/secret']) {
+      for (const renderJs of [false, true]) {
+        const res = await scrape({ url: `http://127.0.0.1:${port}/redirect?to=${encodeURIComponent(to)}`, renderJs });
+        assert.equal(res.status, 400, `${to} renderJs=${renderJs}: ${res.text}`);
+        assert.match(res.json.error, /URL not allowed/);
+      }
+    }
+    const c = await s.call('POST', '/api/v1/crawl', { key, body: { url: `http://localhost:${port}/site/p0` } });
+    assert.equal(c.status, 400);
+    assert.equal(hits.get('/secret') ?? 0, before, 'the private target was never reached');
+  });
+
+  it("a page whose script fetches a private address gets nothing: the browser's request is blocked", async () => {
+    const before = hits.get('/secret') ?? 0;
+    const res = await scrape({ url: `http://127.0.0.1:${port}/fetches`, format: 'html' });
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.json.content, /<p id="out">blocked<\/p>/);
+    assert.doesNotMatch(res.json.content, /leaked internal secret/);
+    assert.equal(hits.get('/secret') ?? 0, before);
+  });
+
+  it('credits are not charged for refused URLs', async () => {
+    const b = (await s.call('GET', '/api/v2/balance', { key })).json.data.credits;
+    await scrape({ url: 'http://169.254.169.254/', renderJs: false });
+    assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, b);
+  });
+});
+
+void request;
