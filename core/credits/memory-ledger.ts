@@ -1,18 +1,34 @@
 /**
  * Ledger for the embedded store. PGlite belongs to one process, so that process can keep every
  * key's money in memory as the authority: reservations are exact without a round trip, and the
- * durable writes (the key's balance and a ledger row per charge) go through group commit. A
- * charge is acknowledged only after its batch commits. Reservations are never written: after a
- * crash the stored balance is the one before the unfinished requests, i.e. they are released.
+ * only durable write is the ledger row of each movement, inserted through group commit (one
+ * statement per batch). A charge is acknowledged only after its batch commits. The ledger is
+ * the record of money: a key's balance is the sum of its rows (grant, top-ups, deductions,
+ * charges), read once when the key is first used. Reservations are never written, so after a
+ * crash the unfinished requests are simply released.
  */
-import type { Db, Queryable } from '../storage/db.js';
+import type { Db } from '../storage/db.js';
 import type { KeyRecord } from '../keys/types.js';
 import type { Balance, Ledger, LedgerEntry } from './ledger.js';
 import { periodEndOf } from './ledger.js';
 import { readEntries } from './ledger-rows.js';
 import { GroupCommitter } from '../storage/group-commit.js';
+import { bulkInsert, type Column } from '../storage/bulk-insert.js';
 import { periodStartOf } from '../keys/secret.js';
 import { InputError, InsufficientCreditsError, NotFoundError } from '../errors.js';
+
+const LEDGER_COLUMNS: Column[] = [
+  { name: 'key_id', type: 'text' },
+  { name: 'request_id', type: 'text' },
+  { name: 'kind', type: 'text' },
+  { name: 'amount', type: 'bigint' },
+  { name: 'balance_after', type: 'bigint' },
+  { name: 'reason', type: 'text' },
+  { name: 'target', type: 'text' },
+];
+
+/** A ledger row waiting for its batch, in LEDGER_COLUMNS order. */
+type PendingRow = [string, string | null, string, number, number, string | null, string | null];
 
 interface Account {
   /** Spendable now (reservations taken out). */
@@ -27,11 +43,10 @@ export class MemoryLedger implements Ledger {
   private readonly accounts = new Map<string, Account>();
   private readonly loading = new Map<string, Promise<Account>>();
   private readonly reservations = new Map<string, { keyId: string; amount: number }>();
-  private readonly dirty = new Set<string>();
-  private readonly committer: GroupCommitter;
+  private readonly committer: GroupCommitter<PendingRow>;
 
   constructor(private readonly db: Db) {
-    this.committer = new GroupCommitter(db, { beforeCommit: (tx) => this.writeDirtyAccounts(tx) });
+    this.committer = new GroupCommitter(db, (q, rows) => bulkInsert(q, 'ledger', LEDGER_COLUMNS, rows));
   }
 
   private async account(keyId: string): Promise<Account> {
@@ -40,9 +55,17 @@ export class MemoryLedger implements Ledger {
     let p = this.loading.get(keyId);
     if (!p) {
       p = (async () => {
-        const [r] = await this.db.query('SELECT credits, period_start, period_spent FROM api_keys WHERE id = $1', [keyId]);
+        await this.committer.drain();
+        const period = periodStartOf();
+        const [r] = await this.db.query(
+          `SELECT k.id,
+                  (SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE key_id = k.id) AS credits,
+                  (SELECT COALESCE(-SUM(amount), 0) FROM ledger WHERE key_id = k.id AND kind = 'charge' AND created_at >= $2) AS spent
+           FROM api_keys k WHERE k.id = $1`,
+          [keyId, period],
+        );
         if (!r) throw new NotFoundError(`Key not found: ${keyId}`);
-        const acc: Account = { credits: Number(r.credits), reserved: 0, periodStart: new Date(r.period_start), spent: Number(r.period_spent) };
+        const acc: Account = { credits: Number(r.credits), reserved: 0, periodStart: period, spent: Number(r.spent) };
         this.accounts.set(keyId, acc);
         return acc;
       })().finally(() => this.loading.delete(keyId));
@@ -83,10 +106,7 @@ export class MemoryLedger implements Ledger {
     MemoryLedger.roll(acc);
     acc.spent += charged;
     const balanceAfter = acc.credits + acc.reserved;
-    this.dirty.add(r.keyId);
-    await this.committer.submit((tx) =>
-      tx.query("INSERT INTO ledger (key_id, request_id, kind, amount, balance_after, target) VALUES ($1,$2,'charge',$3,$4,$5)", [r.keyId, requestId, -charged, balanceAfter, target]).then(() => {}),
-    );
+    await this.committer.submit([r.keyId, requestId, 'charge', -charged, balanceAfter, null, target]);
     return charged;
   }
 
@@ -104,10 +124,7 @@ export class MemoryLedger implements Ledger {
     if (acc.credits + delta < 0) throw new InputError('Deduction larger than the spendable balance.');
     acc.credits += delta;
     const balanceAfter = acc.credits + acc.reserved;
-    this.dirty.add(keyId);
-    await this.committer.submit((tx) =>
-      tx.query('INSERT INTO ledger (key_id, kind, amount, balance_after, reason) VALUES ($1,$2,$3,$4,$5)', [keyId, delta >= 0 ? 'topup' : 'deduct', delta, balanceAfter, reason]).then(() => {}),
-    );
+    await this.committer.submit([keyId, null, delta >= 0 ? 'topup' : 'deduct', delta, balanceAfter, reason, null]);
     return balanceAfter;
   }
 
@@ -124,16 +141,6 @@ export class MemoryLedger implements Ledger {
 
   invalidate(): void {
     // Budgets are read from the key record on every reservation; money lives only here.
-  }
-
-  /** One UPDATE per changed key per batch, with the balance as it stands (reservations count as unspent). */
-  private async writeDirtyAccounts(tx: Queryable): Promise<void> {
-    const ids = [...this.dirty];
-    this.dirty.clear();
-    for (const id of ids) {
-      const acc = this.accounts.get(id)!;
-      await tx.query('UPDATE api_keys SET credits = $2, period_start = $3, period_spent = $4 WHERE id = $1', [id, acc.credits + acc.reserved, acc.periodStart, acc.spent]);
-    }
   }
 
   async close(): Promise<void> {

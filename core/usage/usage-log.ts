@@ -4,6 +4,7 @@
  * before reads so a client sees its own calls.
  */
 import type { Db, Row } from '../storage/db.js';
+import { bulkInsert, type Column } from '../storage/bulk-insert.js';
 
 /** One call as recorded. */
 export interface UsageRow {
@@ -31,7 +32,20 @@ export interface UsageQuery {
   limit: number;
 }
 
-const COLUMNS = ['request_id', 'key_id', 'lane', 'object_type', 'object_id', 'provider', 'status', 'code', 'credits', 'latency_ms', 'request_source', 'created_at'];
+const COLUMNS: Column[] = [
+  { name: 'request_id', type: 'text' },
+  { name: 'key_id', type: 'text' },
+  { name: 'lane', type: 'text' },
+  { name: 'object_type', type: 'text' },
+  { name: 'object_id', type: 'text' },
+  { name: 'provider', type: 'text' },
+  { name: 'status', type: 'integer' },
+  { name: 'code', type: 'text' },
+  { name: 'credits', type: 'bigint' },
+  { name: 'latency_ms', type: 'integer' },
+  { name: 'request_source', type: 'text' },
+  { name: 'created_at', type: 'timestamptz' },
+];
 
 /** Buffered writer and reader of usage rows. */
 export class UsageLog {
@@ -64,16 +78,12 @@ export class UsageLog {
   }
 
   private async insert(rows: UsageRow[]): Promise<void> {
-    const params: unknown[] = [];
-    const tuples = rows.map((r) => {
-      const vals = [r.requestId, r.keyId, r.lane, r.objectType, r.objectId, r.provider, r.status, r.code, r.credits, r.latencyMs, r.requestSource, r.createdAt];
-      const ph = vals.map((v) => {
-        params.push(v);
-        return `$${params.length}`;
-      });
-      return `(${ph.join(',')})`;
-    });
-    await this.db.query(`INSERT INTO usage_log (${COLUMNS.join(',')}) VALUES ${tuples.join(',')}`, params);
+    await bulkInsert(
+      this.db,
+      'usage_log',
+      COLUMNS,
+      rows.map((r) => [r.requestId, r.keyId, r.lane, r.objectType, r.objectId, r.provider, r.status, r.code, r.credits, r.latencyMs, r.requestSource, r.createdAt]),
+    );
   }
 
   /** A key's rows, newest first. */

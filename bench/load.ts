@@ -1,0 +1,46 @@
+/** A small closed-loop HTTP load generator (undici pool) that reports throughput and latency percentiles. */
+import { Pool } from 'undici';
+
+/** Result of one load run. */
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** Percentile of a sorted array. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `connections` loops sending `make()` requests for `seconds` and measures them. */
+export async function load(origin: string, opts: { connections: number; seconds: number; method: string; path: string; headers: Record<string, string>; body?: string; expect?: number }): Promise<LoadResult> {
+  const pool = new Pool(origin, { connections: opts.connections, pipelining: 1 });
+  const lat: number[] = [];
+  let errors = 0;
+  const end = performance.now() + opts.seconds * 1000;
+  const started = performance.now();
+  const loop = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({ method: opts.method as 'POST', path: opts.path, headers: opts.headers, body: opts.body });
+        await res.body.arrayBuffer();
+        if (opts.expect !== undefined && res.statusCode !== opts.expect) errors += 1;
+      } catch {
+        errors += 1;
+      }
+      lat.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: opts.connections }, loop));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  lat.sort((a, b) => a - b);
+  return { requests: lat.length, errors, seconds, rps: lat.length / seconds, p50: percentile(lat, 50), p95: percentile(lat, 95), p99: percentile(lat, 99) };
+}
