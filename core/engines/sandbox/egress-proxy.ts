@@ -30,7 +30,9 @@ const server = net.createServer((c) => {
   c.on('error', () => up.destroy()); up.on('error', () => c.destroy());
 });
 server.listen(3128, '127.0.0.1', () => {
-  const child = spawn('/bin/sh', ['-c', process.env.SANDBOX_COMMANDS], { stdio: 'inherit' });
+  const env = { ...process.env };
+  delete env.SANDBOX_COMMANDS;
+  const child = spawn('/bin/sh', ['-c', process.env.SANDBOX_COMMANDS], { stdio: 'inherit', env });
   child.on('exit', (code, signal) => process.exit(code === null ? 128 : code));
 });
 `;

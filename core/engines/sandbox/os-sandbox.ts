@@ -82,7 +82,8 @@ export function sandboxArgv(spec: OsSandboxSpec): string[] {
   for (const [host, inside] of spec.binds ?? []) bw.push('--bind', host, inside);
   if ('hostDir' in spec.work) bw.push('--bind', spec.work.hostDir, '/work');
   else bw.push('--size', String(spec.work.tmpfsMb * 1024 * 1024), '--tmpfs', '/work');
-  bw.push('--chdir', '/work', '--clearenv');
+  // The root itself is a tmpfs made by bwrap: make it read-only so only /work and /tmp take writes.
+  bw.push('--remount-ro', '/', '--chdir', '/work', '--clearenv');
   for (const [k, v] of Object.entries(spec.env)) bw.push('--setenv', k, v);
   bw.push('--', ...spec.argv);
   if (spec.uid === null) return [...prlimit, ...bw];

@@ -1,0 +1,374 @@
+/**
+ * Code lane, black-box through the real server (issue 6; spec §4.8, §7.1, §8): run-js-code and
+ * run-python-code, and the abuse suite — timeouts, memory and fork bombs, output floods, reading
+ * host files, DATA_DIR and the server's secret, writing outside the work dir, loopback and
+ * metadata network access, leftovers between runs, concurrency — while `/healthz` keeps answering.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { startServer, type TestServer, type TestResponse } from './helpers/server.js';
+import type { ServiceConfig } from '../core/registry/types.js';
+
+const SECRET = 'code-lane-secret-7f3a9c1e';
+
+function codeConfig(): ServiceConfig {
+  return {
+    plugins: {
+      capabilities: () => import('../plugins/capabilities/index.js'),
+      code: () => import('../plugins/code/index.js'),
+    },
+    providerOrder: {},
+    defaultPolicy: {},
+    disabled: [],
+  };
+}
+
+let server: TestServer;
+let key: string;
+let loopback: http.Server;
+let loopbackPort = 0;
+let loopbackHits = 0;
+
+const js = (body: Record<string, unknown>) => server.call('POST', '/api/v1/run-js-code', { key, body });
+const py = (body: Record<string, unknown>) => server.call('POST', '/api/v1/run-python-code', { key, body });
+const credits = async () => (await server.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
+
+function ok(res: TestResponse): { stdout: any; stderr: any } {
+  assert.equal(res.status, 200, res.text);
+  return res.json.logs;
+}
+
+function failed(res: TestResponse): { name: string; value: string; traceback: string } {
+  assert.equal(res.status, 500, res.text);
+  const e = res.json.error;
+  assert.equal(typeof e, 'object', res.text);
+  for (const f of ['name', 'value', 'traceback']) assert.equal(typeof e[f], 'string', `${f} in ${res.text}`);
+  return e;
+}
+
+/** Busy processes running as a sandbox uid (pre-started Python sandboxes sleep until a run comes). */
+async function sandboxProcesses(): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8');
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+      // 61000.. Python runs, 62000.. commands steps; JS pool workers (63000..) live on by design.
+      const name = /^Name:\s+(.*)$/m.exec(status)?.[1] ?? '';
+      const state = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.[0];
+      if (uid >= 61_000 && uid < 63_000 && (name === 'sleep' || (name.startsWith('python') && state === 'R'))) found.push(`${pid} ${name} ${state}`);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+before(async () => {
+  loopback = http.createServer((_req, res) => {
+    loopbackHits++;
+    res.end('loopback secret page');
+  });
+  await new Promise<void>((r) => loopback.listen(0, '127.0.0.1', () => r()));
+  loopbackPort = (loopback.address() as AddressInfo).port;
+  server = await startServer({ serviceConfig: codeConfig(), env: { CODE_TEST_SECRET: SECRET, SANDBOX_JS_WORKERS: '4' } });
+  ({ key } = await server.createKey({ credits: 1_000_000, rateLimitPerMinute: 10_000 }));
+});
+
+after(async () => {
+  await server?.close();
+  await new Promise((r) => loopback?.close(r));
+});
+
+describe('run-js-code', () => {
+  it('runs hello world, charges 50 credits and sends rate-limit headers', async () => {
+    const before = await credits();
+    const res = await js({ code: 'console.log("Hello, world!")' });
+    assert.deepEqual(ok(res), { stdout: ['Hello, world!'], stderr: [] });
+    assert.ok(res.headers['x-ratelimit-limit']);
+    assert.ok(res.headers['x-ratelimit-remaining']);
+    assert.equal(await credits(), before - 50);
+  });
+
+  it('answers 400 with the spec text when code is missing or blank', async () => {
+    for (const body of [{}, { code: '' }, { code: '   \n' }, { code: 42 }]) {
+      const res = await js(body);
+      assert.equal(res.status, 400, res.text);
+      assert.deepEqual(res.json, { error: 'code parameter is required' });
+    }
+  });
+
+  it('keeps stdout and stderr apart and in order, printing values like Node', async () => {
+    const logs = ok(await js({ code: 'console.log("a"); console.error("e1"); console.info(1, "b", { x: [1, "y"] }); console.warn("e2"); console.debug(null, undefined, 10n, [], {})' }));
+    assert.deepEqual(logs.stdout, ['a', "1 b { x: [ 1, 'y' ] }", 'null undefined 10n [] {}']);
+    assert.deepEqual(logs.stderr, ['e1', 'e2']);
+    const more = ok(await js({ code: 'console.log("%s=%d", "n", 5, new Map([["k", 1]]), new Set([1])); const o = { a: 1 }; o.self = o; console.log(o)' }));
+    assert.deepEqual(more.stdout, ["n=5 Map(1) { 'k' => 1 } Set(1) { 1 }", '<ref *1> { a: 1, self: [Circular *1] }']);
+  });
+
+  it('supports timers, promises and top-level await', async () => {
+    const logs = ok(await js({ code: 'setTimeout(() => console.log("timer"), 30); await new Promise((r) => setTimeout(r, 10)); console.log("awaited"); queueMicrotask(() => console.log("micro"))' }));
+    assert.deepEqual(logs.stdout, ['awaited', 'micro', 'timer']);
+  });
+
+  it('reports exceptions with name, value and traceback, and charges nothing', async () => {
+    const before = await credits();
+    const e = failed(await js({ code: 'function deep() { throw new RangeError("too far") }\ndeep()' }));
+    assert.equal(e.name, 'RangeError');
+    assert.equal(e.value, 'too far');
+    assert.match(e.traceback, /RangeError: too far\n\s+at deep \(main\.js:1:\d+\)/);
+    const custom = failed(await js({ code: 'class MyError extends Error { constructor(m) { super(m); this.name = "MyError" } }\nawait null; throw new MyError("custom")' }));
+    assert.deepEqual([custom.name, custom.value], ['MyError', 'custom']);
+    const inTimer = failed(await js({ code: 'setTimeout(() => { undefinedThing() }, 5)' }));
+    assert.equal(inTimer.name, 'ReferenceError');
+    assert.equal(inTimer.value, 'undefinedThing is not defined');
+    assert.equal(await credits(), before);
+  });
+
+  it('reports syntax errors with their position', async () => {
+    const e = failed(await js({ code: 'const ok = 1;\nlet broken = ;' }));
+    assert.equal(e.name, 'SyntaxError');
+    assert.equal(e.value, "Unexpected token ';'");
+    assert.match(e.traceback, /^main\.js:2\nlet broken = ;\n {13}\^/);
+  });
+
+  it('parses JSON output only when parseJson is true', async () => {
+    const code = 'console.log(JSON.stringify({ a: [1, 2] }, null, 2)); console.error("progress"); console.error(JSON.stringify({ done: true }))';
+    assert.deepEqual(ok(await js({ code, parseJson: true })), { stdout: { a: [1, 2] }, stderr: { done: true } });
+    const off = ok(await js({ code }));
+    assert.deepEqual(off.stdout, ['{', '  "a": [', '    1,', '    2', '  ]', '}']);
+    assert.deepEqual(off.stderr, ['progress', '{"done":true}']);
+    assert.deepEqual(ok(await js({ code: 'console.log("plain text")', parseJson: true })).stdout, ['plain text']);
+  });
+
+  it('caps huge output and says so', async () => {
+    const logs = ok(await js({ code: 'for (let i = 0; i < 200000; i++) console.log("line " + i)' }));
+    assert.equal(logs.stdout.length, 1001);
+    assert.equal(logs.stdout[999], 'line 999');
+    assert.match(logs.stdout[1000], /^\[output truncated/);
+  });
+
+  it('contains memory bombs (including the Map bug that aborts the worker) and keeps serving', async () => {
+    const arr = failed(await js({ code: 'const a = []; while (true) a.push(new Array(1e6).fill(1))' }));
+    assert.equal(arr.name, 'MemoryLimitError');
+    assert.match(arr.value, /memory limit of 128 MB/);
+    const map = failed(await js({ code: 'const m = new Map(); let i = 0; while (true) m.set(i++, { i })' }));
+    assert.equal(map.name, 'MemoryLimitError');
+    assert.deepEqual(ok(await js({ code: 'console.log("still here")' })).stdout, ['still here']);
+    assert.equal((await server.call('GET', '/healthz')).status, 200);
+  });
+
+  it('has no Node APIs: no files, no processes, no environment', async () => {
+    for (const mod of ['fs', 'node:child_process', 'process', 'os']) {
+      const e = failed(await js({ code: `const m = require(${JSON.stringify(mod)}); console.log(m)` }));
+      assert.match(e.value, /Cannot use Node built-in module/);
+    }
+    const e = failed(await js({ code: 'import { readFileSync } from "fs"; console.log(readFileSync("/etc/passwd", "utf8"))' }));
+    assert.match(e.value, /Cannot use Node built-in module 'fs'/);
+    const probe = ok(await js({ code: 'console.log(JSON.stringify(process.env)); console.log(Object.getOwnPropertyNames(globalThis).join(","))' }));
+    assert.equal(probe.stdout[0], '{}');
+    assert.doesNotMatch(probe.stdout.join('\n'), /\bivm\b|isolated|\bReference\b|_host/i);
+    assert.ok(!JSON.stringify(probe).includes(SECRET));
+  });
+
+  it('blocks fetch to loopback and the metadata address (SSRF guard)', async () => {
+    const hitsBefore = loopbackHits;
+    const code = `for (const u of ["http://127.0.0.1:${loopbackPort}/", "http://localhost:${loopbackPort}/", "http://169.254.169.254/latest/meta-data/"]) {
+      try { const r = await fetch(u); console.log("reached", u, await r.text()) } catch (e) { console.log("blocked", e.message, String(e.cause && e.cause.message)) }
+    }`;
+    const logs = ok(await js({ code }));
+    assert.equal(logs.stdout.length, 3);
+    for (const line of logs.stdout) assert.match(line, /^blocked fetch failed URL not allowed/);
+    assert.equal(loopbackHits, hitsBefore);
+  });
+
+  it('leaves nothing behind between runs', async () => {
+    ok(await js({ code: 'globalThis.leak = "left over"; Object.prototype.polluted = 1; Array.prototype.push = () => 0' }));
+    const logs = ok(await js({ code: 'const a = []; a.push(1); console.log(typeof leak, ({}).polluted, a.length)' }));
+    assert.deepEqual(logs.stdout, ['undefined undefined 1']);
+  });
+
+  it('installs an npm package with commands and bundles it into the isolate', async () => {
+    const logs = ok(await js({ commands: 'npm install is-number@7.0.0', code: 'import isNumber from "is-number";\nconst again = require("is-number");\nconsole.log(isNumber(5), isNumber("x"), again === isNumber)' }));
+    assert.deepEqual(logs.stdout, ['true false true']);
+    const missing = failed(await js({ code: 'const _ = require("lodash"); console.log(_)' }));
+    assert.match(missing.value, /Cannot find package 'lodash'.*npm install lodash/);
+  });
+
+  it('runs commands without access to loopback, metadata or the host', async () => {
+    const hitsBefore = loopbackHits;
+    const commands = [
+      `curl -sf -m 5 http://127.0.0.1:${loopbackPort}/ && echo LOOPBACK-REACHED`,
+      `curl -sf -m 5 --noproxy '*' http://127.0.0.1:${loopbackPort}/ && echo LOOPBACK-DIRECT-REACHED`,
+      'curl -sf -m 5 http://169.254.169.254/ && echo METADATA-REACHED',
+      'curl -sf -m 5 https://169.254.169.254/ && echo METADATA-TLS-REACHED',
+      `node -e "fetch('http://127.0.0.1:${loopbackPort}/').then(() => console.log('DIRECT-REACHED'), () => 0)"`,
+      'cat /etc/passwd && echo PASSWD-READ',
+      'env; cat /proc/1/environ',
+      `ls ${server.dataDir} && echo DATADIR-SEEN`,
+      'true',
+    ].join('; ');
+    const e = failed(await js({ commands: `${commands}; exit 7`, code: 'console.log(1)' }));
+    assert.equal(e.name, 'CommandsError');
+    assert.equal(e.value, 'commands exited with status 7');
+    assert.doesNotMatch(e.traceback, /REACHED|PASSWD-READ|DATADIR-SEEN/);
+    assert.ok(!e.traceback.includes(SECRET));
+    assert.match(e.traceback, /HOME=\/work/, 'the environment dump ran');
+    assert.equal(loopbackHits, hitsBefore);
+  });
+});
+
+describe('run-python-code', () => {
+  it('runs hello world and keeps stdout and stderr in order', async () => {
+    const before = await credits();
+    const logs = ok(await py({ code: 'import sys\nprint("Hello, world!")\nprint("e1", file=sys.stderr)\nprint({"a": 1})\nprint("e2", file=sys.stderr)' }));
+    assert.deepEqual(logs, { stdout: ['Hello, world!', "{'a': 1}"], stderr: ['e1', 'e2'] });
+    assert.equal(await credits(), before - 50);
+  });
+
+  it('answers 400 with the spec text when code is missing', async () => {
+    const res = await py({ parseJson: true });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.json, { error: 'code parameter is required' });
+  });
+
+  it('reports exceptions and syntax errors from the traceback, without runner frames', async () => {
+    const before = await credits();
+    const e = failed(await py({ code: 'def f(x):\n    return 1 / x\nf(0)' }));
+    assert.equal(e.name, 'ZeroDivisionError');
+    assert.equal(e.value, 'division by zero');
+    assert.match(e.traceback, /^Traceback \(most recent call last\):\n  File "main\.py", line 3, in <module>\n    f\(0\)\n  File "main\.py", line 2, in f\n/);
+    assert.doesNotMatch(e.traceback, /\x1b\[|exec\(|_run/);
+    const s = failed(await py({ code: 'x = (1,\nprint(x' }));
+    assert.equal(s.name, 'SyntaxError');
+    assert.match(s.value, /was never closed/);
+    const exit = failed(await py({ code: 'import sys\nsys.exit(3)' }));
+    assert.deepEqual([exit.name, exit.value], ['SystemExit', '3']);
+    assert.equal(await credits(), before);
+  });
+
+  it('parses JSON output only when parseJson is true', async () => {
+    const code = 'import json\nprint("working...")\nprint(json.dumps({"n": 3}))';
+    assert.deepEqual(ok(await py({ code, parseJson: true })).stdout, { n: 3 });
+    assert.deepEqual(ok(await py({ code })).stdout, ['working...', '{"n": 3}']);
+  });
+
+  it('caps huge output and says so', async () => {
+    const logs = ok(await py({ code: 'for i in range(300000):\n    print("line", i)' }));
+    assert.equal(logs.stdout.length, 1001);
+    assert.match(logs.stdout[1000], /^\[output truncated/);
+  });
+
+  it('contains memory bombs, fork bombs and background processes', async () => {
+    const mem = failed(await py({ code: 'a = []\nwhile True:\n    a.append(bytearray(10**7))' }));
+    assert.equal(mem.name, 'MemoryError');
+    const fork = failed(await py({ code: 'import os\nwhile True:\n    os.fork()' }));
+    assert.equal(fork.name, 'BlockingIOError');
+    const bg = ok(await py({ code: 'import subprocess\nsubprocess.Popen(["sleep", "1000"], start_new_session=True)\nprint("spawned")' }));
+    assert.deepEqual(bg.stdout, ['spawned']);
+    assert.deepEqual((await sandboxProcesses()).filter((p) => /sleep/.test(p)), []);
+    assert.equal((await server.call('GET', '/healthz')).status, 200);
+  });
+
+  it('cannot read host files, DATA_DIR or the server environment', async () => {
+    const code = `import os, json
+out = {}
+for p in ["/etc/passwd", "/etc/shadow", ${JSON.stringify(server.dataDir)}, "/work/main/package.json", "/root"]:
+    try:
+        out[p] = os.listdir(p) if os.path.isdir(p) else open(p).read()[:20]
+    except OSError as e:
+        out[p] = type(e).__name__
+env = dict(os.environ)
+try:
+    env1 = open("/proc/1/environ").read()
+except OSError as e:
+    env1 = type(e).__name__
+print(json.dumps({"files": out, "env": env, "env1": env1, "root": sorted(os.listdir("/")), "uid": os.getuid()}))`;
+    const res = await py({ code, parseJson: true });
+    const r = ok(res).stdout;
+    assert.ok(!res.text.includes(SECRET));
+    for (const p of Object.keys(r.files)) assert.ok(['FileNotFoundError', 'PermissionError'].includes(r.files[p]), `${p}: ${JSON.stringify(r.files[p])}`);
+    assert.equal(r.env.CODE_TEST_SECRET, undefined);
+    assert.deepEqual(r.root.filter((d: string) => !['bin', 'dev', 'lib', 'lib64', 'proc', 'sbin', 'tmp', 'usr', 'work'].includes(d)), []);
+  });
+
+  it('cannot write outside its work dir, and nothing survives to the next run', async () => {
+    const code = `import os
+res = []
+for p in ["/usr/evil.txt", "/etc/evil.txt", "/evil.txt", "/proc/evil"]:
+    try:
+        open(p, "w").write("x"); res.append("wrote " + p)
+    except OSError as e:
+        res.append(type(e).__name__)
+open("/work/leak.txt", "w").write("left over")
+open("/tmp/leak.txt", "w").write("left over")
+print(res)`;
+    const logs = ok(await py({ code }));
+    assert.doesNotMatch(logs.stdout[0], /wrote/);
+    const next = ok(await py({ code: 'import os\nprint(os.path.exists("/work/leak.txt"), os.path.exists("/tmp/leak.txt"), os.listdir("/work"))' }));
+    assert.deepEqual(next.stdout, ['False False []']);
+  });
+
+  it('has no network: loopback and the metadata address are unreachable', async () => {
+    const hitsBefore = loopbackHits;
+    const code = `import socket
+for host, port in [("127.0.0.1", ${loopbackPort}), ("169.254.169.254", 80), ("8.8.8.8", 53)]:
+    try:
+        socket.create_connection((host, port), timeout=2)
+        print("reached", host)
+    except OSError as e:
+        print("blocked", host, type(e).__name__)`;
+    const logs = ok(await py({ code }));
+    assert.equal(logs.stdout.length, 3);
+    for (const line of logs.stdout) assert.match(line, /^blocked /);
+    assert.equal(loopbackHits, hitsBefore);
+  });
+
+  it('runs commands first in the same work dir (a local step writing a module)', async () => {
+    const logs = ok(await py({ commands: 'mkdir -p .packages && printf "def answer():\\n    return 42\\n" > .packages/helper.py', code: 'import helper\nprint(helper.answer())' }));
+    assert.deepEqual(logs.stdout, ['42']);
+    const e = failed(await py({ commands: 'echo preparing; exit 2', code: 'print(1)' }));
+    assert.deepEqual([e.name, e.value], ['CommandsError', 'commands exited with status 2']);
+    assert.match(e.traceback, /preparing/);
+  });
+});
+
+describe('both sandboxes under load', () => {
+  it('time out infinite loops (sync and async) within 11 s while /healthz keeps answering', async () => {
+    const started = Date.now();
+    const runs = Promise.all([
+      js({ code: 'while (true) {}' }),
+      js({ code: 'while (true) { await null }' }),
+      js({ code: 'await new Promise(() => setInterval(() => {}, 1))' }),
+      py({ code: 'while True:\n    pass' }),
+      py({ code: 'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass' }),
+    ]);
+    let health = 0;
+    const poll = setInterval(async () => {
+      if ((await server.call('GET', '/healthz')).status === 200) health++;
+    }, 500);
+    const results = await runs;
+    clearInterval(poll);
+    const elapsed = Date.now() - started;
+    for (const r of results) {
+      const e = failed(r);
+      assert.equal(e.name, 'TimeoutError');
+      assert.equal(e.value, 'Execution timed out after 10 seconds.');
+    }
+    assert.ok(elapsed < 11_000, `answered after ${elapsed} ms`);
+    assert.ok(health >= 10, `healthz answered ${health} times`);
+    assert.deepEqual(await sandboxProcesses(), []);
+  });
+
+  it('answers 20 concurrent runs correctly', async () => {
+    const runs = Array.from({ length: 20 }, (_, i) =>
+      i % 2 === 0 ? js({ code: `await new Promise((r) => setTimeout(r, 20)); console.log(${i} * 2)` }) : py({ code: `print(${i} * 2)` }),
+    );
+    const results = await Promise.all(runs);
+    results.forEach((r, i) => assert.deepEqual(ok(r).stdout, [String(i * 2)]));
+  });
+});
