@@ -1,0 +1,140 @@
+/**
+ * Client of the crawler_a API (Firecrawl v2; contracts §5): bearer auth, JSON bodies, the async
+ * crawl job polled until it ends, `next` pages followed. Upstream failures become catalogue
+ * errors here, at the HTTP-client boundary (design: "Errors").
+ */
+import {
+  InputError,
+  NotFoundError,
+  ProviderAuthError,
+  UpstreamError,
+  UpstreamRateLimitError,
+  type HttpResponse,
+  type RunContext,
+} from '../../core/sdk.js';
+
+/** A scraped document as the API returns it (`data` of /scrape, items of crawl status). */
+export interface CrawlerADocument {
+  markdown?: string;
+  html?: string;
+  rawHtml?: string;
+  links?: string[];
+  screenshot?: string;
+  metadata?: { title?: string; sourceURL?: string; url?: string; statusCode?: number; contentType?: string; [k: string]: unknown };
+  [k: string]: unknown;
+}
+
+/** Crawl job status (GET /v2/crawl/{id}). */
+export interface CrawlerAStatus {
+  status: 'scraping' | 'completed' | 'failed' | 'cancelled';
+  total?: number;
+  completed?: number;
+  creditsUsed?: number;
+  expiresAt?: string;
+  next?: string | null;
+  data?: CrawlerADocument[];
+}
+
+const NAME = 'crawler_a';
+
+/** A client bound to one call's context (its signal, logger and HTTP engine). */
+export class CrawlerAClient {
+  private readonly base: string;
+
+  constructor(
+    private readonly ctx: RunContext<unknown>,
+    baseUrl: string,
+    private readonly apiKey: string,
+  ) {
+    this.base = baseUrl.replace(/\/+$/, '');
+  }
+
+  /** Sends one API request and returns the parsed JSON, or throws the mapped error. */
+  async call<T>(method: 'GET' | 'POST', pathOrUrl: string, body?: unknown, timeoutMs = 90_000): Promise<T> {
+    const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${this.base}${pathOrUrl}`;
+    const res = await this.ctx.engines.http.request({
+      url,
+      method,
+      json: body,
+      headers: { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' },
+      guard: false,
+      timeoutMs,
+      maxBytes: 50 * 1024 * 1024,
+      signal: this.ctx.signal,
+    });
+    if (res.status >= 200 && res.status < 300) return parse<T>(res);
+    throw mapError(res);
+  }
+
+  /** POST /v2/scrape → the document. */
+  async scrape(body: Record<string, unknown>): Promise<CrawlerADocument> {
+    const out = await this.call<{ success?: boolean; data?: CrawlerADocument }>('POST', '/v2/scrape', body);
+    if (!out || typeof out.data !== 'object' || out.data === null) throw invalid();
+    return out.data;
+  }
+
+  /**
+   * Starts a crawl and polls its status until it completes, following `next` for every chunk.
+   * A failed or cancelled job is an upstream failure (502), so the chain may try the next provider.
+   */
+  async crawl(body: Record<string, unknown>, pollMs: number): Promise<CrawlerAStatus & { data: CrawlerADocument[] }> {
+    const started = await this.call<{ success?: boolean; id?: string; url?: string }>('POST', '/v2/crawl', body);
+    if (!started?.id) throw invalid();
+    const statusUrl = `${this.base}/v2/crawl/${encodeURIComponent(started.id)}`;
+    for (;;) {
+      const st = await this.call<CrawlerAStatus>('GET', statusUrl);
+      if (!st || typeof st.status !== 'string') throw invalid();
+      if (st.status === 'failed' || st.status === 'cancelled') {
+        throw new UpstreamError(`Failed to retrieve the crawl from ${NAME}: the job ${st.status}.`);
+      }
+      if (st.status === 'completed') {
+        const data = [...(st.data ?? [])];
+        for (let next = st.next; next; ) {
+          // The bearer token only ever goes to the configured origin.
+          if (new URL(next, this.base).origin !== new URL(this.base).origin) throw invalid();
+          const page = await this.call<CrawlerAStatus>('GET', next);
+          data.push(...(page.data ?? []));
+          next = page.next;
+        }
+        return { ...st, data };
+      }
+      await sleep(pollMs, this.ctx.signal);
+    }
+  }
+}
+
+function parse<T>(res: HttpResponse): T {
+  try {
+    return res.json<T>();
+  } catch (err) {
+    throw new UpstreamError(`Received invalid data structure from ${NAME} service.`, { cause: err });
+  }
+}
+
+function invalid(): UpstreamError {
+  return new UpstreamError(`Received invalid data structure from ${NAME} service.`);
+}
+
+/** contracts §5 "Errors": `{ success: false, error }` with the status saying who is at fault. */
+function mapError(res: HttpResponse): Error {
+  let message = '';
+  try {
+    message = String(res.json<{ error?: string }>().error ?? '');
+  } catch {
+    message = res.text().slice(0, 200);
+  }
+  const cause = new Error(`${NAME} HTTP ${res.status}: ${message}`);
+  if (res.status === 401 || res.status === 403) return new ProviderAuthError({ cause });
+  if (res.status === 429) return new UpstreamRateLimitError({ cause });
+  if (res.status === 404) return new NotFoundError(`Not found at ${NAME}: ${message || 'unknown job or page'}.`);
+  if (res.status === 400 || res.status === 422) return new InputError(`${NAME} rejected the request: ${message || 'invalid input'}.`);
+  return new UpstreamError(`Failed to retrieve data from ${NAME}: ${message || `HTTP ${res.status}`}.`, { cause });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
+  });
+}

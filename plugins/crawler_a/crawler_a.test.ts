@@ -1,0 +1,103 @@
+/** crawler_a: the real client against the loopback fake of its contract (contracts §5). */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import plugin from './index.js';
+import { startCrawlerAFake, type CrawlerAFake } from './fake.js';
+import { createHttpEngineWith } from '../../core/engines/http/index.js';
+import { ServiceError } from '../../core/errors.js';
+import type { Engines } from '../../core/engines/types.js';
+
+let fake: CrawlerAFake;
+const http = createHttpEngineWith({ env: {} });
+
+before(async () => {
+  fake = await startCrawlerAFake();
+});
+after(async () => {
+  await fake.close();
+  await http.close();
+});
+
+/** Runs one endpoint the way the executor does: validated input and output, a usage recorder. */
+async function run(operation: string, input: unknown, config: Record<string, string> = {}) {
+  const ep = plugin.endpoints!.find((e) => e.operation === operation)!;
+  assert.ok(TypeCompiler.Compile(ep.input).Check(input), 'input matches the endpoint schema');
+  const units: Record<string, number> = {};
+  const ctx = {
+    config: { baseUrl: fake.url, apiKey: fake.apiKey, pollIntervalMs: '10', ...config },
+    state: undefined,
+    engines: { http } as unknown as Engines,
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    signal: AbortSignal.timeout(10_000),
+    requestId: 'test',
+    usage: { add: (u: string, n: number) => (units[u] = (units[u] ?? 0) + n), units },
+    setNative() {},
+  };
+  const out = await ep.run(input as never, ctx as never);
+  assert.ok(TypeCompiler.Compile(ep.output).Check(out), `output matches the endpoint schema: ${JSON.stringify(out).slice(0, 300)}`);
+  return { out: out as any, units };
+}
+
+test('scrape sends bearer auth and formats, returns the document', async () => {
+  const { out } = await run('scrape', { url: 'https://example.org/docs', formats: ['markdown', 'links'] });
+  assert.match(out.markdown, /# Page \/docs/);
+  assert.deepEqual(out.links, ['https://example.org/docs/a']);
+  assert.equal(out.metadata.statusCode, 200);
+  const sent = fake.requests.at(-1)!;
+  assert.equal(sent.path, '/v2/scrape');
+  assert.deepEqual(sent.body.formats, ['markdown', 'links']);
+  assert.equal(sent.body.onlyMainContent, true);
+});
+
+test('crawl starts a job, polls until completed, follows next pages and reports pages used', async () => {
+  const before = fake.requests.length;
+  const { out, units } = await run('crawl', { url: 'https://example.org', limit: 5, maxDiscoveryDepth: 1 });
+  assert.equal(out.status, 'completed');
+  assert.equal(out.data.length, 5);
+  assert.deepEqual(
+    out.data.map((d: any) => d.metadata.sourceURL),
+    ['https://example.org', 'https://example.org/page-1', 'https://example.org/page-2', 'https://example.org/page-3', 'https://example.org/page-4'],
+  );
+  assert.deepEqual(units, { pages: 5 });
+  const calls = fake.requests.slice(before).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, 'ID')}`);
+  assert.deepEqual(calls, ['POST /v2/crawl', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID?skip=2', 'GET /v2/crawl/ID?skip=4']);
+  assert.equal(fake.requests[before]!.body.maxDiscoveryDepth, 1);
+});
+
+test('crawl_site mapping: capability input in, results with url/status/content out', () => {
+  const impl = plugin.implements!.find((i) => i.capability === 'crawl_site')!;
+  assert.deepEqual(impl.mapInput!({ url: 'https://example.org', format: 'raw' }), { url: 'https://example.org', limit: 5, maxDiscoveryDepth: 2, formats: ['rawHtml'] });
+  const out = impl.mapOutput!({ data: [{ markdown: '# T\n\n[a](b) **x**', metadata: { sourceURL: 'https://e.org/', statusCode: 200 } }] }, { url: 'https://e.org/', format: 'text' });
+  assert.deepEqual(out, { url: 'https://e.org/', format: 'text', depth: 2, limit: 5, pages: 1, results: [{ url: 'https://e.org/', status: 200, content: 'T\n\na x' }], creditUsage: 10 });
+});
+
+test('search, map and screenshot', async () => {
+  const s = await run('search', { query: 'puppeteer', limit: 2 });
+  assert.equal(s.out.web.length, 2);
+  assert.equal(s.out.web[0].title, 'puppeteer result 1');
+  const m = await run('map', { url: 'https://example.org/' });
+  assert.deepEqual(m.out.links.map((l: any) => l.url), ['https://example.org', 'https://example.org/about', 'https://example.org/blog']);
+  const shot = await run('screenshot', { url: 'https://example.org/', fullPage: true, viewport: { width: 800, height: 600 } });
+  assert.match(shot.out.url, /\/screenshots\/.*\.png$/);
+  assert.deepEqual(fake.requests.at(-1)!.body.formats, [{ type: 'screenshot', fullPage: true, viewport: { width: 800, height: 600 } }]);
+});
+
+test('errors map to the catalogue: bad key 500, rate limit 503, upstream failure 502, bad input 400', async () => {
+  const status = async (p: Promise<unknown>) => {
+    try {
+      await p;
+    } catch (e) {
+      assert.ok(e instanceof ServiceError, String(e));
+      return [e.status, e.message];
+    }
+    return [200, ''];
+  };
+  assert.deepEqual(await status(run('scrape', { url: 'https://example.org' }, { apiKey: 'wrong' })), [500, 'Service authentication failed. Please contact support.']);
+  assert.deepEqual((await status(run('scrape', { url: 'not a url' })))[0], 400);
+  fake.failWith = 429;
+  assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [503, 'Rate limit exceeded. Please try again later.']);
+  fake.failWith = 500;
+  assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve data from crawler_a: Internal server error.']);
+  fake.failWith = undefined;
+});

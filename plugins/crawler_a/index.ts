@@ -1,0 +1,204 @@
+/**
+ * crawler_a (Firecrawl v2, contracts §5): scrape, search, map, crawl (async job + polling) and
+ * screenshot. Serves `crawl_site` first in the deployment order (spec §4.10) and `screenshot`
+ * when asked for by `provider`.
+ */
+import { Type, UpstreamError, defineEndpoint, definePlugin, flat, perUnit, type RunContext, type Static } from '../../core/sdk.js';
+import { CRAWL_CREDITS_PER_PAGE, crawlDefaults, crawlOutput } from '../capabilities/web.js';
+import { CrawlerAClient, type CrawlerADocument } from './client.js';
+
+const config = {
+  baseUrl: { description: 'crawler_a API base URL.', default: 'https://api.firecrawl.dev' },
+  apiKey: { description: 'crawler_a API key (Bearer token, `fc-…`).', secret: true, required: true },
+  pollIntervalMs: { description: 'How often a crawl job is polled, in ms (default 2000).', default: '2000' },
+};
+
+type Ctx = RunContext<unknown>;
+const client = (ctx: Ctx) => new CrawlerAClient(ctx, ctx.config.baseUrl!, ctx.config.apiKey!);
+
+const Document = Type.Object(
+  {
+    markdown: Type.Optional(Type.String({ description: 'Page as markdown.' })),
+    html: Type.Optional(Type.String({ description: 'Cleaned HTML.' })),
+    rawHtml: Type.Optional(Type.String({ description: 'HTML as served.' })),
+    links: Type.Optional(Type.Array(Type.String(), { description: 'Links on the page.' })),
+    screenshot: Type.Optional(Type.String({ description: 'Screenshot URL (expires after 24 h).' })),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'title, description, language, og*, sourceURL, url, statusCode, contentType…' })),
+  },
+  { additionalProperties: true, description: 'A scraped document.' },
+);
+const Formats = Type.Array(Type.Union(['markdown', 'html', 'rawHtml', 'links'].map((f) => Type.Literal(f))), { description: 'Formats to return (default markdown).' });
+
+const scrape = defineEndpoint({
+  operation: 'scrape',
+  title: 'crawler_a scrape',
+  summary: 'Scrape one URL to markdown, HTML, raw HTML or links.',
+  input: Type.Object({
+    url: Type.String({ description: 'Page URL.', minLength: 1 }),
+    formats: Type.Optional(Formats),
+    onlyMainContent: Type.Optional(Type.Boolean({ description: 'Main content only (default true).' })),
+    waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: 60000, description: 'Wait before scraping, ms.' })),
+  }),
+  output: Document,
+  cost: flat(10),
+  messages: { url: "'url' parameter is required and must be a non-empty string." },
+  async run(input, ctx) {
+    const doc = await client(ctx).scrape({ url: input.url, formats: input.formats ?? ['markdown'], onlyMainContent: input.onlyMainContent ?? true, waitFor: input.waitFor ?? 0 });
+    ctx.setNative(doc);
+    return doc as Static<typeof Document>;
+  },
+});
+
+const search = defineEndpoint({
+  operation: 'search',
+  title: 'crawler_a search',
+  summary: 'Web search, optionally scraping each result.',
+  input: Type.Object({
+    query: Type.String({ description: 'Search query.', minLength: 1 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results (default 10).' })),
+    sources: Type.Optional(Type.Array(Type.Union(['web', 'news', 'images'].map((s) => Type.Literal(s))), { description: 'Result kinds (default web).' })),
+  }),
+  output: Type.Object({}, { additionalProperties: true, description: '`web`, `news`, `images` result lists.' }),
+  cost: flat(10),
+  messages: { query: 'query parameter is required' },
+  async run(input, ctx) {
+    const out = await client(ctx).call<{ data?: Record<string, unknown> }>('POST', '/v2/search', { query: input.query, limit: input.limit ?? 10, sources: input.sources ?? ['web'] });
+    ctx.setNative(out);
+    return out.data ?? {};
+  },
+});
+
+const map = defineEndpoint({
+  operation: 'map',
+  title: 'crawler_a map',
+  summary: 'List the URLs of a site (sitemap and links), optionally ranked by a search term.',
+  input: Type.Object({
+    url: Type.String({ description: 'Site URL.', minLength: 1 }),
+    search: Type.Optional(Type.String({ description: 'Rank links by relevance to this.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'Most links (default 5000).' })),
+    includeSubdomains: Type.Optional(Type.Boolean({ description: 'Include subdomains (default true).' })),
+  }),
+  output: Type.Object({ links: Type.Array(Type.Object({ url: Type.String() }, { additionalProperties: true }), { description: 'Site links with title/description when known.' }) }),
+  cost: flat(10),
+  messages: { url: "'url' parameter is required and must be a non-empty string." },
+  async run(input, ctx) {
+    const out = await client(ctx).call<{ links?: unknown[] }>('POST', '/v2/map', input);
+    ctx.setNative(out);
+    const links = (out.links ?? []).map((l) => (typeof l === 'string' ? { url: l } : (l as { url: string })));
+    return { links };
+  },
+});
+
+const CrawlIn = Type.Object({
+  url: Type.String({ description: 'Start URL.', minLength: 1 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Most pages (default 5).' })),
+  maxDiscoveryDepth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Most link hops (default 2).' })),
+  formats: Type.Optional(Formats),
+});
+
+const crawl = defineEndpoint({
+  operation: 'crawl',
+  title: 'crawler_a crawl',
+  summary: 'Crawl a site as an async job, polled until it completes; 10 credits per page returned.',
+  input: CrawlIn,
+  output: Type.Object({
+    status: Type.String({ description: 'Final job status.' }),
+    total: Type.Optional(Type.Integer()),
+    completed: Type.Optional(Type.Integer()),
+    data: Type.Array(Document, { description: 'Crawled documents.' }),
+  }),
+  cost: perUnit({ unit: 'pages', credits: CRAWL_CREDITS_PER_PAGE, max: (i: { limit?: number }) => i.limit ?? 5, note: '10 credits per page returned' }),
+  timeoutMs: 180_000,
+  messages: { url: "'url' parameter is required and must be a non-empty string." },
+  async run(input, ctx) {
+    const limit = input.limit ?? 5;
+    const job = await client(ctx).crawl(
+      { url: input.url, limit, maxDiscoveryDepth: input.maxDiscoveryDepth ?? 2, scrapeOptions: { formats: input.formats ?? ['markdown'] } },
+      Number(ctx.config.pollIntervalMs) || 2000,
+    );
+    const data = job.data.slice(0, limit);
+    ctx.setNative({ ...job, data: undefined });
+    ctx.usage.add('pages', data.length);
+    return { status: job.status, total: job.total, completed: job.completed, data: data as Static<typeof Document>[] };
+  },
+});
+
+const ScreenshotIn = Type.Object({
+  url: Type.String({ description: 'Page URL.', minLength: 1 }),
+  fullPage: Type.Optional(Type.Boolean({ description: 'Whole page (default false).' })),
+  viewport: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 100 }), height: Type.Integer({ minimum: 100 }) }, { description: 'Viewport.' })),
+  waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: 60000, description: 'Wait before capture, ms.' })),
+});
+
+const screenshot = defineEndpoint({
+  operation: 'screenshot',
+  title: 'crawler_a screenshot',
+  summary: 'Screenshot through a scrape with the screenshot format; the image URL expires after 24 h.',
+  input: ScreenshotIn,
+  output: Type.Object({ url: Type.String({ description: 'Image URL.' }), pageUrl: Type.Optional(Type.String()), title: Type.Optional(Type.String()) }),
+  cost: flat(10),
+  messages: { url: "'url' parameter is required and must be a non-empty string." },
+  async run(input, ctx) {
+    const format: Record<string, unknown> = { type: 'screenshot', fullPage: input.fullPage ?? false };
+    if (input.viewport) format.viewport = input.viewport;
+    const doc = await client(ctx).scrape({ url: input.url, formats: [format], waitFor: input.waitFor ?? 0 });
+    ctx.setNative(doc);
+    if (typeof doc.screenshot !== 'string' || !doc.screenshot) throw new UpstreamError('Received invalid data structure from crawler_a service.');
+    const meta = doc.metadata ?? {};
+    return { url: doc.screenshot, pageUrl: (meta.url ?? meta.sourceURL) as string | undefined, title: meta.title as string | undefined };
+  },
+});
+
+/** crawl_site `text` from markdown: drop the markup, keep the words. */
+function markdownToText(md: string): string {
+  return md
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^#{1,6}\s+/gm, '')
+    .replace(/(\*\*|__|\*|_|`)/g, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+function pageContent(doc: CrawlerADocument, format: string): string {
+  if (format === 'raw') return doc.rawHtml ?? doc.html ?? '';
+  const md = doc.markdown ?? '';
+  return format === 'text' ? markdownToText(md) : md;
+}
+
+export default definePlugin({
+  id: 'crawler_a',
+  apiVersion: 1,
+  title: 'crawler_a (Firecrawl-compatible API)',
+  summary: 'Hosted scraping and crawling: scrape, search, map, async crawl and screenshots.',
+  tags: ['crawl', 'scrape', 'search', 'map', 'screenshot', 'provider'],
+  config,
+  endpoints: [scrape, search, map, crawl, screenshot],
+  implements: [
+    {
+      capability: 'crawl_site',
+      endpoint: 'crawl',
+      mapInput: (i) => {
+        const d = crawlDefaults(i);
+        return { url: d.url, limit: d.limit, maxDiscoveryDepth: d.depth, formats: [d.format === 'raw' ? 'rawHtml' : 'markdown'] };
+      },
+      mapOutput: (o: { data: CrawlerADocument[] }, i) => {
+        const format = crawlDefaults(i).format;
+        return crawlOutput(
+          i,
+          o.data.map((doc) => ({
+            url: String(doc.metadata?.sourceURL ?? doc.metadata?.url ?? ''),
+            status: Number(doc.metadata?.statusCode ?? 200),
+            content: pageContent(doc, format),
+          })),
+        );
+      },
+    },
+    {
+      capability: 'screenshot',
+      endpoint: 'screenshot',
+      mapInput: (i) => ({ url: i.url, fullPage: i.fullPage, viewport: i.viewport, waitFor: i.wait }),
+      mapOutput: (o: { url: string; pageUrl?: string }) => ({ url: o.url, contentType: 'image/png', ...(o.pageUrl ? { pageUrl: o.pageUrl } : {}) }),
+    },
+  ],
+});
