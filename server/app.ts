@@ -10,6 +10,13 @@ import { v1Routes } from './v1/routes.js';
 import { v2Routes } from './v2/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { fileRoutes } from './files.js';
+import { openApiRoutes } from './openapi/routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    registeredRoutes: { method: string; url: string }[];
+  }
+}
 
 /** Request ids: `req_` + 16 random bytes, unique across instances. */
 export function newRequestId(): string {
@@ -32,6 +39,13 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
     forceCloseConnections: false,
   });
 
+  // Every route as registered, so a test can check each one is documented.
+  const routes: { method: string; url: string }[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  });
+  app.decorate('registeredRoutes', routes);
+
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
@@ -50,6 +64,7 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   await app.register(v1Routes, { prefix: '/api/v1', container: c });
   await app.register(v2Routes, { prefix: '/api/v2', container: c });
   await app.register(fileRoutes, { container: c });
+  await app.register(openApiRoutes, { container: c });
   if (settings.adminToken) await app.register(adminRoutes, { prefix: '/admin', container: c, token: settings.adminToken });
   return app as unknown as FastifyInstance;
 }

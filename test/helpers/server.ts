@@ -31,6 +31,8 @@ export interface StartOptions {
 /** A server under test. */
 export interface TestServer {
   url: string;
+  /** Routes the app registered (in-process servers only). */
+  routes: { method: string; url: string }[];
   adminToken: string;
   dataDir: string;
   call(method: string, path: string, opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<TestResponse>;
@@ -102,6 +104,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   }
   const server: TestServer = {
     url,
+    routes: running?.app.registeredRoutes ?? [],
     adminToken: ADMIN_TOKEN,
     dataDir,
     call: (method, path, o = {}) => request(url + path, method, { token: o.key, body: o.body, rawBody: o.rawBody, headers: o.headers }),
