@@ -1,0 +1,62 @@
+/**
+ * shot_a (ScreenshotOne, contracts §7a): one endpoint, `screenshot`, serving the `screenshot`
+ * capability when `provider: "shot_a"` is given (spec §4.10). The image is kept in the service's
+ * file store and returned as a temporary URL, like the service's own screenshots.
+ */
+import { Type, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
+import { take, type TakeOptions } from './client.js';
+
+const config = {
+  baseUrl: { description: 'shot_a API base URL.', default: 'https://api.screenshotone.com' },
+  apiKey: { description: 'shot_a access key (sent as X-Access-Key).', secret: true, required: true },
+};
+
+const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+
+const screenshot = defineEndpoint({
+  operation: 'screenshot',
+  title: 'shot_a screenshot',
+  summary: 'Capture a page with the screenshot API; the image is stored and returned as a temporary URL.',
+  input: Type.Object({
+    url: Type.String({ description: 'Page to capture.', minLength: 1 }),
+    fullPage: Type.Optional(Type.Boolean({ description: 'Whole scrollable page (default false).' })),
+    viewport: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840 }), height: Type.Integer({ minimum: 100, maximum: 2160 }) }, { description: 'Viewport in CSS pixels.' })),
+    wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30000, description: 'Extra wait after load, ms (sent as whole seconds of delay).' })),
+    format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], { description: 'Image format (default png).' })),
+  }),
+  output: Type.Object({
+    url: Type.String({ description: 'Temporary URL of the image.' }),
+    contentType: Type.String({ description: 'Image type.' }),
+    expiresAt: Type.String({ description: 'When the URL stops working.' }),
+    size: Type.Integer({ description: 'Image size in bytes.' }),
+  }),
+  cost: flat(10),
+  messages: { url: "'url' parameter is required and must be a non-empty string." },
+  async run(input, ctx) {
+    const options: TakeOptions = { url: input.url, format: input.format ?? 'png', full_page: input.fullPage ?? false, response_type: 'by_format', wait_until: 'load' };
+    if (input.viewport) Object.assign(options, { viewport_width: input.viewport.width, viewport_height: input.viewport.height });
+    if (input.wait) options.delay = Math.ceil(input.wait / 1000);
+    const shot = await take(ctx, options);
+    const file = await ctx.engines.files.put(shot.bytes, { contentType: shot.contentType, extension: EXT[shot.contentType] ?? 'img' });
+    ctx.usage.add('output_bytes', shot.bytes.byteLength);
+    return { url: file.url, contentType: shot.contentType, expiresAt: file.expiresAt.toISOString(), size: shot.bytes.byteLength };
+  },
+});
+
+export default definePlugin({
+  id: 'shot_a',
+  apiVersion: 1,
+  title: 'shot_a (ScreenshotOne-compatible API)',
+  summary: 'Hosted screenshots of web pages.',
+  tags: ['screenshot', 'image', 'render', 'provider'],
+  config,
+  endpoints: [screenshot],
+  implements: [
+    {
+      capability: 'screenshot',
+      endpoint: 'screenshot',
+      mapInput: (i) => ({ url: i.url, fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
+      mapOutput: (o: { url: string; contentType: string; expiresAt: string }) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
+    },
+  ],
+});
