@@ -4,6 +4,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
 import { startServer, type TestServer } from './helpers/server.js';
 import { BACKENDS, postgresBackend, type Backend } from './helpers/storage.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
@@ -84,6 +85,7 @@ for (const { name, make } of BACKENDS) {
         assert.equal(tx.json.data.items.filter((e: any) => e.kind === 'charge').length, 2);
       } finally {
         await s.close();
+        await rm(dataDir, { recursive: true, force: true });
       }
     });
   });

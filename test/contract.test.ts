@@ -1,0 +1,87 @@
+/**
+ * The plugin contract, for every plugin listed in plugins.config.ts: id and folder agree, a README
+ * exists, examples validate (boot) and run through the real server — against the plugin's fake
+ * when it has one — and every v1 route answers through its row of the mapping table.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import serviceConfig from '../plugins.config.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
+import type { PluginDef } from '../core/plugin/types.js';
+
+const root = join(import.meta.dirname, '..');
+const exists = (p: string) => access(p).then(() => true, () => false);
+
+interface Fake {
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+describe('plugin contract', () => {
+  const plugins: [string, PluginDef][] = [];
+  const fakes: Fake[] = [];
+  let s: TestServer;
+  let key: string;
+
+  before(async () => {
+    const env: Record<string, string> = { ALLOW_PRIVATE_NETWORK: 'true' };
+    for (const [id, load] of Object.entries(serviceConfig.plugins)) {
+      plugins.push([id, (await load()).default]);
+      const fakePath = join(root, 'plugins', id, 'fake.ts');
+      if (await exists(fakePath)) {
+        const mod = (await import(fakePath)) as { startFake?: () => Promise<Fake> };
+        assert.equal(typeof mod.startFake, 'function', `plugins/${id}/fake.ts must export startFake()`);
+        const fake = await mod.startFake!();
+        fakes.push(fake);
+        Object.assign(env, fake.env);
+      }
+    }
+    s = await startServer({ env });
+    ({ key } = await s.createKey({ credits: 1_000_000, rateLimitPerMinute: 100_000 }));
+  });
+  after(async () => {
+    await s?.close();
+    for (const f of fakes) await f.close();
+  });
+
+  it('every listed plugin has a matching id and a README', async () => {
+    assert.ok(plugins.length > 0);
+    for (const [id, def] of plugins) {
+      assert.equal(def.id, id);
+      assert.ok(await exists(join(root, 'plugins', id, 'index.ts')), `plugins/${id}/index.ts`);
+      assert.ok(await exists(join(root, 'plugins', id, 'README.md')), `plugins/${id}/README.md`);
+    }
+  });
+
+  it('every provider that needs a key ships a fake', async () => {
+    for (const [id, def] of plugins) {
+      const needsKey = Object.values(def.config ?? {}).some((f) => f.required);
+      if (needsKey) assert.ok(await exists(join(root, 'plugins', id, 'fake.ts')), `plugins/${id}/fake.ts`);
+    }
+  });
+
+  it('every public endpoint example runs through the server against the fakes', async () => {
+    for (const [id, def] of plugins) {
+      for (const ep of def.endpoints ?? []) {
+        if (ep.visibility === 'legacy') continue;
+        for (const ex of ep.examples ?? []) {
+          const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: `${id}.${ep.operation}`, input: ex.input } });
+          assert.equal(r.status, 200, `${id}.${ep.operation} "${ex.title}": ${r.status} ${r.text.slice(0, 300)}`);
+          assert.equal(r.json.success, true);
+        }
+      }
+    }
+  });
+
+  it('every v1 route answers through its table row (never an unknown route)', async () => {
+    for (const row of LEGACY_ROUTES) {
+      const r = await s.call(row.method, row.path, { key, body: row.method === 'POST' ? {} : undefined });
+      assert.notEqual(r.status, 404, `${row.method} ${row.path}: ${r.text}`);
+      assert.equal(typeof r.json?.error === 'string' || r.status === 200 || typeof r.json?.error === 'object', true, `${row.path}: ${r.text}`);
+      assert.ok(r.headers['x-ratelimit-limit'], row.path);
+    }
+  });
+});
