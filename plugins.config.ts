@@ -7,8 +7,20 @@ import type { ServiceConfig } from './core/registry/types.js';
 const config: ServiceConfig = {
   plugins: {
     capabilities: () => import('./plugins/capabilities/index.js'),
+    web: () => import('./plugins/web/index.js'),
+    documents: () => import('./plugins/documents/index.js'),
+    code: () => import('./plugins/code/index.js'),
+    crawler_a: () => import('./plugins/crawler_a/index.js'),
+    spider_a: () => import('./plugins/spider_a/index.js'),
+    shot_a: () => import('./plugins/shot_a/index.js'),
   },
-  providerOrder: {},
+  providerOrder: {
+    // spec §4.10: crawl_site defaults to crawler_a and falls back to spider_a, then our own crawler.
+    crawl_site: ['crawler_a', 'spider_a', 'web'],
+    // The service's own Chromium serves pages and screenshots unless a provider is chosen.
+    scrape_page: ['web'],
+    screenshot: ['web', 'shot_a', 'crawler_a'],
+  },
   defaultPolicy: {},
   disabled: [],
 };

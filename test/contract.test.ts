@@ -11,13 +11,34 @@ import serviceConfig from '../plugins.config.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
 import type { PluginDef } from '../core/plugin/types.js';
+import { configEnv } from '../core/registry/build.js';
 
 const root = join(import.meta.dirname, '..');
 const exists = (p: string) => access(p).then(() => true, () => false);
 
 interface Fake {
-  env: Record<string, string>;
+  url?: string;
+  apiKey?: string;
+  env?: Record<string, string>;
   close(): Promise<void>;
+}
+
+/** The fake's starter: `startFake`, or the one `start…Fake` function a fake exports. */
+function starterOf(mod: Record<string, unknown>): (() => Promise<Fake>) | undefined {
+  if (typeof mod.startFake === 'function') return mod.startFake as () => Promise<Fake>;
+  const named = Object.entries(mod).filter(([n, v]) => /^start\w*Fake$/.test(n) && typeof v === 'function');
+  return named.length === 1 ? (named[0]![1] as () => Promise<Fake>) : undefined;
+}
+
+/** The environment pointing a plugin at its fake: the fake's own `env`, else base URL + key. */
+function envFor(id: string, def: PluginDef, fake: Fake): Record<string, string> {
+  if (fake.env) return fake.env;
+  const env: Record<string, string> = {};
+  for (const [field, f] of Object.entries(def.config ?? {})) {
+    if (field === 'baseUrl' && fake.url) env[configEnv(id, field, f)] = fake.url;
+    if (field === 'apiKey' && fake.apiKey) env[configEnv(id, field, f)] = fake.apiKey;
+  }
+  return env;
 }
 
 describe('plugin contract', () => {
@@ -29,14 +50,15 @@ describe('plugin contract', () => {
   before(async () => {
     const env: Record<string, string> = { ALLOW_PRIVATE_NETWORK: 'true' };
     for (const [id, load] of Object.entries(serviceConfig.plugins)) {
-      plugins.push([id, (await load()).default]);
+      const def = (await load()).default;
+      plugins.push([id, def]);
       const fakePath = join(root, 'plugins', id, 'fake.ts');
       if (await exists(fakePath)) {
-        const mod = (await import(fakePath)) as { startFake?: () => Promise<Fake> };
-        assert.equal(typeof mod.startFake, 'function', `plugins/${id}/fake.ts must export startFake()`);
-        const fake = await mod.startFake!();
+        const start = starterOf(await import(fakePath));
+        assert.ok(start, `plugins/${id}/fake.ts must export startFake() (or one start…Fake function)`);
+        const fake = await start();
         fakes.push(fake);
-        Object.assign(env, fake.env);
+        Object.assign(env, envFor(id, def, fake));
       }
     }
     s = await startServer({ env });
