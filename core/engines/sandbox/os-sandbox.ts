@@ -1,13 +1,14 @@
 /**
  * Starts one command inside an OS sandbox (issue 6, Python and `commands`): bubblewrap with every
  * namespace unshared (network only when asked), capabilities dropped, a read-only `/usr`, fresh
- * tmpfs `/tmp` and work dir, an empty environment, started as an unprivileged uid through
- * `setpriv` with rlimits from `prlimit`. Started by root the sandbox would be host root in
- * disguise and RLIMIT_NPROC would not hold (measured in issue 6), hence the uid drop.
+ * tmpfs `/tmp` and work dir, a read-only root and an empty environment, started as an unprivileged
+ * uid (set by the spawn itself: setgid, setgroups(0), setuid, which also drops every capability)
+ * with rlimits from `prlimit` or from the program inside. Started by root the sandbox would be
+ * host root in disguise and RLIMIT_NPROC would not hold (measured in issue 6), hence the uid drop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 
-/** Resource limits applied with prlimit before bubblewrap starts. */
+/** Resource limits applied with prlimit before bubblewrap starts (or by the program inside). */
 export interface OsLimits {
   /** Processes and threads of the uid (RLIMIT_NPROC). */
   nproc: number;
@@ -34,7 +35,8 @@ export interface OsSandboxSpec {
   work: { tmpfsMb: number } | { hostDir: string };
   tmpfsMb: number;
   env: Record<string, string>;
-  limits: OsLimits;
+  /** Applied with prlimit around bwrap; omit when the program inside sets them itself (Python runner). */
+  limits?: OsLimits;
   /** Extra read-only binds `[hostPath, sandboxPath]` (e.g. the esbuild binary). */
   roBinds?: [string, string][];
   /** Extra read-write binds `[hostPath, sandboxPath]` (the egress proxy socket). */
@@ -48,12 +50,15 @@ export function canSwitchUid(): boolean {
   return typeof process.geteuid === 'function' && process.geteuid() === 0;
 }
 
-/** Builds the full argv: setpriv → prlimit → bwrap → command. */
+/** Builds the full argv: [prlimit →] bwrap → command. */
 export function sandboxArgv(spec: OsSandboxSpec): string[] {
   const l = spec.limits;
-  const prlimit = ['/usr/bin/prlimit', `--nproc=${l.nproc}`, `--fsize=${l.fsizeBytes}`, `--nofile=${l.nofile}`, `--cpu=${l.cpuSeconds}`, '--core=0'];
-  if (l.asBytes !== undefined) prlimit.push(`--as=${l.asBytes}`);
-  prlimit.push('--');
+  const prlimit: string[] = [];
+  if (l) {
+    prlimit.push('/usr/bin/prlimit', `--nproc=${l.nproc}`, `--fsize=${l.fsizeBytes}`, `--nofile=${l.nofile}`, `--cpu=${l.cpuSeconds}`, '--core=0');
+    if (l.asBytes !== undefined) prlimit.push(`--as=${l.asBytes}`);
+    prlimit.push('--');
+  }
   const bw = [
     spec.bwrapBin,
     // Every namespace, network included: even `commands` only get out through the egress proxy.
@@ -86,9 +91,7 @@ export function sandboxArgv(spec: OsSandboxSpec): string[] {
   bw.push('--remount-ro', '/', '--chdir', '/work', '--clearenv');
   for (const [k, v] of Object.entries(spec.env)) bw.push('--setenv', k, v);
   bw.push('--', ...spec.argv);
-  if (spec.uid === null) return [...prlimit, ...bw];
-  const setpriv = ['/usr/bin/setpriv', `--reuid=${spec.uid}`, `--regid=${spec.uid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--'];
-  return [...setpriv, ...prlimit, ...bw];
+  return [...prlimit, ...bw];
 }
 
 /** Spawns the sandbox in its own process group; stdio are pipes (plus fd 3 when asked). */
@@ -99,6 +102,9 @@ export function spawnOsSandbox(spec: OsSandboxSpec): ChildProcess {
     detached: true,
     // The launchers themselves get no secrets either: bwrap clears the environment anyway.
     env: { PATH: '/usr/bin:/bin' },
+    // libuv switches gid, clears supplementary groups and switches uid before exec; bwrap then
+    // sets no_new_privs and drops capabilities inside its user namespace.
+    ...(spec.uid !== null ? { uid: spec.uid, gid: spec.uid } : {}),
   });
 }
 
@@ -116,10 +122,8 @@ export async function killSandbox(child: ChildProcess | undefined, uid: number |
   }
   if (uid === null) return;
   await new Promise<void>((resolve) => {
-    const sweep = spawn('/usr/bin/setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', '/usr/bin/kill', '-KILL', '-1'], {
-      stdio: 'ignore',
-      env: { PATH: '/usr/bin:/bin' },
-    });
+    // kill(-1) as the run's uid reaches every process of that uid and nothing else.
+    const sweep = spawn('/usr/bin/kill', ['-KILL', '-1'], { stdio: 'ignore', env: { PATH: '/usr/bin:/bin' }, uid, gid: uid });
     sweep.on('error', () => resolve());
     sweep.on('close', () => resolve());
   });

@@ -2,10 +2,22 @@
  * The small Python program that starts inside each Python sandbox. It is passed with `-c`, waits
  * for the user's code on stdin (so a sandbox can be started before a request arrives), runs it as
  * `__main__`, and writes the error object `{ name, value, traceback }` (spec §4.8) as JSON to fd 3
- * — a pipe only the host reads — with the runner's own frames removed from the traceback.
+ * — a pipe only the host reads — with the runner's own frames removed from the traceback. Before
+ * reading anything it sets its rlimits (argv 1-5) as hard limits.
  */
 export const PYTHON_RUNNER = String.raw`
-import sys, os
+import sys, os, resource
+def _limit(which, value):
+    resource.setrlimit(which, (value, value))
+# argv: nproc, address space, file size, open files, cpu seconds. Hard limits: the code can only
+# lower them further.
+_n, _as, _fs, _nf, _cpu = (int(x) for x in sys.argv[1:6])
+_limit(resource.RLIMIT_NPROC, _n)
+_limit(resource.RLIMIT_AS, _as)
+_limit(resource.RLIMIT_FSIZE, _fs)
+_limit(resource.RLIMIT_NOFILE, _nf)
+_limit(resource.RLIMIT_CPU, _cpu)
+_limit(resource.RLIMIT_CORE, 0)
 os.set_inheritable(3, False)
 _main_pid = os.getpid()
 def _run():

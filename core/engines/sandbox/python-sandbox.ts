@@ -70,18 +70,22 @@ export class PythonSandboxEngine implements PythonSandbox {
     return spawnOsSandbox({
       bwrapBin: s.bwrapBin,
       uid,
-      argv: [s.pythonBin, '-I', '-c', PYTHON_RUNNER],
+      // The runner sets its rlimits (argv) before it reads any code: one exec fewer per run.
+      argv: [
+        s.pythonBin,
+        '-I',
+        '-c',
+        PYTHON_RUNNER,
+        String(s.maxProcesses),
+        String(s.pythonMemoryMb * 1024 * 1024),
+        String(s.maxFileMb * 1024 * 1024),
+        '256',
+        String(Math.ceil(s.timeoutMs / 1000) + 1),
+      ],
       network: false,
       work: runDir ? { hostDir: runDir } : { tmpfsMb: s.tmpfsMb },
       tmpfsMb: s.tmpfsMb,
       env: PY_ENV,
-      limits: {
-        nproc: s.maxProcesses,
-        asBytes: s.pythonMemoryMb * 1024 * 1024,
-        fsizeBytes: s.maxFileMb * 1024 * 1024,
-        nofile: 256,
-        cpuSeconds: Math.ceil(s.timeoutMs / 1000) + 1,
-      },
       resultFd: true,
     });
   }
