@@ -1,0 +1,92 @@
+/**
+ * browser_a (Browserless REST, contracts §7b): `screenshot` and `scrape`. Serves the
+ * `screenshot` capability when `provider: "browser_a"` is given (spec §4.10); the image is kept
+ * in the service's file store and returned as a temporary URL.
+ */
+import { Type, UpstreamError, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
+import { browserCall, jsonOf } from './client.js';
+
+const config = {
+  baseUrl: { description: 'browser_a base URL (cloud region or self-hosted).', default: 'https://production-sfo.browserless.io' },
+  apiKey: { description: 'browser_a API token (sent as ?token=).', secret: true, required: true },
+};
+
+const Viewport = Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840 }), height: Type.Integer({ minimum: 100, maximum: 2160 }) }, { description: 'Viewport in CSS pixels.' });
+
+const screenshot = defineEndpoint({
+  operation: 'screenshot',
+  title: 'browser_a screenshot',
+  summary: 'Capture a page in a hosted Chrome; the PNG is stored and returned as a temporary URL.',
+  input: Type.Object({
+    url: Type.String({ description: 'Page to capture.', minLength: 1 }),
+    fullPage: Type.Optional(Type.Boolean({ description: 'Whole scrollable page (default false).' })),
+    viewport: Type.Optional(Viewport),
+    wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30000, description: 'Extra wait after load, ms (waitForTimeout).' })),
+  }),
+  output: Type.Object({
+    url: Type.String({ description: 'Temporary URL of the image.' }),
+    contentType: Type.String({ description: 'Image type.' }),
+    expiresAt: Type.String({ description: 'When the URL stops working.' }),
+    size: Type.Integer({ description: 'Image size in bytes.' }),
+  }),
+  cost: flat(10),
+  messages: { url: "'url' parameter is required and must be a non-empty string." },
+  async run(input, ctx) {
+    const body: Record<string, unknown> = { url: input.url, options: { type: 'png', fullPage: input.fullPage ?? false }, gotoOptions: { waitUntil: 'load' } };
+    if (input.viewport) body.viewport = input.viewport;
+    if (input.wait) body.waitForTimeout = input.wait;
+    const res = await browserCall(ctx, 'screenshot', body, 60_000);
+    const png = res.body;
+    if (png.byteLength < 8 || Buffer.from(png.subarray(1, 4)).toString('latin1') !== 'PNG') {
+      throw new UpstreamError('Received invalid data structure from browser_a service.');
+    }
+    const file = await ctx.engines.files.put(png, { contentType: 'image/png', extension: 'png' });
+    ctx.usage.add('output_bytes', png.byteLength);
+    return { url: file.url, contentType: 'image/png', expiresAt: file.expiresAt.toISOString(), size: png.byteLength };
+  },
+});
+
+const Result = Type.Object(
+  { html: Type.String(), text: Type.String(), width: Type.Optional(Type.Number()), height: Type.Optional(Type.Number()), top: Type.Optional(Type.Number()), left: Type.Optional(Type.Number()), attributes: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }))) },
+  { additionalProperties: true },
+);
+
+const scrape = defineEndpoint({
+  operation: 'scrape',
+  title: 'browser_a scrape',
+  summary: 'Render a page in a hosted Chrome and return the HTML and text of the elements matching CSS selectors.',
+  input: Type.Object({
+    url: Type.String({ description: 'Page to scrape.', minLength: 1 }),
+    elements: Type.Optional(Type.Array(Type.Object({ selector: Type.String({ minLength: 1, description: 'CSS selector.' }), timeout: Type.Optional(Type.Integer({ minimum: 0 })) }), { minItems: 1, maxItems: 50, description: 'Selectors to extract (default: body).' })),
+    wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30000, description: 'Extra wait after load, ms.' })),
+  }),
+  output: Type.Object({ data: Type.Array(Type.Object({ selector: Type.String(), results: Type.Array(Result) }), { description: 'Matches per selector.' }) }),
+  cost: flat(10),
+  messages: { url: "'url' parameter is required and must be a non-empty string." },
+  async run(input, ctx) {
+    const body: Record<string, unknown> = { url: input.url, elements: input.elements ?? [{ selector: 'body' }], gotoOptions: { waitUntil: 'load' } };
+    if (input.wait) body.waitForTimeout = input.wait;
+    const out = jsonOf<{ data?: { selector: string; results: unknown[] }[] | null }>(await browserCall(ctx, 'scrape', body, 60_000));
+    ctx.setNative(out);
+    if (out.data !== null && out.data !== undefined && !Array.isArray(out.data)) throw new UpstreamError('Received invalid data structure from browser_a service.');
+    return { data: (out.data ?? []) as { selector: string; results: { html: string; text: string }[] }[] };
+  },
+});
+
+export default definePlugin({
+  id: 'browser_a',
+  apiVersion: 1,
+  title: 'browser_a (Browserless-compatible REST API)',
+  summary: 'Hosted headless Chrome: screenshots and selector scraping.',
+  tags: ['browser', 'screenshot', 'scrape', 'chrome', 'provider'],
+  config,
+  endpoints: [screenshot, scrape],
+  implements: [
+    {
+      capability: 'screenshot',
+      endpoint: 'screenshot',
+      mapInput: (i) => ({ url: i.url, fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
+      mapOutput: (o: { url: string; contentType: string; expiresAt: string }) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
+    },
+  ],
+});
