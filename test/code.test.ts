@@ -115,6 +115,15 @@ describe('run-js-code', () => {
     assert.deepEqual(logs.stdout, ['awaited', 'micro', 'timer']);
   });
 
+  it('provides the web globals scripts expect', async () => {
+    const code = `const u = new URL("/p?q=a b", "https://example.org/");
+u.searchParams.set("n", "1");
+console.log(u.href);
+console.log(new TextDecoder().decode(new TextEncoder().encode("héllo €")), btoa("hi"), atob("aGk="));
+console.log(crypto.getRandomValues(new Uint8Array(8)).length, /^[0-9a-f-]{36}$/.test(crypto.randomUUID()));`;
+    assert.deepEqual(ok(await js({ code })).stdout, ['https://example.org/p?q=a+b&n=1', 'héllo € aGk= hi', '8 true']);
+  });
+
   it('reports exceptions with name, value and traceback, and charges nothing', async () => {
     const before = await credits();
     const e = failed(await js({ code: 'function deep() { throw new RangeError("too far") }\ndeep()' }));

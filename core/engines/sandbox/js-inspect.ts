@@ -106,6 +106,12 @@ function inspect(value) {
       return extra.length ? join(base + ' ', extra, '{', '}', indent) : base;
     }
     if (seen.includes(v)) return '[Circular *' + ref(v) + ']';
+    const custom = v[Symbol.for('nodejs.util.inspect.custom')];
+    if (typeof custom === 'function') {
+      const r = custom.call(v, 2 - depth, {}, inspect);
+      if (typeof r === 'string') return r;
+      if (r !== v) return fmt(r, depth, indent);
+    }
     if (v instanceof Error) return errText(v);
     if (v instanceof Date) return isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString();
     if (v instanceof RegExp) return String(v);

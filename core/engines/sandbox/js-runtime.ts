@@ -2,8 +2,8 @@
  * Source of the bootstrap that runs inside every fresh isolate before the user's code (spec
  * §4.8, issue 6). It builds the globals a script expects — `console` (log/info/debug → stdout,
  * error/warn → stderr), timers, `fetch`, `TextEncoder`/`TextDecoder`, `atob`/`btoa`,
- * `crypto.getRandomValues`, an empty `process.env`, and a `require` that explains what is missing —
- * from four host callbacks that only carry strings and numbers (a fetch is answered later by
+ * `crypto.getRandomValues`, `URL`/`URLSearchParams` (parsed by the host's WHATWG parser), an empty
+ * `process.env`, and a `require` that explains what is missing — from five host callbacks that only carry strings and numbers (a fetch is answered later by
  * the host calling `fetchDone`), so no host object ever enters
  * the isolate. Output is kept inside the isolate with the line and byte caps and handed over
  * once at the end. The closure receives `$0..$5` from `evalClosure` and returns the functions
@@ -29,10 +29,10 @@ export function missingPackageMessage(name: string): string {
   return `Cannot find package '${name}'. Install it with the commands field, e.g. "npm install ${name}".`;
 }
 
-/** Bootstrap source for `context.evalClosure` (arguments: timer, clear, fetch, random, maxLines, maxBytes). */
+/** Bootstrap source for `context.evalClosure` (arguments: timer, clear, fetch, random, url, maxLines, maxBytes). */
 export const RUNTIME_SOURCE = String.raw`
 'use strict';
-const hostTimer = $0, hostClear = $1, hostFetch = $2, hostRandom = $3, maxLines = $4, maxBytes = $5;
+const hostTimer = $0, hostClear = $1, hostFetch = $2, hostRandom = $3, hostUrl = $4, maxLines = $5, maxBytes = $6;
 const BUILTINS = new Set(${JSON.stringify(NODE_BUILTINS)});
 const builtinMessage = ${builtinMessage.toString()};
 const missingPackageMessage = ${missingPackageMessage.toString()};
@@ -284,6 +284,95 @@ function randomUUID() {
   return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
 }
 
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+function formEncode(s) {
+  return encodeURIComponent(s).replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+}
+function formDecode(s) {
+  s = s.replace(/\+/g, ' ');
+  try { return decodeURIComponent(s); } catch (_) { return s; }
+}
+class URLSearchParams {
+  constructor(init = '') {
+    Object.defineProperty(this, '_list', { value: [], writable: true });
+    Object.defineProperty(this, '_url', { value: null, writable: true });
+    if (typeof init === 'string') this._parse(init);
+    else if (init instanceof URLSearchParams) this._list = init._list.map((p) => p.slice());
+    else if (init && typeof init[Symbol.iterator] === 'function') for (const [k, v] of init) this._list.push([String(k), String(v)]);
+    else if (init && typeof init === 'object') for (const k of Object.keys(init)) this._list.push([k, String(init[k])]);
+  }
+  _parse(q) {
+    this._list = [];
+    for (const part of String(q).replace(/^\?/, '').split('&')) {
+      if (!part) continue;
+      const i = part.indexOf('=');
+      this._list.push(i < 0 ? [formDecode(part), ''] : [formDecode(part.slice(0, i)), formDecode(part.slice(i + 1))]);
+    }
+  }
+  _update() { if (this._url) this._url._setSearch(this.toString()); }
+  get size() { return this._list.length; }
+  append(k, v) { this._list.push([String(k), String(v)]); this._update(); }
+  delete(k) { k = String(k); this._list = this._list.filter((p) => p[0] !== k); this._update(); }
+  get(k) { const p = this._list.find((x) => x[0] === String(k)); return p ? p[1] : null; }
+  getAll(k) { return this._list.filter((x) => x[0] === String(k)).map((x) => x[1]); }
+  has(k) { return this._list.some((x) => x[0] === String(k)); }
+  set(k, v) {
+    k = String(k);
+    const i = this._list.findIndex((x) => x[0] === k);
+    if (i < 0) this._list.push([k, String(v)]);
+    else { this._list[i][1] = String(v); this._list = this._list.filter((x, j) => j <= i || x[0] !== k); }
+    this._update();
+  }
+  sort() { this._list.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)); this._update(); }
+  forEach(fn, self) { for (const [k, v] of this._list) fn.call(self, v, k, this); }
+  keys() { return this._list.map((p) => p[0])[Symbol.iterator](); }
+  values() { return this._list.map((p) => p[1])[Symbol.iterator](); }
+  entries() { return this._list.map((p) => [p[0], p[1]])[Symbol.iterator](); }
+  [Symbol.iterator]() { return this.entries(); }
+  toString() { return this._list.map(([k, v]) => formEncode(k) + '=' + formEncode(v)).join('&'); }
+  [INSPECT]() { return 'URLSearchParams {' + (this._list.length ? ' ' + this._list.map(([k, v]) => quote(k) + ' => ' + quote(v)).join(', ') + ' ' : '') + '}'; }
+}
+const URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
+function parseUrl(input, base, field, value) {
+  const r = hostUrl(String(input), base === undefined ? undefined : String(base), field, value === undefined ? undefined : String(value));
+  if (!r) {
+    const err = new TypeError('Invalid URL');
+    err.code = 'ERR_INVALID_URL';
+    err.input = String(input);
+    throw err;
+  }
+  return JSON.parse(r);
+}
+class URL {
+  constructor(input, base) {
+    Object.defineProperty(this, '_c', { value: parseUrl(input, base), writable: true });
+    Object.defineProperty(this, '_sp', { value: null, writable: true });
+  }
+  static canParse(input, base) { try { parseUrl(input, base); return true; } catch (_) { return false; } }
+  _set(field, value) {
+    this._c = parseUrl(this._c.href, undefined, field, value);
+    if (this._sp && field !== 'search-internal') this._sp._parse(this._c.search);
+  }
+  _setSearch(s) { this._c = parseUrl(this._c.href, undefined, 'search', s); }
+  get searchParams() {
+    if (!this._sp) { this._sp = new URLSearchParams(this._c.search); this._sp._url = this; }
+    return this._sp;
+  }
+  toString() { return this._c.href; }
+  toJSON() { return this._c.href; }
+  [INSPECT](depth) {
+    const o = {};
+    for (const k of URL_PARTS) o[k] = this._c[k];
+    o.searchParams = this.searchParams;
+    return 'URL ' + inspect(o).replace(/^\{/, '{');
+  }
+}
+for (const k of URL_PARTS) {
+  const d = { get() { return this._c[k]; }, configurable: true, enumerable: false };
+  if (k !== 'origin') d.set = function (v) { if (k === 'href') { this._c = parseUrl(v); if (this._sp) this._sp._parse(this._c.search); } else this._set(k, v); };
+  Object.defineProperty(URL.prototype, k, d);
+}
+
 function require(name) {
   name = String(name);
   const bare = name.startsWith('node:') ? name.slice(5) : name;
@@ -308,6 +397,8 @@ define('atob', atob);
 define('btoa', btoa);
 define('fetch', fetch);
 define('Headers', Headers);
+define('URL', URL);
+define('URLSearchParams', URLSearchParams);
 define('Response', Response);
 define('crypto', { getRandomValues, randomUUID });
 define('performance', { now: () => Date.now() - started, timeOrigin: started });

@@ -83,7 +83,18 @@ async function prepare(memoryMb: number, maxLines: number, maxBytes: number): Pr
     return fid;
   });
   const random = new ivm.Callback((n: number) => randomBytes(Math.max(0, Math.min(65536, n | 0))).toString('hex'));
-  const rt = (await context.evalClosure(RUNTIME_SOURCE, [timer, clear, fetchCb, random, maxLines, maxBytes], {
+  // WHATWG URL parsing by the host's parser; only strings cross, JSON comes back ('' = invalid).
+  const url = new ivm.Callback((input: string, base?: string, field?: string, value?: string) => {
+    try {
+      const u = new URL(input, base);
+      if (field) (u as unknown as Record<string, string>)[field] = value ?? '';
+      const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = u;
+      return JSON.stringify({ href, origin, protocol, username, password, host, hostname, port, pathname, search, hash });
+    } catch {
+      return '';
+    }
+  });
+  const rt = (await context.evalClosure(RUNTIME_SOURCE, [timer, clear, fetchCb, random, url, maxLines, maxBytes], {
     result: { reference: true },
   })) as ivm.Reference<{ fire: (id: number) => string; take: () => string; fetchDone: (fid: number, res: string) => string }>;
   const fireRef = (await rt.get('fire', { reference: true })) as ivm.Reference<(id: number) => string>;
