@@ -16,7 +16,7 @@ import { BusyError } from '../../errors.js';
 import { BUSY_MESSAGE, UidPool } from './uid-pool.js';
 import { canSwitchUid, killSandbox } from './os-sandbox.js';
 import { runCommands } from './commands.js';
-import { makeRunDir } from './run-dir.js';
+import { makeRunDir, removeRunRoot } from './run-dir.js';
 import { bundleRun } from './js-packages.js';
 import { timeoutError } from './python-sandbox.js';
 
@@ -266,5 +266,6 @@ export class JsSandboxEngine implements JsSandbox {
           }),
       ),
     );
+    await removeRunRoot();
   }
 }

@@ -267,11 +267,19 @@ process.on('message', (raw: ToWorker) => {
     return;
   }
   if (raw.t === 'run') {
-    void run(raw).then((result) => {
-      send({ t: 'done', id: raw.id, result });
-      prepared = prepare(raw.memoryMb, raw.maxLines, raw.maxBytes);
-      prepared.catch(() => undefined);
-    });
+    void run(raw)
+      .catch((err: unknown): SandboxResult => ({
+        stdout: [],
+        stderr: [],
+        truncated: false,
+        durationMs: 0,
+        error: { name: 'SandboxError', value: 'The sandbox could not start the run.', traceback: err instanceof Error ? err.message : String(err) },
+      }))
+      .then((result) => {
+        send({ t: 'done', id: raw.id, result });
+        prepared = prepare(raw.memoryMb, raw.maxLines, raw.maxBytes);
+        prepared.catch(() => undefined);
+      });
   }
 });
 process.on('unhandledRejection', () => undefined);

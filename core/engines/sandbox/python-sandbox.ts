@@ -14,7 +14,7 @@ import { canSwitchUid, killSandbox, spawnOsSandbox } from './os-sandbox.js';
 import { driveProcess, type ProcessOutcome } from './process-run.js';
 import { PYTHON_RUNNER } from './python-runner.js';
 import { runCommands } from './commands.js';
-import { makeRunDir } from './run-dir.js';
+import { makeRunDir, removeRunRoot } from './run-dir.js';
 
 const PY_ENV: Record<string, string> = {
   HOME: '/work',
@@ -28,6 +28,8 @@ const PY_ENV: Record<string, string> = {
 interface Warm {
   child: ChildProcess;
   lease: UidLease;
+  /** Drops the entry if the idle sandbox dies before it is used. */
+  onExit?: () => void;
 }
 
 /** Python sandbox engine with a small set of pre-started sandboxes. */
@@ -54,13 +56,14 @@ export class PythonSandboxEngine implements PythonSandbox {
       const child = this.spawn(lease.uid, undefined);
       const entry: Warm = { child, lease };
       child.on('error', () => undefined);
-      child.once('exit', () => {
+      entry.onExit = () => {
         const i = this.warm.indexOf(entry);
         if (i >= 0) {
           this.warm.splice(i, 1);
           lease.release();
         }
-      });
+      };
+      child.once('exit', entry.onExit);
       this.warm.push(entry);
     }
   }
@@ -111,7 +114,7 @@ export class PythonSandboxEngine implements PythonSandbox {
   private takeWarm(): Warm | undefined {
     while (this.warm.length > 0) {
       const entry = this.warm.shift()!;
-      entry.child.removeAllListeners('exit');
+      if (entry.onExit) entry.child.off('exit', entry.onExit);
       if (entry.child.exitCode === null && entry.child.signalCode === null) return entry;
       entry.lease.release();
     }
@@ -178,11 +181,12 @@ export class PythonSandboxEngine implements PythonSandbox {
     const warm = this.warm.splice(0);
     await Promise.all(
       warm.map(async (w) => {
-        w.child.removeAllListeners('exit');
+        if (w.onExit) w.child.off('exit', w.onExit);
         await killSandbox(w.child, w.lease.uid);
         w.lease.release();
       }),
     );
+    await removeRunRoot();
     this.log.debug('python sandbox closed');
   }
 }

@@ -4,7 +4,7 @@
  * by its uid, inside a root that is traversable but not listable, and it is deleted afterwards.
  * The root is outside DATA_DIR so no sandbox uid ever needs a path into the service's data.
  */
-import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -15,7 +15,7 @@ let rootPromise: Promise<string> | undefined;
 function runRoot(): Promise<string> {
   rootPromise ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'code-sandbox-'));
-    await import('node:fs/promises').then((fs) => fs.chmod(dir, 0o711));
+    await chmod(dir, 0o711);
     return dir;
   })();
   return rootPromise;
@@ -38,4 +38,18 @@ export async function makeRunDir(uid: number | null): Promise<RunDir> {
     // fs.rm does not follow symlinks, so links planted by the run cannot redirect the delete.
     remove: () => rm(path, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined),
   };
+}
+
+/** Removes the (empty) parent of run directories at shutdown; left alone while runs still use it. */
+export async function removeRunRoot(): Promise<void> {
+  const pending = rootPromise;
+  if (!pending) return;
+  const root = await pending.catch(() => undefined);
+  if (!root) return;
+  try {
+    await rmdir(root);
+    if (rootPromise === pending) rootPromise = undefined;
+  } catch {
+    // Not empty: another engine is still running a `commands` step.
+  }
 }
