@@ -7,17 +7,23 @@
 export const DRIVER_SOURCE = String.raw`
 """UNO driver for one warm LibreOffice listener (spec §4.6, design: "Office supervisor").
 
-Started by core/engines/office/worker.ts next to its own soffice --accept=pipe,... process.
-It connects once, then reads one JSON job per line on stdin and answers one JSON line per job on
+Started by core/engines/office/worker.ts as a process-group leader; it starts its own
+soffice --accept=pipe,... listener in that group, so one group kill stops both, and when its
+stdin closes (the service stopped or died) it kills LibreOffice before exiting. It connects once, then reads one JSON job per line on stdin and answers one JSON line per job on
 stdout, so no document pays LibreOffice's cold start. It never decides policy (timeouts,
 restarts): the Node supervisor does, and kills this process and soffice when needed.
 
 Job:    {"id": n, "input": "/abs/in.docx", "output": "/abs/out.pdf", "importFilter": "..."|null, "importOptions": "..."|null,
          "pdfVersion": 0|1|2|3, "tagged": bool, "pdfua": bool}
+Events: {"ready": true, "pid": n} once connected; {"dead": true, "error": "..."} if soffice exits.
 Answer: {"id": n, "ok": true, "pages": n} or {"id": n, "ok": false, "kind": "load"|"export"|"dead", "error": "..."}
 """
 import json
+import os
+import signal
+import subprocess
 import sys
+import threading
 import time
 
 import uno
@@ -41,9 +47,13 @@ def prop(name, value):
     return p
 
 
+EMIT_LOCK = threading.Lock()
+
+
 def emit(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+    with EMIT_LOCK:
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
 
 
 def connect(pipe, deadline):
@@ -140,15 +150,44 @@ def convert(desktop, job):
                 pass
 
 
+def start_office(binary, profile_dir, pipe):
+    # Same process group as this driver, so the supervisor's group kill takes both.
+    return subprocess.Popen(
+        [binary, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck",
+         "--nofirststartwizard", "-env:UserInstallation=" + uno.systemPathToFileUrl(profile_dir),
+         "--accept=pipe,name=%s;urp;StarOffice.ComponentContext" % pipe],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+
+def stop_office(office):
+    try:
+        office.terminate()
+        office.wait(3)
+    except Exception:
+        pass
+    # Whatever is left in our group (soffice.bin under oosplash), this driver included.
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+def watch(office):
+    office.wait()
+    emit({"dead": True, "error": "LibreOffice exited (%s)" % office.returncode})
+    os._exit(3)
+
+
 def main():
-    pipe = sys.argv[1]
-    deadline = time.time() + float(sys.argv[2] if len(sys.argv) > 2 else 60)
+    binary, profile_dir, pipe = sys.argv[1], sys.argv[2], sys.argv[3]
+    deadline = time.time() + float(sys.argv[4] if len(sys.argv) > 4 else 60)
+    office = start_office(binary, profile_dir, pipe)
     try:
         desktop = connect(pipe, deadline)
     except Exception as e:
         emit({"ready": False, "error": str(e)})
+        stop_office(office)
         return 2
-    emit({"ready": True})
+    threading.Thread(target=watch, args=(office,), daemon=True).start()
+    emit({"ready": True, "pid": office.pid})
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -159,9 +198,12 @@ def main():
         except Exception as e:
             # The bridge is gone (soffice crashed or was killed): tell the supervisor and stop.
             emit({"id": job.get("id"), "ok": False, "kind": "dead", "error": "%s: %s" % (type(e).__name__, e)})
+            stop_office(office)
             return 3
         result["id"] = job.get("id")
         emit(result)
+    # stdin closed: the supervisor stopped us or died; never leave LibreOffice behind.
+    stop_office(office)
     return 0
 
 

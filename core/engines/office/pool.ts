@@ -97,7 +97,10 @@ export class OfficePool {
     if (this.closed) return;
     w.restarts++;
     w.conversions = 0;
-    void this.startWorker(w);
+    // A worker that keeps dying right after it starts is retried with a growing delay.
+    w.quickDeaths = Date.now() - w.startedAt < 10_000 ? w.quickDeaths + 1 : 0;
+    if (w.quickDeaths === 0) return void this.startWorker(w);
+    setTimeout(() => void this.startWorker(w), Math.min(30_000, 250 * 2 ** Math.min(w.quickDeaths, 7))).unref();
   }
 
   /** Converts one document; see `OfficeEngine.convert` for the errors. */

@@ -4,6 +4,7 @@
  * The worker only runs jobs and reports deaths; the pool decides about restarts and queueing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { PluginLogger } from '../../plugin/types.js';
 
@@ -40,7 +41,30 @@ export class JobFailure extends Error {
 
 let generation = 0;
 
-/** Sends a signal to a whole process group, ignoring groups that are already gone. */
+/**
+ * Kills LibreOffice processes left on this worker's profile by an earlier service that died
+ * without stopping them: a second soffice on the same profile hands its work to the old one and
+ * exits, which would look like a crash loop. Only processes naming our own profile are touched.
+ */
+function killStale(profileDir: string): void {
+  const marker = `UserInstallation=file://${profileDir}`;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmd.includes(marker) && (cmd.endsWith('\0') ? cmd.slice(0, -1) : cmd).split('\0').some((a) => a === `-env:${marker}`)) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      /* exited meanwhile or not ours to read */
+    }
+  }
+}
+
+/** Sends a signal to a child's whole process group, ignoring groups that are already gone. */
 function killGroup(child: ChildProcess | null, signal: NodeJS.Signals): void {
   if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
   try {
@@ -64,8 +88,12 @@ export class OfficeWorker {
   state: 'starting' | 'idle' | 'busy' | 'stopped' = 'stopped';
   conversions = 0;
   restarts = 0;
-  private soffice: ChildProcess | null = null;
+  /** When the current process started (to back off from crash loops). */
+  startedAt = 0;
+  /** Deaths in a row shortly after starting. */
+  quickDeaths = 0;
   private driver: ChildProcess | null = null;
+  private officePid: number | null = null;
   private stopping = false;
   private nextId = 1;
   private pending: { id: number; resolve: (v: { pages: number | null }) => void; reject: (e: JobFailure) => void } | null = null;
@@ -74,8 +102,9 @@ export class OfficeWorker {
 
   constructor(readonly index: number, private readonly cfg: WorkerConfig, private readonly onDeath: (w: OfficeWorker) => void) {}
 
+  /** Pid of the soffice launcher this worker's driver started (null before it is up). */
   get sofficePid(): number | null {
-    return this.soffice?.pid ?? null;
+    return this.officePid;
   }
 
   /** The profile directory of this worker (a separate LibreOffice user installation). */
@@ -83,40 +112,30 @@ export class OfficeWorker {
     return `${this.cfg.profileRoot}/profile-${this.index}`;
   }
 
-  /** Spawns soffice and the driver and waits until the driver is connected. */
+  /** Spawns the driver (which starts its soffice) and waits until it is connected. */
   async start(): Promise<void> {
     this.stopping = false;
     this.state = 'starting';
     this.stderrTail = '';
+    this.officePid = null;
+    this.startedAt = Date.now();
+    killStale(this.profileDir);
     const pipe = `ciapi_office_${process.pid}_${this.index}_${++generation}`;
-    // detached: its own process group, so killing -pid also takes oosplash's soffice.bin child.
-    this.soffice = spawn(
-      this.cfg.binary,
-      [
-        '--headless', '--invisible', '--nologo', '--norestore', '--nodefault', '--nolockcheck', '--nofirststartwizard',
-        `-env:UserInstallation=file://${this.profileDir}`,
-        `--accept=pipe,name=${pipe};urp;StarOffice.ComponentContext`,
-      ],
-      { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+    // detached: the driver leads its own process group, which its soffice (and oosplash's
+    // soffice.bin) join, so one group kill stops all of them.
+    const driver = spawn(
+      this.cfg.python,
+      [this.cfg.driverPath, this.cfg.binary, this.profileDir, pipe, String(Math.ceil(this.cfg.startTimeoutMs / 1000))],
+      { detached: true, stdio: ['pipe', 'pipe', 'pipe'] },
     );
-    this.soffice.stderr?.on('data', (d: Buffer) => {
+    this.driver = driver;
+    driver.stderr?.on('data', (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
     });
-    this.driver = spawn(this.cfg.python, [this.cfg.driverPath, pipe, String(Math.ceil(this.cfg.startTimeoutMs / 1000))], {
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.driver.stderr?.on('data', (d: Buffer) => {
-      this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
-    });
-    this.driver.stdin?.on('error', () => {});
-    const lines = createInterface({ input: this.driver.stdout! });
-    lines.on('line', (line) => this.onLine(line));
-    const soffice = this.soffice;
-    const driver = this.driver;
-    soffice.once('exit', (code, sig) => this.died(soffice, `LibreOffice exited (${sig ?? code})`));
-    driver.once('exit', (code, sig) => this.died(driver, `the UNO driver exited (${sig ?? code})`));
-    soffice.once('error', (err) => this.died(soffice, `LibreOffice could not start: ${err.message}`));
+    driver.stdin?.on('error', () => {});
+    createInterface({ input: driver.stdout! }).on('line', (line) => this.onLine(line));
+    driver.once('exit', (code, sig) => this.died(driver, `the LibreOffice driver exited (${sig ?? code})`));
+    driver.once('error', (err) => this.died(driver, `the LibreOffice driver could not start: ${err.message}`));
 
     const ok = await new Promise<{ ok: boolean; error?: string }>((resolve) => {
       const timer = setTimeout(() => resolve({ ok: false, error: 'start timed out' }), this.cfg.startTimeoutMs + 2000);
@@ -134,14 +153,20 @@ export class OfficeWorker {
   }
 
   private onLine(line: string): void {
-    let msg: { ready?: boolean; error?: string; id?: number; ok?: boolean; kind?: FailureKind; pages?: number | null };
+    let msg: { ready?: boolean; dead?: boolean; pid?: number; error?: string; id?: number; ok?: boolean; kind?: FailureKind; pages?: number | null };
     try {
       msg = JSON.parse(line);
     } catch {
       return;
     }
     if (msg.ready !== undefined) {
+      if (typeof msg.pid === 'number') this.officePid = msg.pid;
       this.ready?.(msg.ready, msg.error);
+      return;
+    }
+    if (msg.dead) {
+      // The driver exits right after; `died` handles it on the exit event.
+      this.stderrTail = (this.stderrTail + (msg.error ?? '')).slice(-2000);
       return;
     }
     const p = this.pending;
@@ -152,7 +177,7 @@ export class OfficeWorker {
   }
 
   private died(child: ChildProcess, why: string): void {
-    if (child !== this.soffice && child !== this.driver) return;
+    if (child !== this.driver) return;
     if (this.stopping) return;
     this.cfg.log.warn({ worker: this.index, why, stderr: this.stderrTail.trim() || undefined }, 'LibreOffice worker died');
     this.ready?.(false, why);
@@ -161,7 +186,7 @@ export class OfficeWorker {
     p?.reject(new JobFailure('dead', `LibreOffice stopped unexpectedly (${why})`));
     const wasStarting = this.state === 'starting';
     this.state = 'stopped';
-    // Take the other half down too; the pool restarts the pair.
+    // Make sure nothing of the group survives; the pool then starts a fresh worker.
     void this.stop().then(() => {
       if (!wasStarting) this.onDeath(this);
     });
@@ -205,19 +230,33 @@ export class OfficeWorker {
   /** Stops both processes: SIGTERM, then SIGKILL after a grace period. */
   async stop(graceMs = 3000): Promise<void> {
     this.stopping = true;
-    const procs = [this.driver, this.soffice];
-    this.driver?.stdin?.end();
-    for (const p of procs) killGroup(p, 'SIGTERM');
-    const timer = setTimeout(() => procs.forEach((p) => killGroup(p, 'SIGKILL')), graceMs);
-    await Promise.all(procs.map(exited));
+    const driver = this.driver;
+    const pgid = driver?.pid;
+    // Closing stdin asks the driver to stop LibreOffice and exit; SIGKILL the group if it lingers.
+    driver?.stdin?.end();
+    const timer = setTimeout(() => killGroup(driver, 'SIGKILL'), graceMs);
+    await exited(driver);
     clearTimeout(timer);
+    // The driver is gone; make sure its group (soffice, soffice.bin) is too.
+    if (pgid) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        /* group already empty */
+      }
+    }
     this.state = 'stopped';
   }
 
   /** Synchronous last-resort kill, for `process.on('exit')`. */
   killNow(): void {
     this.stopping = true;
-    killGroup(this.driver, 'SIGKILL');
-    killGroup(this.soffice, 'SIGKILL');
+    const pgid = this.driver?.pid;
+    if (!pgid) return;
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
 }
