@@ -5,7 +5,7 @@
 import type { EngineOptions } from '../options.js';
 import type { BrowserEngine } from './types.js';
 import { BrowserPool, poolSettingsFromEnv } from './pool.js';
-import { renderPage } from './render.js';
+import { precheck, renderPage } from './render.js';
 import { SsrfGuard, guardPolicyFromEnv } from '../http/guard.js';
 
 /** Creates the browser pool; the guard follows the same operator settings as the HTTP engine. */
@@ -13,7 +13,10 @@ export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { clos
   const pool = new BrowserPool(poolSettingsFromEnv(opts.env, opts.dataDir), opts.log);
   const guard = new SsrfGuard(guardPolicyFromEnv(opts.env));
   return {
-    render: (req) => pool.use((browser) => renderPage(browser, guard, req), req.signal),
+    async render(req) {
+      const target = await precheck(guard, req);
+      return pool.use((fresh) => renderPage(fresh, guard, req, target), req.signal);
+    },
     stats: () => ({ launches: pool.counters.launches, jobs: pool.counters.jobs, active: pool.running, queued: pool.queued }),
     close: () => pool.close(),
   };

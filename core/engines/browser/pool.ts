@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { BusyError } from '../../errors.js';
 import type { PluginLogger } from '../../plugin/types.js';
 
@@ -16,6 +16,8 @@ export interface PoolSettings {
   maxPages: number;
   queueMax: number;
   recycleAfter: number;
+  /** Contexts with a blank page kept ready, so a job does not wait for a renderer to start (0 = none). */
+  spares: number;
   /** Where fresh `--user-data-dir` folders are made. */
   profileRoot: string;
 }
@@ -28,6 +30,7 @@ export function poolSettingsFromEnv(env: Record<string, string | undefined>, dat
     maxPages: int(env.BROWSER_MAX_PAGES, 2),
     queueMax: int(env.BROWSER_QUEUE_MAX, 32),
     recycleAfter: int(env.BROWSER_RECYCLE_AFTER, 200),
+    spares: env.BROWSER_SPARE_PAGES === '0' ? 0 : int(env.BROWSER_SPARE_PAGES, 1),
     profileRoot: dataDir ? path.join(dataDir, 'browser') : os.tmpdir(),
   };
 }
@@ -50,8 +53,15 @@ export const CHROMIUM_ARGS = [
   '--hide-scrollbars',
 ];
 
+/** A fresh browser context with one blank page, owned by a single job. */
+export interface FreshPage {
+  context: BrowserContext;
+  page: Page;
+}
+
 interface Instance {
   browser: Browser;
+  spares: Promise<FreshPage | undefined>[];
   profile: string;
   jobs: number;
   active: number;
@@ -81,8 +91,12 @@ export class BrowserPool {
     return this.active;
   }
 
-  /** Runs `job` with a browser once a page slot is free; the slot is released afterwards. */
-  async use<T>(job: (browser: Browser) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs `job` with a fresh context and page once a page slot is free; the slot is released
+   * afterwards. Starting a renderer is the slowest part of a warm job (hundreds of ms on a busy
+   * machine), so a spare context is prepared in the background for the next job.
+   */
+  async use<T>(job: (fresh: FreshPage) => Promise<T>, signal?: AbortSignal): Promise<T> {
     await this.acquire(signal);
     let inst: Instance | undefined;
     try {
@@ -91,13 +105,35 @@ export class BrowserPool {
       inst.active++;
       this.counters.jobs++;
       if (inst.jobs >= this.settings.recycleAfter) this.retire(inst);
-      return await job(inst.browser);
+      const fresh = await this.take(inst);
+      try {
+        return await job(fresh);
+      } finally {
+        await fresh.context.close().catch(() => undefined);
+      }
     } finally {
       if (inst) {
         inst.active--;
         if (inst.retired && inst.active === 0) void this.shutdown(inst);
       }
       this.release();
+    }
+  }
+
+  /** A spare context if one is ready (then another is started), else a new one. */
+  private async take(inst: Instance): Promise<FreshPage> {
+    while (inst.spares.length > 0) {
+      const spare = await inst.spares.shift()!;
+      this.refill(inst);
+      if (spare && !spare.page.isClosed()) return spare;
+    }
+    this.refill(inst);
+    return prepare(inst.browser);
+  }
+
+  private refill(inst: Instance): void {
+    while (!inst.retired && inst.browser.connected && inst.spares.length < this.settings.spares) {
+      inst.spares.push(prepare(inst.browser).catch(() => undefined));
     }
   }
 
@@ -164,7 +200,7 @@ export class BrowserPool {
       throw err;
     }
     this.counters.launches++;
-    const inst: Instance = { browser, profile, jobs: 0, active: 0, retired: false };
+    const inst: Instance = { browser, profile, spares: [], jobs: 0, active: 0, retired: false };
     this.all.add(inst);
     browser.on('disconnected', () => {
       // A crash: the next job launches a fresh browser; the profile folder is removed.
@@ -180,16 +216,18 @@ export class BrowserPool {
       throw new BusyError('The browser is shutting down. Please retry.');
     }
     this.current = inst;
+    this.refill(inst);
     return inst;
   }
 
   private retire(inst: Instance): void {
     inst.retired = true;
     if (this.current === inst) this.current = undefined;
+    for (const spare of inst.spares.splice(0)) void spare.then((s) => s?.context.close().catch(() => undefined));
   }
 
   private async shutdown(inst: Instance): Promise<void> {
-    inst.retired = true;
+    this.retire(inst);
     this.all.delete(inst);
     if (this.current === inst) this.current = undefined;
     await inst.browser.close().catch(() => inst.browser.process()?.kill('SIGKILL'));
@@ -205,6 +243,22 @@ export class BrowserPool {
     await Promise.allSettled([...this.all].map((i) => this.shutdown(i)));
   }
 }
+
+/** A new incognito-like context with one blank page at the default viewport. */
+async function prepare(browser: Browser): Promise<FreshPage> {
+  const context = await browser.createBrowserContext();
+  try {
+    const page = await context.newPage();
+    await page.setViewport(DEFAULT_VIEWPORT);
+    return { context, page };
+  } catch (err) {
+    await context.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The viewport of a prepared page (a job may change it). */
+export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 
 /** Chromium may still be flushing its profile as it exits; retry, and never fail a job over it. */
 async function removeProfile(dir: string): Promise<void> {

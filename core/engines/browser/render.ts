@@ -3,90 +3,91 @@
  * makes, a load wait that stops when the network has been quiet briefly (networkidle0 costs
  * ≥ 500 ms on every page), then the DOM and an optional PNG.
  */
-import type { Browser, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
+import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
+import { DEFAULT_VIEWPORT, type FreshPage } from './pool.js';
 import { InputError, ServiceError, UpstreamError } from '../../errors.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
 
 const QUIET_MS = 50;
 const SETTLE_CAP_MS = 2_500;
-const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 
-/** Renders `req` with `browser`; the context is closed whatever happens. */
-export async function renderPage(browser: Browser, guard: SsrfGuard, req: RenderRequest): Promise<RenderResult> {
+/** Checks the page URL before a page slot is taken: a refused URL costs no browser work. */
+export async function precheck(guard: SsrfGuard, req: RenderRequest): Promise<URL> {
+  if (req.guard === false) return new URL(req.url);
+  const target = guard.checkUrl(req.url);
+  await guard.checkHost(target.hostname);
+  return target;
+}
+
+/** Renders `req` (already prechecked as `target`) in a fresh context the pool closes afterwards. */
+export async function renderPage(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, target: URL): Promise<RenderResult> {
   const timeoutMs = req.timeoutMs ?? 20_000;
   const useGuard = req.guard !== false;
-  const target = useGuard ? guard.checkUrl(req.url) : new URL(req.url);
-  if (useGuard) await guard.checkHost(target.hostname);
-
-  const context = await browser.createBrowserContext();
   const blocked: RenderResult['blocked'] = [];
   let mainBlock: InputError | undefined;
-  try {
-    const page = await context.newPage();
-    page.setDefaultTimeout(timeoutMs);
-    await page.setViewport(req.viewport ?? DEFAULT_VIEWPORT);
-    const inflight = trackNetwork(page);
-    // Interception costs a round trip per request; skip it when the operator opened everything.
-    if (useGuard && !guard.policy.allowPrivate) {
-      await page.setRequestInterception(true);
-      const verdicts = new Map<string, Promise<void>>();
-      page.on('request', (r) => {
-        void screen(r, guard, verdicts).then(
-          () => r.continue().catch(() => undefined),
-          (err: unknown) => {
-            const reason = err instanceof ServiceError ? err.message : String(err);
-            blocked.push({ url: r.url(), reason });
-            if (r.isNavigationRequest() && r.frame() === page.mainFrame() && err instanceof InputError) mainBlock = err;
-            r.abort('blockedbyclient').catch(() => undefined);
-          },
-        );
-      });
-    }
-
-    // A document Chromium downloads instead of showing (a PDF, say) aborts the navigation; its
-    // response still tells the caller what it was, so the caller can fetch it another way.
-    let lastMain: HTTPResponse | null = null;
-    page.on('response', (r) => {
-      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastMain = r;
+  const page = fresh.page;
+  page.setDefaultTimeout(timeoutMs);
+  const vp = req.viewport ?? DEFAULT_VIEWPORT;
+  if (vp.width !== DEFAULT_VIEWPORT.width || vp.height !== DEFAULT_VIEWPORT.height) await page.setViewport(vp);
+  const inflight = trackNetwork(page);
+  // Interception costs a round trip per request; skip it when the operator opened everything.
+  if (useGuard && !guard.policy.allowPrivate) {
+    await page.setRequestInterception(true);
+    const verdicts = new Map<string, Promise<void>>();
+    page.on('request', (r) => {
+      void screen(r, guard, verdicts).then(
+        () => r.continue().catch(() => undefined),
+        (err: unknown) => {
+          const reason = err instanceof ServiceError ? err.message : String(err);
+          blocked.push({ url: r.url(), reason });
+          if (r.isNavigationRequest() && r.frame() === page.mainFrame() && err instanceof InputError) mainBlock = err;
+          r.abort('blockedbyclient').catch(() => undefined);
+        },
+      );
     });
-    const abort = req.signal ? abortPromise(req.signal) : undefined;
-    let response: HTTPResponse | null;
-    try {
-      const nav = page.goto(target.href, { waitUntil: 'load', timeout: timeoutMs });
-      response = await (abort ? Promise.race([nav, abort]) : nav);
-    } catch (err) {
-      if (mainBlock) throw mainBlock;
-      if (err instanceof ServiceError) throw err;
-      const got = lastMain as HTTPResponse | null;
-      if (!(got && /ERR_ABORTED/.test(String(err)) && !/html|xml/i.test(got.headers()['content-type'] ?? ''))) {
-        throw navigationError(target, err, timeoutMs);
-      }
-      return { status: got.status(), url: got.url(), headers: got.headers(), contentType: got.headers()['content-type'] ?? '', html: '', title: '', blocked };
-    }
-    if (mainBlock) throw mainBlock;
-    const headers = response?.headers() ?? {};
-    const contentType = headers['content-type'] ?? '';
-    const html = /html|xml/i.test(contentType) || !response;
-    if (html) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
-    if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
-    const result: RenderResult = {
-      status: response?.status() ?? 0,
-      url: page.url(),
-      headers,
-      contentType,
-      html: html ? await page.content() : '',
-      title: html ? await page.title() : '',
-      blocked,
-    };
-    if (req.screenshot) {
-      const png = await page.screenshot({ type: 'png', fullPage: req.screenshot.fullPage ?? false, captureBeyondViewport: false });
-      result.screenshot = new Uint8Array(png);
-    }
-    return result;
-  } finally {
-    await context.close().catch(() => undefined);
   }
+
+  // A document Chromium downloads instead of showing (a PDF, say) aborts the navigation; its
+  // response still tells the caller what it was, so the caller can fetch it another way.
+  let lastMain: HTTPResponse | null = null;
+  page.on('response', (r) => {
+    if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastMain = r;
+  });
+  const abort = req.signal ? abortPromise(req.signal) : undefined;
+  let response: HTTPResponse | null;
+  try {
+    const nav = page.goto(target.href, { waitUntil: 'load', timeout: timeoutMs });
+    response = await (abort ? Promise.race([nav, abort]) : nav);
+  } catch (err) {
+    if (mainBlock) throw mainBlock;
+    if (err instanceof ServiceError) throw err;
+    const got = lastMain as HTTPResponse | null;
+    if (!(got && /ERR_ABORTED/.test(String(err)) && !/html|xml/i.test(got.headers()['content-type'] ?? ''))) {
+      throw navigationError(target, err, timeoutMs);
+    }
+    return { status: got.status(), url: got.url(), headers: got.headers(), contentType: got.headers()['content-type'] ?? '', html: '', title: '', blocked };
+  }
+  if (mainBlock) throw mainBlock;
+  const headers = response?.headers() ?? {};
+  const contentType = headers['content-type'] ?? '';
+  const html = /html|xml/i.test(contentType) || !response;
+  if (html) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+  if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
+  const result: RenderResult = {
+    status: response?.status() ?? 0,
+    url: page.url(),
+    headers,
+    contentType,
+    html: html ? await page.content() : '',
+    title: html ? await page.title() : '',
+    blocked,
+  };
+  if (req.screenshot) {
+    const png = await page.screenshot({ type: 'png', fullPage: req.screenshot.fullPage ?? false, captureBeyondViewport: false });
+    result.screenshot = new Uint8Array(png);
+  }
+  return result;
 }
 
 /** Decides one request: data/blob URLs pass, other schemes are refused, hosts go through the guard. */

@@ -1,0 +1,129 @@
+/**
+ * `node --no-node-snapshot --import tsx bench/scrape.ts` (issue 4 "Benchmark"): p50/p95 of
+ * `POST /api/v1/scrape` with `renderJs:true` on a local page through the warm browser pool,
+ * against launching Chromium for every request as naive services do (same page, same load wait,
+ * same markdown conversion, measured in-process so the baseline pays no HTTP or ledger cost);
+ * then `renderJs:false` pages per second through the API. Prints the ratios; the target is a p50
+ * at least 5× faster than launch-per-request. BENCH_RUNS sets the warm sample size.
+ */
+import http from 'node:http';
+import os from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import puppeteer from 'puppeteer-core';
+import { startService } from '../server/start.js';
+import { CHROMIUM_ARGS } from '../core/engines/browser/pool.js';
+import { ParsedPage, toMarkdown } from '../plugins/web/page-content.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 60);
+const COLD_RUNS = Math.max(8, Math.round(RUNS / 6));
+const PLAIN_REQUESTS = Number(process.env.BENCH_PLAIN ?? 400);
+const PLAIN_CONCURRENCY = 8;
+const ADMIN = 'bench-admin-token';
+
+const PAGE = `<!doctype html><html lang="en"><head><title>Bench page</title><meta name="description" content="bench"></head>
+<body><nav><a href="/a">A</a> <a href="/b">B</a></nav><main id="app"></main>
+<script>document.getElementById('app').innerHTML = '<h1>Rendered</h1>' + '<p>Paragraph of rendered text with a <a href="/x">link</a>.</p>'.repeat(30);</script>
+</body></html>`;
+
+function percentile(samples: number[], p: number): number {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+const site = http.createServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(PAGE);
+});
+await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+const pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+
+const dataDir = await mkdtemp(join(os.tmpdir(), 'bench-scrape-'));
+const server = await startService(
+  { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', ALLOW_PRIVATE_NETWORK: 'true' },
+  {
+    serviceConfig: {
+      plugins: {
+        capabilities: () => import('../plugins/capabilities/index.js'),
+        web: () => import('../plugins/web/index.js'),
+      },
+    },
+  },
+);
+
+/** The naive way: a fresh Chromium per request, same wait and conversion as the plugin. */
+async function launchPerRequest(): Promise<number> {
+  const t = performance.now();
+  const profile = await mkdtemp(join(os.tmpdir(), 'bench-chromium-'));
+  const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, userDataDir: profile, pipe: true });
+  try {
+    const page = await browser.newPage();
+    await page.goto(pageUrl, { waitUntil: 'load' });
+    const html = await page.content();
+    const md = toMarkdown(new ParsedPage(html, page.url()).bodyHtml());
+    if (!md.includes('Rendered')) throw new Error('baseline did not render the page');
+  } finally {
+    await browser.close();
+    await rm(profile, { recursive: true, force: true });
+  }
+  return performance.now() - t;
+}
+
+try {
+  const created = await fetch(`${server.url}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', credits: 100_000_000, rateLimitPerMinute: 1_000_000 }),
+  });
+  const { key } = (await created.json()) as { key: string };
+  const scrape = async (renderJs: boolean): Promise<number> => {
+    const t = performance.now();
+    const res = await fetch(`${server.url}/api/v1/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: pageUrl, renderJs }),
+    });
+    const body = (await res.json()) as { content?: string };
+    const ms = performance.now() - t;
+    if (res.status !== 200 || (renderJs && !body.content?.includes('Rendered'))) throw new Error(`scrape answered ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+    return ms;
+  };
+
+  // Warm-up: the pool launches Chromium on first use; HTTP keep-alive.
+  for (let i = 0; i < 3; i++) await scrape(true);
+  // Interleaved, so both series see the same machine load (other work shares these cores).
+  const warm: number[] = [];
+  const cold: number[] = [];
+  const every = Math.max(1, Math.floor(RUNS / COLD_RUNS));
+  for (let i = 0; i < RUNS; i++) {
+    warm.push(await scrape(true));
+    if (i % every === every - 1 && cold.length < COLD_RUNS) cold.push(await launchPerRequest());
+  }
+
+  for (let i = 0; i < 20; i++) await scrape(false);
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: PLAIN_CONCURRENCY }, async () => {
+      while (next++ < PLAIN_REQUESTS) await scrape(false);
+    }),
+  );
+  const plainSeconds = (performance.now() - started) / 1000;
+
+  const row = (label: string, s: number[]) =>
+    `${label.padEnd(44)} p50 ${percentile(s, 50).toFixed(1).padStart(7)} ms   p95 ${percentile(s, 95).toFixed(1).padStart(7)} ms   (n=${s.length})`;
+  console.log(`scrape benchmark on ${os.cpus().length} cores (load average ${os.loadavg()[0]!.toFixed(1)}): a local page that builds its content with JavaScript`);
+  console.log(row('scrape renderJs:true, warm pool (via HTTP)', warm));
+  console.log(row('launch Chromium per request (in-process)', cold));
+  const ratio = percentile(cold, 50) / percentile(warm, 50);
+  console.log(`warm pool p50 is ${ratio.toFixed(1)}x faster than launch-per-request (target >= 5x): ${ratio >= 5 ? 'met' : 'NOT met'}`);
+  console.log(`p95 ratio: ${(percentile(cold, 95) / percentile(warm, 95)).toFixed(1)}x`);
+  const pps = PLAIN_REQUESTS / plainSeconds;
+  console.log(`scrape renderJs:false: ${pps.toFixed(0)} pages/s (${PLAIN_REQUESTS} requests, ${PLAIN_CONCURRENCY} at a time), ${(pps / (1000 / percentile(warm, 50))).toFixed(1)}x the warm browser's sequential rate`);
+} finally {
+  await server.stop();
+  site.closeAllConnections();
+  site.close();
+  await rm(dataDir, { recursive: true, force: true });
+}
