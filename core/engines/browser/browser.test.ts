@@ -3,6 +3,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createBrowserEngine } from './index.js';
 import { ServiceError } from '../../errors.js';
@@ -25,6 +27,10 @@ before(async () => {
       return res.end(`<title>F</title><p id=out>waiting</p><script>
         fetch('http://127.0.0.1:${port}/secret').then(r => r.text()).then(t => out.textContent = 'got ' + t, () => out.textContent = 'blocked');
       </script>`);
+    }
+    if (u.pathname === '/slow') {
+      setTimeout(() => res.end('<title>slow</title>'), 400).unref();
+      return;
     }
     if (u.pathname === '/secret') {
       secretHits++;
@@ -72,5 +78,45 @@ test('guard in the browser: the page itself and its script fetches of private ad
     assert.equal(secretHits, before, 'the private address was never reached');
   } finally {
     await engine.close();
+  }
+});
+
+test('page cap with a bounded queue: beyond it callers get 429 Busy; queued jobs still run', async () => {
+  const engine = createBrowserEngine({ dataDir: os.tmpdir(), env: { ALLOW_PRIVATE_NETWORK: 'true', BROWSER_MAX_PAGES: '1', BROWSER_QUEUE_MAX: '1' }, log, publicBaseUrl: () => '' });
+  try {
+    const url = `http://127.0.0.1:${port}/slow`;
+    const results = await Promise.allSettled([engine.render({ url }), engine.render({ url }), engine.render({ url })]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected']);
+    const err = (results[2] as PromiseRejectedResult).reason;
+    assert.ok(err instanceof ServiceError && err.status === 429, String(err));
+    assert.equal(engine.stats().jobs, 2);
+  } finally {
+    await engine.close();
+  }
+});
+
+test('a crashed browser is replaced on the next job', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'browser-crash-'));
+  const engine = createBrowserEngine({ dataDir, env: { ALLOW_PRIVATE_NETWORK: 'true' }, log, publicBaseUrl: () => '' });
+  try {
+    await engine.render({ url: `http://127.0.0.1:${port}/` });
+    // Our own Chromium: the main process is the one whose command line names this test's profile folder.
+    const pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+      try {
+        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return cmd.includes(dataDir) && !cmd.includes('--type=');
+      } catch {
+        return false;
+      }
+    });
+    assert.equal(pids.length, 1);
+    process.kill(Number(pids[0]), 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+    const again = await engine.render({ url: `http://127.0.0.1:${port}/js` });
+    assert.match(again.html, /built by script/);
+    assert.equal(engine.stats().launches, 2);
+  } finally {
+    await engine.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });

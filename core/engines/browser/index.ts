@@ -7,6 +7,7 @@ import type { BrowserEngine } from './types.js';
 import { BrowserPool, poolSettingsFromEnv } from './pool.js';
 import { precheck, renderPage } from './render.js';
 import { SsrfGuard, guardPolicyFromEnv } from '../http/guard.js';
+import { ServiceError, UpstreamError } from '../../errors.js';
 
 /** Creates the browser pool; the guard follows the same operator settings as the HTTP engine. */
 export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { close(): Promise<void> } {
@@ -15,7 +16,13 @@ export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { clos
   return {
     async render(req) {
       const target = await precheck(guard, req);
-      return pool.use((fresh) => renderPage(fresh, guard, req, target), req.signal);
+      try {
+        return await pool.use((fresh) => renderPage(fresh, guard, req, target), req.signal);
+      } catch (err) {
+        // A crash or protocol error mid-job: the pool replaces the browser; the caller gets a 502.
+        if (err instanceof ServiceError || req.signal?.aborted) throw err;
+        throw new UpstreamError(`Failed to retrieve ${target.protocol}//${target.host}${target.pathname}: the browser failed while rendering the page.`, { cause: err });
+      }
     },
     stats: () => ({ launches: pool.counters.launches, jobs: pool.counters.jobs, active: pool.running, queued: pool.queued }),
     close: () => pool.close(),
