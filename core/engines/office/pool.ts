@@ -54,7 +54,7 @@ export class OfficePool {
   private startFailures = 0;
 
   constructor(private readonly cfg: PoolConfig) {
-    this.workers = Array.from({ length: cfg.size }, (_, i) => new OfficeWorker(i, cfg, (w) => this.restart(w)));
+    this.workers = Array.from({ length: cfg.size }, (_, i) => new OfficeWorker(i, cfg, (w, crashed) => this.restart(w, crashed)));
   }
 
   /** Starts every worker (idempotent); conversions queue meanwhile. */
@@ -93,12 +93,12 @@ export class OfficePool {
     this.dispatch();
   }
 
-  private restart(w: OfficeWorker): void {
+  private restart(w: OfficeWorker, crashed = false): void {
     if (this.closed) return;
     w.restarts++;
     w.conversions = 0;
-    // A worker that keeps dying right after it starts is retried with a growing delay.
-    w.quickDeaths = Date.now() - w.startedAt < 10_000 ? w.quickDeaths + 1 : 0;
+    // A worker that keeps crashing right after it starts is retried with a growing delay.
+    w.quickDeaths = crashed && Date.now() - w.startedAt < 10_000 ? w.quickDeaths + 1 : 0;
     if (w.quickDeaths === 0) return void this.startWorker(w);
     setTimeout(() => void this.startWorker(w), Math.min(30_000, 250 * 2 ** Math.min(w.quickDeaths, 7))).unref();
   }
@@ -158,7 +158,7 @@ export class OfficePool {
         return;
       }
       w.state = 'idle';
-      const { pages } = await w.run(
+      const { pages } = await this.runAndRecycle(w,
         {
           input,
           output,
@@ -177,12 +177,20 @@ export class OfficePool {
       item.reject(this.toPublic(err, ext));
     } finally {
       await rm(dir, { recursive: true, force: true }).catch(() => {});
+      this.dispatch();
+    }
+  }
+
+  /** Runs a job, then retires the worker if it reached its conversion limit, before anyone else gets it. */
+  private async runAndRecycle(w: OfficeWorker, job: Parameters<OfficeWorker['run']>[0], timeoutMs: number) {
+    try {
+      return await w.run(job, timeoutMs);
+    } finally {
       if (w.state === 'idle' && w.conversions >= this.cfg.maxConversions) {
         // Recycle: LibreOffice slowly leaks memory and state across documents.
         w.state = 'stopped';
         void w.stop().then(() => this.restart(w));
       }
-      this.dispatch();
     }
   }
 

@@ -83,7 +83,7 @@ function exited(child: ChildProcess | null): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** One soffice listener plus its driver; `onDeath` fires when either dies unexpectedly. */
+/** One LibreOffice listener behind its driver; `onDeath` fires when it crashes (`crashed`) or was killed after a hang. */
 export class OfficeWorker {
   state: 'starting' | 'idle' | 'busy' | 'stopped' = 'stopped';
   conversions = 0;
@@ -100,7 +100,7 @@ export class OfficeWorker {
   private ready: ((ok: boolean, error?: string) => void) | null = null;
   private stderrTail = '';
 
-  constructor(readonly index: number, private readonly cfg: WorkerConfig, private readonly onDeath: (w: OfficeWorker) => void) {}
+  constructor(readonly index: number, private readonly cfg: WorkerConfig, private readonly onDeath: (w: OfficeWorker, crashed: boolean) => void) {}
 
   /** Pid of the soffice launcher this worker's driver started (null before it is up). */
   get sofficePid(): number | null {
@@ -188,7 +188,7 @@ export class OfficeWorker {
     this.state = 'stopped';
     // Make sure nothing of the group survives; the pool then starts a fresh worker.
     void this.stop().then(() => {
-      if (!wasStarting) this.onDeath(this);
+      if (!wasStarting) this.onDeath(this, true);
     });
   }
 
@@ -204,7 +204,7 @@ export class OfficeWorker {
         reject(new JobFailure('timeout', `conversion timed out after ${Math.round(timeoutMs / 1000)} s`));
         this.cfg.log.warn({ worker: this.index }, 'LibreOffice conversion hung; restarting the worker');
         this.state = 'stopped';
-        void this.stop().then(() => this.onDeath(this));
+        void this.stop().then(() => this.onDeath(this, false));
       }, timeoutMs);
       this.pending = {
         id,

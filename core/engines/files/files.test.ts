@@ -1,0 +1,79 @@
+/** File store: signed expiring URLs, the download check and the sweeper (spec §8.2). */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFileStore } from './index.js';
+import { NotFoundError } from '../../errors.js';
+
+const log = { debug() {}, info() {}, warn() {}, error() {} };
+
+async function store(env: Record<string, string> = {}) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'files-test-'));
+  const s = createFileStore({ dataDir, publicBaseUrl: () => 'http://127.0.0.1:9/', env, log });
+  return { s, dataDir, async done() { await s.close(); await rm(dataDir, { recursive: true, force: true }); } };
+}
+
+const parts = (url: string) => {
+  const u = new URL(url);
+  return { id: u.pathname.split('/').pop()!, expires: u.searchParams.get('expires')!, sig: u.searchParams.get('sig')! };
+};
+
+test('put stores the bytes behind a signed URL that open accepts, with a 24 h default retention', async () => {
+  const { s, done } = await store();
+  try {
+    const before = Date.now();
+    const f = await s.put(new TextEncoder().encode('%PDF-1.7 hello'), { contentType: 'application/pdf', extension: 'pdf' });
+    assert.match(f.url, /^http:\/\/127\.0\.0\.1:9\/files\/[A-Za-z0-9_-]{32}\?expires=\d+&sig=[0-9a-f]{64}$/);
+    assert.ok(Math.abs(f.expiresAt.getTime() - (before + 24 * 3600 * 1000)) < 5000);
+    const { id, expires, sig } = parts(f.url);
+    const opened = await s.open(id, expires, sig);
+    assert.equal(opened.contentType, 'application/pdf');
+    assert.equal(opened.size, 14);
+    assert.equal(await readFile(opened.path, 'utf8'), '%PDF-1.7 hello');
+  } finally {
+    await done();
+  }
+});
+
+test('open rejects tampered signatures, extended expiry, unknown ids and expired files alike', async () => {
+  const { s, done } = await store({ FILES_MAX_RETENTION_MS: '1000' });
+  try {
+    const f = await s.put(new Uint8Array([1, 2, 3]), { contentType: 'image/png', extension: 'png' });
+    const { id, expires, sig } = parts(f.url);
+    const attempts: [string, string | undefined, string | undefined][] = [
+      [id, expires, sig.replace(/^./, (c) => (c === '0' ? '1' : '0'))],
+      [id, String(Number(expires) + 60), sig],
+      ['A'.repeat(32), expires, sig],
+      ['../../etc/passwd', expires, sig],
+      [id, undefined, undefined],
+    ];
+    for (const [i, e, g] of attempts) await assert.rejects(s.open(i, e, g), NotFoundError);
+    await s.open(id, expires, sig);
+    await new Promise((r) => setTimeout(r, Number(expires) * 1000 - Date.now() + 50));
+    await assert.rejects(s.open(id, expires, sig), NotFoundError);
+  } finally {
+    await done();
+  }
+});
+
+test('the sweeper deletes expired files and keeps live ones; the secret persists across restarts', async () => {
+  const { s, dataDir, done } = await store();
+  try {
+    const live = await s.put(new Uint8Array([1]), { contentType: 'application/pdf', extension: 'pdf' });
+    const short = await s.put(new Uint8Array([2]), { contentType: 'application/pdf', extension: 'pdf', retentionMs: 1 });
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.equal(await s.sweep(), 1);
+    const names = await readdir(join(dataDir, 'files'));
+    assert.ok(names.some((n) => n.startsWith(live.id)));
+    assert.ok(!names.some((n) => n.startsWith(short.id)));
+    // A second store on the same data dir (a restart) still accepts the first one's URLs.
+    const again = createFileStore({ dataDir, publicBaseUrl: () => 'http://x', env: {}, log });
+    const { id, expires, sig } = parts(live.url);
+    await again.open(id, expires, sig);
+    await again.close();
+  } finally {
+    await done();
+  }
+});
