@@ -12,6 +12,7 @@ import { ServiceError } from '../../errors.js';
 let server: http.Server;
 let port = 0;
 let secretHits = 0;
+let upgrades = 0;
 const log = { debug() {}, info() {}, warn() {}, error() {} };
 
 before(async () => {
@@ -28,6 +29,12 @@ before(async () => {
         fetch('http://127.0.0.1:${port}/secret').then(r => r.text()).then(t => out.textContent = 'got ' + t, () => out.textContent = 'blocked');
       </script>`);
     }
+    if (u.pathname === '/ws') {
+      res.setHeader('content-type', 'text/html');
+      return res.end(`<title>WS</title><p id=out>waiting</p><script>
+        const ws = new WebSocket('ws://127.0.0.1:${port}/socket');
+        ws.onopen = () => { out.textContent = 'open'; }; ws.onerror = () => { out.textContent = 'ws failed'; };</script>`);
+    }
     if (u.pathname === '/slow') {
       setTimeout(() => res.end('<title>slow</title>'), 400).unref();
       return;
@@ -38,6 +45,10 @@ before(async () => {
     }
     res.setHeader('content-type', 'text/html');
     res.end('<title>Static</title><h1>Hello</h1>');
+  });
+  server.on('upgrade', (_req, socket) => {
+    upgrades++;
+    socket.destroy();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
@@ -76,6 +87,10 @@ test('guard in the browser: the page itself and its script fetches of private ad
     assert.match(page.html, /<p id="out">blocked<\/p>/);
     assert.ok(page.blocked.some((b) => b.url.includes('/secret') && /loopback/.test(b.reason)));
     assert.equal(secretHits, before, 'the private address was never reached');
+    // WebSockets are invisible to request interception; the guard proxy refuses them.
+    const ws = await engine.render({ url: `http://localhost:${port}/ws`, waitMs: 300 });
+    assert.match(ws.html, /<p id="out">ws failed<\/p>/);
+    assert.equal(upgrades, 0, 'no WebSocket reached the private address');
   } finally {
     await engine.close();
   }

@@ -6,13 +6,23 @@ import type { EngineOptions } from '../options.js';
 import type { BrowserEngine } from './types.js';
 import { BrowserPool, poolSettingsFromEnv } from './pool.js';
 import { precheck, renderPage } from './render.js';
+import { startGuardProxy, type GuardProxy } from './guard-proxy.js';
 import { SsrfGuard, guardPolicyFromEnv } from '../http/guard.js';
 import { ServiceError, UpstreamError } from '../../errors.js';
 
 /** Creates the browser pool; the guard follows the same operator settings as the HTTP engine. */
 export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { close(): Promise<void> } {
-  const pool = new BrowserPool(poolSettingsFromEnv(opts.env, opts.dataDir), opts.log);
   const guard = new SsrfGuard(guardPolicyFromEnv(opts.env));
+  // Unless the operator opened the network, Chromium's only way out is the guard proxy, which
+  // also covers what interception cannot see (WebSockets, workers, Chromium's own DNS answers).
+  let proxy: Promise<GuardProxy> | undefined;
+  const launchArgs = async () => {
+    if (guard.policy.allowPrivate) return [];
+    proxy ??= startGuardProxy(guard);
+    const { url } = await proxy;
+    return [`--proxy-server=${url}`, '--proxy-bypass-list=<-loopback>', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp'];
+  };
+  const pool = new BrowserPool(poolSettingsFromEnv(opts.env, opts.dataDir), opts.log, launchArgs);
   return {
     async render(req) {
       const target = await precheck(guard, req);
@@ -25,6 +35,9 @@ export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { clos
       }
     },
     stats: () => ({ launches: pool.counters.launches, jobs: pool.counters.jobs, active: pool.running, queued: pool.queued }),
-    close: () => pool.close(),
+    async close() {
+      await pool.close();
+      await (await proxy?.catch(() => undefined))?.close();
+    },
   };
 }

@@ -81,6 +81,8 @@ export class BrowserPool {
   constructor(
     private readonly settings: PoolSettings,
     private readonly log: PluginLogger,
+    /** Extra flags decided at launch time (the guard proxy's address). */
+    private readonly launchArgs: () => Promise<string[]> = async () => [],
   ) {}
 
   get queued(): number {
@@ -186,7 +188,7 @@ export class BrowserPool {
       browser = await puppeteer.launch({
         executablePath: this.settings.executablePath,
         headless: true,
-        args: CHROMIUM_ARGS,
+        args: [...CHROMIUM_ARGS, ...(await this.launchArgs())],
         userDataDir: profile,
         pipe: true,
         handleSIGINT: false,
