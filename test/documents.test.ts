@@ -208,6 +208,16 @@ describe('convert-to-pdf', () => {
     assert.equal(await balance(key), start);
   });
 
+  test('an unreachable URL is a 400 naming the field', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r));
+    const res = await convert({ inputMethod: 'url', file: `http://127.0.0.1:${port}/gone.docx` });
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.json.error, /^Could not download 'file'/);
+  });
+
   test('a download URL with a tampered signature or expiry is 404', async () => {
     const res = await convert({ inputMethod: 'base64', file: b64('tamper test') });
     assert.equal(res.status, 200);
@@ -390,11 +400,28 @@ describe('queue and retention', () => {
     q = await startServer({
       serviceConfig,
       // Cold pool, one worker, one waiting slot: requests sent while it starts overflow the queue.
-      env: { OFFICE_POOL_SIZE: '1', OFFICE_QUEUE_SIZE: '1', DOCUMENTS_PREWARM: 'false', FILES_MAX_RETENTION_MS: '1500' },
+      // No ALLOW_PRIVATE_NETWORK here: the SSRF guard refuses loopback URLs. Inputs capped at 20 KB.
+      env: { OFFICE_POOL_SIZE: '1', OFFICE_QUEUE_SIZE: '1', DOCUMENTS_PREWARM: 'false', FILES_MAX_RETENTION_MS: '1500', DOCUMENTS_MAX_FILE_MB: '0.02' },
     });
     qKey = (await q.createKey({ credits: 1000 })).key;
   });
   after(async () => q?.close());
+
+  test('URL inputs pass the SSRF guard and every input the size cap; refusals cost nothing', async () => {
+    const call = (path: string, body: unknown) => q.call('POST', path, { key: qKey, body });
+    const loop = await call('/api/v1/convert-to-pdf', { inputMethod: 'url', file: `${originUrl}/writer.docx` });
+    assert.equal(loop.status, 400, loop.text);
+    assert.match(loop.json.error, /URL not allowed/);
+    const mergeLoop = await call('/api/v1/merge-pdfs', { inputMethod: 'url', files: [`${originUrl}/a.pdf`, `${originUrl}/b.pdf`] });
+    assert.equal(mergeLoop.status, 400, mergeLoop.text);
+    const big = await call('/api/v1/convert-to-pdf', { inputMethod: 'base64', file: b64('x'.repeat(30_000)) });
+    assert.equal(big.status, 400, big.text);
+    assert.match(big.json.error, /'file' is larger than the 20 KB limit/);
+    const bigMerge = await call('/api/v1/merge-pdfs', { inputMethod: 'base64', files: [b64('%PDF-1.7 small'), b64('%PDF-1.7 ' + 'x'.repeat(30_000))] });
+    assert.equal(bigMerge.status, 400, bigMerge.text);
+    assert.match(bigMerge.json.error, /'files\[1\]' is larger than the 20 KB limit/);
+    assert.equal((await q.call('GET', '/api/v2/balance', { key: qKey })).json.data.credits, 1000);
+  });
 
   test('a full queue answers 429 with a clear message and charges only what ran', async () => {
     const calls = await Promise.all(

@@ -5,7 +5,7 @@
 import { InputError, OperationFailedError, ServiceError, type Engines, type UsageRecorder } from '../../core/sdk.js';
 import { SUPPORTED_EXTENSIONS, extensionOfMediaType, isSupported } from './formats.js';
 import { checkFormat, detectFormat } from './sniff.js';
-import { decodeBase64, download, type RawInput } from './inputs.js';
+import { decodeBase64, download, size, type RawInput } from './inputs.js';
 import { storePdf, type Limits } from './store.js';
 
 const LIST_HINT = 'GET /api/v1/convert-to-pdf lists the supported formats.';
@@ -32,7 +32,7 @@ export async function convertToPdf(
   const raw = input.inputMethod === 'url'
     ? await download(ctx.engines, input.file, 'file', limits.maxFileBytes, ctx.signal)
     : decodeBase64(input.file, 'file', limits.maxFileBytes);
-  if (raw.data.byteLength > limits.maxFileBytes) throw new InputError(`'file' is larger than the ${Math.round(limits.maxFileBytes / 1e6)} MB limit.`);
+  if (raw.data.byteLength > limits.maxFileBytes) throw new InputError(`'file' is larger than the ${size(limits.maxFileBytes)} limit.`);
   const ext = resolveFormat(raw);
   checkFormat(ext, raw.data);
   const result = await ctx.engines.office.convert({ data: raw.data, extension: ext }, { tagged: true, signal: ctx.signal });

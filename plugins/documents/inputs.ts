@@ -2,7 +2,7 @@
  * Reads `file` / `files` (spec §4.6 `inputMethod`): base64 content (a `data:` URL is accepted
  * too) or a URL fetched through the HTTP engine with the SSRF guard and a size cap.
  */
-import { InputError, ServiceError, type Engines } from '../../core/sdk.js';
+import { InputError, ServiceError, UpstreamError, type Engines } from '../../core/sdk.js';
 
 /** One input as read: its bytes plus whatever names its type. */
 export interface RawInput {
@@ -11,6 +11,11 @@ export interface RawInput {
   pathExtension?: string;
   /** Declared media type (`Content-Type` or the `data:` URL's). */
   contentType?: string;
+}
+
+/** A byte limit as people read it (`50 MB`, `10 KB`). */
+export function size(bytes: number): string {
+  return bytes >= 1e6 ? `${Math.round(bytes / 1e6)} MB` : `${Math.round(bytes / 1e3)} KB`;
 }
 
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
@@ -26,7 +31,7 @@ export function decodeBase64(value: string, label: string, maxBytes: number): Ra
   }
   text = text.replace(/\s+/g, '');
   if (!BASE64.test(text) || text.length % 4 === 1) throw new InputError(`'${label}' is not valid base64.`);
-  if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw new InputError(`'${label}' is larger than the ${Math.round(maxBytes / 1e6)} MB limit.`);
+  if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw new InputError(`'${label}' is larger than the ${size(maxBytes)} limit.`);
   const data = Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
   if (data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), contentType };
@@ -49,6 +54,9 @@ export async function download(engines: Engines, url: string, label: string, max
   try {
     res = await engines.http.request({ url, guard: true, maxBytes, timeoutMs: 60_000, maxRedirects: 5, signal });
   } catch (err) {
+    // An unreachable or failing user URL is a problem with the input (400), as in Gotenberg;
+    // the guard's refusals (400) and the size cap (413) pass through as they are.
+    if (err instanceof UpstreamError) throw new InputError(`Could not download '${label}': ${err.message}`, { cause: err });
     if (err instanceof ServiceError) throw err;
     throw new InputError(`Could not download '${label}': ${(err as Error).message}`, { cause: err });
   }

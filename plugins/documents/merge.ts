@@ -5,7 +5,7 @@
  * `pdfa` and `pdfua` the output is PDF/A and PDF/UA is not claimed.
  */
 import { InputError, ServiceError, OperationFailedError, type Engines, type UsageRecorder } from '../../core/sdk.js';
-import { decodeBase64, download } from './inputs.js';
+import { decodeBase64, download, size } from './inputs.js';
 import { storePdf, type Limits } from './store.js';
 
 /** Input of one merge, as validated by the capability schema. */
@@ -32,8 +32,8 @@ async function readAll(input: MergeRequest, ctx: { engines: Engines; signal: Abo
         ? await download(ctx.engines, input.files[i]!, label, limits.maxFileBytes, ctx.signal)
         : decodeBase64(input.files[i]!, label, limits.maxFileBytes);
       total += raw.data.byteLength;
-      if (raw.data.byteLength > limits.maxFileBytes) throw new InputError(`'${label}' is larger than the ${Math.round(limits.maxFileBytes / 1e6)} MB limit.`);
-      if (total > limits.maxMergeBytes) throw new InputError(`The files together are larger than the ${Math.round(limits.maxMergeBytes / 1e6)} MB limit.`);
+      if (raw.data.byteLength > limits.maxFileBytes) throw new InputError(`'${label}' is larger than the ${size(limits.maxFileBytes)} limit.`);
+      if (total > limits.maxMergeBytes) throw new InputError(`The files together are larger than the ${size(limits.maxMergeBytes)} limit.`);
       out[i] = raw.data;
     }
   };
