@@ -4,10 +4,10 @@
  * host object to the isolate. It is plain ES2022 in a string; it defines `__inspect(value)` and
  * `__format(args)` in the bootstrap closure (see js-runtime.ts). Written for this project: it
  * follows Node's visible conventions (quotes, `[Object]` past depth 2, `[Circular *1]`,
- * `Map(1) { 'a' => 1 }`, 72-column line breaking) without reproducing Node's implementation.
+ * `Map(1) { 'a' => 1 }`, 80-column line breaking, long arrays in aligned columns) without reproducing Node's implementation.
  */
 export const INSPECT_SOURCE = String.raw`
-const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BREAK = 80;
 function quote(s) {
   let q = "'";
@@ -65,13 +65,53 @@ function primitive(v, top) {
   }
   return v === null ? 'null' : undefined;
 }
-function join(prefix, entries, open, close, indent) {
+// Arrays of more than six short items are laid out in aligned columns, as Node does: about as
+// many columns as make the block roughly square (a character counted 2.5 times as tall as
+// wide), never wider than the line, at most 12 (Node's compact level 3 times 4) or 15 columns;
+// numbers are right-aligned, anything else left-aligned.
+function columns(cells, raw, indent) {
+  let count = cells.length;
+  if (count > 0 && /^\.\.\. \d+ more item/.test(cells[count - 1])) count--;
+  const lens = cells.slice(0, count).map((c) => c.length);
+  const widest = Math.max(0, ...lens);
+  const cell = widest + 2;
+  const total = lens.reduce((a, l) => a + l + 2, 0);
+  if (!(cell * 3 + indent < BREAK && (total / cell > 5 || widest <= 6))) return cells;
+  const bias = Math.sqrt(cell - total / cells.length);
+  const biased = Math.max(cell - 3 - bias, 1);
+  const cols = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((BREAK - indent) / cell), 12, 15);
+  if (cols <= 1) return cells;
+  const width = [];
+  for (let c = 0; c < cols; c++) {
+    let w = 0;
+    for (let j = c; j < count; j += cols) w = Math.max(w, lens[j]);
+    width.push(w + 2);
+  }
+  const numeric = raw !== undefined && Array.prototype.every.call(raw, (x) => typeof x === 'number' || typeof x === 'bigint');
+  const rows = [];
+  for (let i = 0; i < count; i += cols) {
+    const end = Math.min(i + cols, count);
+    let row = '';
+    for (let j = i; j < end - 1; j++) row += numeric ? (cells[j] + ', ').padStart(width[j - i]) : (cells[j] + ', ').padEnd(width[j - i]);
+    row += numeric ? cells[end - 1].padStart(width[end - 1 - i] - 2) : cells[end - 1];
+    rows.push(row);
+  }
+  if (count < cells.length) rows.push(cells[count]);
+  return rows;
+}
+// One line when it fits in 80 columns with Node's margins, otherwise one entry per line, each
+// nested block already indented for its depth.
+function join(prefix, entries, open, close, indent, raw) {
   if (entries.length === 0) return prefix + open + close;
-  const flat = entries.join(', ');
-  const width = prefix.length + flat.length + open.length + close.length + 2 + indent;
-  if (width <= BREAK - 8 && !flat.includes('\n')) return prefix + open + ' ' + flat + ' ' + close;
-  const pad = ' '.repeat(indent + 2);
-  return prefix + open + '\n' + pad + entries.map((e) => e.split('\n').join('\n' + pad)).join(',\n' + pad) + '\n' + ' '.repeat(indent) + close;
+  const base = prefix.trimEnd();
+  let cells = entries;
+  if (raw !== undefined && entries.length > 6) cells = columns(entries, raw, indent);
+  if (cells === entries) {
+    const width = entries.reduce((a, e) => a + e.length, 0) + 2 * entries.length + indent + open.length + base.length + 10;
+    if (width <= BREAK && !entries.some((e) => e.includes('\n'))) return prefix + open + ' ' + entries.join(', ') + ' ' + close;
+  }
+  const pad = '\n' + ' '.repeat(indent + 2);
+  return prefix + open + pad + cells.join(',' + pad) + '\n' + ' '.repeat(indent) + close;
 }
 function inspect(value) {
   const seen = [];
@@ -139,11 +179,11 @@ function inspect(value) {
         if (v.length > 100) items.push('... ' + (v.length - 100) + ' more item' + (v.length - 100 > 1 ? 's' : ''));
         items.push(...props(v, true, depth, indent));
         const prefix = name && name !== 'Array' ? name + '(' + v.length + ') ' : '';
-        s = join(prefix, items, '[', ']', indent);
+        s = join(prefix, items, '[', ']', indent, v);
       } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
         const items = Array.from(v.slice(0, 100), (x) => primitive(x, false));
         if (v.length > 100) items.push('... ' + (v.length - 100) + ' more items');
-        s = join(name + '(' + v.length + ') ', items, '[', ']', indent);
+        s = join(name + '(' + v.length + ') ', items, '[', ']', indent, v);
       } else if (v instanceof ArrayBuffer) {
         const bytes = Array.from(new Uint8Array(v).slice(0, 50), (b) => b.toString(16).padStart(2, '0')).join(' ');
         s = 'ArrayBuffer { [Uint8Contents]: <' + bytes + (v.byteLength > 50 ? ' ... ' + (v.byteLength - 50) + ' more bytes' : '') + '>, byteLength: ' + v.byteLength + ' }';
