@@ -83,6 +83,8 @@ let nextTimer = 1;
 function clampMs(ms) { ms = Number(ms); return ms >= 1 && ms <= 2147483647 ? Math.floor(ms) : (ms > 2147483647 ? 1 : 0); }
 function addTimer(fn, ms, args, repeat) {
   if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function. Received ' + inspect(fn));
+  // Host timers live outside the isolate's heap: cap them so a loop cannot grow the worker.
+  if (timers.size >= 10000) throw new RangeError('Too many pending timers (the sandbox allows 10000)');
   const id = nextTimer++;
   const delay = clampMs(ms);
   timers.set(id, { fn, args, repeat, delay });
@@ -136,6 +138,7 @@ function fetchDone(fid, raw) {
   return uncaught ? 'E' + uncaught : '';
 }
 async function fetch(input, init = {}) {
+  if (fetches.size >= 16) throw new TypeError('fetch failed', { cause: new Error('too many fetches in flight (the sandbox allows 16)') });
   const url = typeof input === 'string' ? input : (input && typeof input.url === 'string' ? input.url : String(input));
   const headers = {};
   new Headers(init.headers).forEach((v, k) => { headers[k] = v; });
