@@ -12,7 +12,7 @@ import type { OfficeConvertInput, OfficeConvertOptions, OfficeConvertResult, Off
 import { JobFailure, OfficeWorker, type WorkerConfig } from './worker.js';
 
 /** Pool settings (read from the environment by the factory). */
-export interface PoolConfig extends WorkerConfig {
+export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
   size: number;
   queueLimit: number;
   timeoutMs: number;
@@ -54,7 +54,8 @@ export class OfficePool {
   private startFailures = 0;
 
   constructor(private readonly cfg: PoolConfig) {
-    this.workers = Array.from({ length: cfg.size }, (_, i) => new OfficeWorker(i, cfg, (w, crashed) => this.restart(w, crashed)));
+    const workerCfg = { ...cfg, poolSize: cfg.size, token: randomBytes(6).toString('hex') };
+    this.workers = Array.from({ length: cfg.size }, (_, i) => new OfficeWorker(i, workerCfg, (w, crashed) => this.restart(w, crashed)));
   }
 
   /** Starts every worker (idempotent); conversions queue meanwhile. */
@@ -77,7 +78,8 @@ export class OfficePool {
       this.cfg.log.error({ err, worker: w.index }, 'LibreOffice worker failed to start');
       this.startFailures++;
       // A damaged profile is the usual cause of repeated start failures: start the next one fresh.
-      await rm(w.profileDir, { recursive: true, force: true }).catch(() => {});
+      const profile = w.claimedProfile;
+      if (profile) await rm(profile, { recursive: true, force: true }).catch(() => {});
       if (this.workers.every((x) => x.state === 'stopped')) {
         for (const q of this.queue.splice(0)) q.reject(conversionFailed('LibreOffice is not available.', err));
       }
@@ -223,6 +225,7 @@ export class OfficePool {
     this.closed = true;
     for (const q of this.queue.splice(0)) q.reject(conversionFailed('the converter is shutting down.'));
     await Promise.allSettled(this.workers.map((w) => w.stop()));
+    for (const w of this.workers) w.release();
   }
 
   /** Synchronous kill of every process (process exit). */

@@ -4,9 +4,9 @@
  * The worker only runs jobs and reports deaths; the pool decides about restarts and queueing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { PluginLogger } from '../../plugin/types.js';
+import { claimProfile, killStale, releaseProfile } from './profiles.js';
 
 /** Settings shared by every worker of a pool. */
 export interface WorkerConfig {
@@ -15,6 +15,10 @@ export interface WorkerConfig {
   driverPath: string;
   profileRoot: string;
   startTimeoutMs: number;
+  /** Workers in the pool (profile slots are claimed in steps of this). */
+  poolSize: number;
+  /** Identifies the pool in profile owner files. */
+  token: string;
   log: PluginLogger;
 }
 
@@ -40,29 +44,6 @@ export class JobFailure extends Error {
 }
 
 let generation = 0;
-
-/**
- * Kills LibreOffice processes left on this worker's profile by an earlier service that died
- * without stopping them: a second soffice on the same profile hands its work to the old one and
- * exits, which would look like a crash loop. Only processes naming our own profile are touched.
- */
-function killStale(profileDir: string): void {
-  const marker = `UserInstallation=file://${profileDir}`;
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
-  } catch {
-    return;
-  }
-  for (const pid of pids) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmd.includes(marker) && (cmd.endsWith('\0') ? cmd.slice(0, -1) : cmd).split('\0').some((a) => a === `-env:${marker}`)) process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      /* exited meanwhile or not ours to read */
-    }
-  }
-}
 
 /** Sends a signal to a child's whole process group, ignoring groups that are already gone. */
 function killGroup(child: ChildProcess | null, signal: NodeJS.Signals): void {
@@ -107,9 +88,23 @@ export class OfficeWorker {
     return this.officePid;
   }
 
-  /** The profile directory of this worker (a separate LibreOffice user installation). */
+  private profile: string | null = null;
+
+  /** The profile directory of this worker (a separate LibreOffice user installation), claimed on first start. */
   get profileDir(): string {
-    return `${this.cfg.profileRoot}/profile-${this.index}`;
+    this.profile ??= claimProfile(this.cfg.profileRoot, this.index, this.cfg.poolSize, this.cfg.token);
+    return this.profile;
+  }
+
+  /** The claimed profile directory, or null before the first start. */
+  get claimedProfile(): string | null {
+    return this.profile;
+  }
+
+  /** Gives the profile slot back once the worker is stopped for good. */
+  release(): void {
+    if (this.profile) releaseProfile(this.profile);
+    this.profile = null;
   }
 
   /** Spawns the driver (which starts its soffice) and waits until it is connected. */
@@ -119,6 +114,7 @@ export class OfficeWorker {
     this.stderrTail = '';
     this.officePid = null;
     this.startedAt = Date.now();
+    // Anything still running on our own profile is a leftover of this worker's previous process.
     killStale(this.profileDir);
     const pipe = `ciapi_office_${process.pid}_${this.index}_${++generation}`;
     // detached: the driver leads its own process group, which its soffice (and oosplash's
