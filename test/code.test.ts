@@ -345,6 +345,9 @@ for host, port in [("127.0.0.1", ${loopbackPort}), ("169.254.169.254", 80), ("8.
     const e = failed(await py({ commands: 'echo preparing; exit 2', code: 'print(1)' }));
     assert.deepEqual([e.name, e.value], ['CommandsError', 'commands exited with status 2']);
     assert.match(e.traceback, /preparing/);
+    const bomb = failed(await py({ commands: 'python3 -c "x = bytearray(5 * 10**9)"', code: 'print(1)' }));
+    assert.equal(bomb.name, 'CommandsError');
+    assert.match(bomb.traceback, /MemoryError/);
   });
 });
 

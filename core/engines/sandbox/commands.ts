@@ -48,8 +48,13 @@ export async function runCommands(
     tmpfsMb: s.tmpfsMb,
     env: { ...COMMANDS_ENV, ...PROXY_ENV, SANDBOX_COMMANDS: commands },
     binds: [[proxy.socketPath, '/run/egress.sock']],
-    // No address-space limit: node and pip reserve large virtual ranges; the clock bounds them.
-    limits: { nproc: Math.max(256, s.maxProcesses), fsizeBytes: 256 * 1024 * 1024, nofile: 4096, cpuSeconds: Math.ceil(s.commandsTimeoutMs / 1000) + 5 },
+    limits: {
+      nproc: Math.max(256, s.maxProcesses),
+      asBytes: s.commandsMemoryMb * 1024 * 1024,
+      fsizeBytes: 256 * 1024 * 1024,
+      nofile: 4096,
+      cpuSeconds: Math.ceil(s.commandsTimeoutMs / 1000) + 5,
+    },
   });
   const outcome = await driveProcess(child, {
     uid: opts.uid,

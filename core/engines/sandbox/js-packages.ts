@@ -58,7 +58,7 @@ export async function bundleRun(
     tmpfsMb: opts.settings.tmpfsMb,
     env: { HOME: '/work', PATH: '/usr/bin:/bin' },
     roBinds: [[findEsbuild(), '/opt/esbuild']],
-    limits: { nproc: 256, fsizeBytes: 64 * 1024 * 1024, nofile: 1024, cpuSeconds: 60 },
+    limits: { nproc: 256, asBytes: opts.settings.commandsMemoryMb * 1024 * 1024, fsizeBytes: 64 * 1024 * 1024, nofile: 1024, cpuSeconds: 60 },
   });
   const outcome = await driveProcess(child, { uid: opts.uid, timeoutMs: 30_000, maxLines: 10_000_000, maxBytes: BUNDLE_CAP, signal: opts.signal });
   if (outcome.timedOut || outcome.exitCode !== 0) {

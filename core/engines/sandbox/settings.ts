@@ -15,6 +15,8 @@ export interface SandboxSettings {
   jsMemoryMb: number;
   /** Address-space limit of the Python process. */
   pythonMemoryMb: number;
+  /** Address-space limit of each process of the `commands` and bundling steps. */
+  commandsMemoryMb: number;
   /** Worker processes holding JavaScript isolates. */
   jsWorkers: number;
   /** Python sandboxes (and `commands` steps) running at once; each gets its own uid. */
@@ -49,6 +51,7 @@ export const SANDBOX_SETTINGS_DOC: Record<string, { description: string; default
   SANDBOX_COMMANDS_TIMEOUT_MS: { description: 'Wall-clock limit of the `commands` step (package installs).', default: '60000' },
   SANDBOX_JS_MEMORY_MB: { description: 'Heap limit of one JavaScript isolate.', default: '128' },
   SANDBOX_PYTHON_MEMORY_MB: { description: 'Address-space limit of one Python run.', default: '512' },
+  SANDBOX_COMMANDS_MEMORY_MB: { description: 'Address-space limit of each process of the `commands` step.', default: '2048' },
   SANDBOX_JS_WORKERS: { description: 'Worker processes holding JavaScript isolates.', default: 'CPU count, 2 to 4' },
   SANDBOX_MAX_CONCURRENT: { description: 'Python runs and `commands` steps at once (one uid each).', default: '8' },
   SANDBOX_MAX_QUEUE: { description: 'Runs that may wait for a worker before 429.', default: '200' },
@@ -81,6 +84,7 @@ export function loadSandboxSettings(env: Record<string, string | undefined>): Sa
     commandsTimeoutMs: int(env, 'SANDBOX_COMMANDS_TIMEOUT_MS', 60_000, 1000),
     jsMemoryMb: int(env, 'SANDBOX_JS_MEMORY_MB', 128, 8),
     pythonMemoryMb: int(env, 'SANDBOX_PYTHON_MEMORY_MB', 512, 64),
+    commandsMemoryMb: int(env, 'SANDBOX_COMMANDS_MEMORY_MB', 2048, 256),
     jsWorkers: int(env, 'SANDBOX_JS_WORKERS', Math.min(4, Math.max(2, availableParallelism()))),
     maxConcurrent: int(env, 'SANDBOX_MAX_CONCURRENT', 8),
     maxQueue: int(env, 'SANDBOX_MAX_QUEUE', 200, 0),
