@@ -81,6 +81,7 @@ const runPython = defineEndpoint({
   },
 });
 
+/** The managed `code` plugin: both endpoints and the capabilities they serve (README.md). */
 export default definePlugin({
   id: 'code',
   apiVersion: 1,
