@@ -233,6 +233,10 @@ describe('web lane through the real server', () => {
     const ftp = await scrape({ url: 'ftp://example.org/file' });
     assert.equal(ftp.status, 400);
     assert.match(ftp.json.error, /only http and https/);
+    // A bare host is taken as https (people paste those); this one does not resolve.
+    const bare = await scrape({ url: 'no-such-host.invalid/page', renderJs: false });
+    assert.equal(bare.status, 502);
+    assert.equal(bare.json.error, 'Failed to retrieve https://no-such-host.invalid/page: the host name does not resolve.');
   });
 
   it('scrape format screenshot and capability:screenshot store PNGs behind temporary URLs', async () => {

@@ -5,6 +5,7 @@
  */
 import { Type, UpstreamError, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
 import { browserCall, jsonOf } from './client.js';
+import { userUrl } from '../capabilities/web.js';
 
 const config = {
   baseUrl: { description: 'browser_a base URL (cloud region or self-hosted).', default: 'https://production-sfo.browserless.io' },
@@ -85,7 +86,7 @@ export default definePlugin({
     {
       capability: 'screenshot',
       endpoint: 'screenshot',
-      mapInput: (i) => ({ url: i.url, fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
+      mapInput: (i) => ({ url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
       mapOutput: (o: { url: string; contentType: string; expiresAt: string }) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
     },
   ],

@@ -12,12 +12,22 @@ export const CRAWL_CREDITS_PER_PAGE = 10;
 
 const Url = (description: string) => Type.String({ description, minLength: 1, maxLength: 8192 });
 
+/**
+ * The URL a user meant: trimmed, and `https://` added to a bare host such as `example.com/docs`
+ * (people paste those; a scheme-less string is never a valid absolute URL otherwise).
+ */
+export function userUrl(url: string): string {
+  const u = url.trim();
+  return /^[a-z][a-z0-9+.-]*:/i.test(u) && !/^[^/:]+:\d+(\/|$)/.test(u) ? u : `https://${u.replace(/^\/\//, '')}`;
+}
+
 /** Rejects URLs that are not absolute http(s) before any credit is reserved. */
 function checkUrl(url: string): string | undefined {
   if (typeof url !== 'string' || !url.trim()) return URL_REQUIRED;
   let u: URL;
   try {
-    u = new URL(url.trim());
+    u = new URL(userUrl(url));
+    if (!u.hostname) throw new Error('no host');
   } catch {
     return `Invalid URL: '${url.slice(0, 200)}' is not an absolute http or https URL.`;
   }
@@ -114,7 +124,7 @@ export type CrawlRequest = { url: string; limit: number; depth: number; format: 
 
 /** Fills the documented defaults (limit 5, depth 2, markdown). */
 export function crawlDefaults(i: Static<typeof CrawlInput>): CrawlRequest {
-  return { url: i.url.trim(), limit: i.limit ?? 5, depth: i.depth ?? 2, format: i.format ?? 'markdown' };
+  return { url: userUrl(i.url), limit: i.limit ?? 5, depth: i.depth ?? 2, format: i.format ?? 'markdown' };
 }
 
 /** Builds the `crawl_site` output from a provider's pages. */

@@ -4,7 +4,7 @@
  * when asked for by `provider`.
  */
 import { Type, UpstreamError, defineEndpoint, definePlugin, flat, perUnit, type RunContext, type Static } from '../../core/sdk.js';
-import { CRAWL_CREDITS_PER_PAGE, crawlDefaults, crawlOutput } from '../capabilities/web.js';
+import { CRAWL_CREDITS_PER_PAGE, crawlDefaults, crawlOutput, userUrl } from '../capabilities/web.js';
 import { CrawlerAClient, type CrawlerADocument } from './client.js';
 
 const config = {
@@ -197,7 +197,7 @@ export default definePlugin({
     {
       capability: 'screenshot',
       endpoint: 'screenshot',
-      mapInput: (i) => ({ url: i.url, fullPage: i.fullPage, viewport: i.viewport, waitFor: i.wait }),
+      mapInput: (i) => ({ url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, waitFor: i.wait }),
       mapOutput: (o: { url: string; pageUrl?: string }) => ({ url: o.url, contentType: 'image/png', ...(o.pageUrl ? { pageUrl: o.pageUrl } : {}) }),
     },
   ],

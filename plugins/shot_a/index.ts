@@ -5,6 +5,7 @@
  */
 import { Type, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
 import { take, type TakeOptions } from './client.js';
+import { userUrl } from '../capabilities/web.js';
 
 const config = {
   baseUrl: { description: 'shot_a API base URL.', default: 'https://api.screenshotone.com' },
@@ -55,7 +56,7 @@ export default definePlugin({
     {
       capability: 'screenshot',
       endpoint: 'screenshot',
-      mapInput: (i) => ({ url: i.url, fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
+      mapInput: (i) => ({ url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
       mapOutput: (o: { url: string; contentType: string; expiresAt: string }) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
     },
   ],

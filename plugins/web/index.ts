@@ -15,6 +15,7 @@ import {
   crawlSite as crawlCapability,
   extractWeb,
   scrapePage,
+  userUrl,
   screenshot as screenshotCapability,
 } from '../capabilities/web.js';
 import { fetchPage, limitsFrom } from './fetch-page.js';
@@ -57,7 +58,7 @@ const scrape = defineEndpoint({
     const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
     const format = input.format ?? 'markdown';
     const cleaned = input.cleaned ?? false;
-    const url = input.url.trim();
+    const url = userUrl(input.url);
     if (format === 'screenshot') {
       const page = await fetchPage(ctx, { url, renderJs: true, screenshot: { fullPage: false }, timeoutMs, maxBytes });
       if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
@@ -132,7 +133,7 @@ const shot = defineEndpoint({
   async run(input, ctx) {
     const { timeoutMs } = limitsFrom(ctx.config);
     const page = await ctx.engines.browser.render({
-      url: input.url.trim(),
+      url: userUrl(input.url),
       screenshot: { fullPage: input.fullPage ?? false },
       viewport: input.viewport,
       waitMs: input.wait,
@@ -157,7 +158,7 @@ const extract = defineEndpoint({
   messages: extractWeb.messages,
   async run(input, ctx) {
     const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
-    const page = await fetchPage(ctx, { url: input.url.trim(), renderJs: input.renderJs ?? true, timeoutMs, maxBytes });
+    const page = await fetchPage(ctx, { url: userUrl(input.url), renderJs: input.renderJs ?? true, timeoutMs, maxBytes });
     if (page.kind !== 'html') {
       const title = page.body.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
       return { url: page.url, title, content: page.body, text: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, links: [] };
