@@ -115,6 +115,9 @@ describe('run-js-code', () => {
   it('supports timers, promises and top-level await', async () => {
     const logs = ok(await js({ code: 'setTimeout(() => console.log("timer"), 30); await new Promise((r) => setTimeout(r, 10)); console.log("awaited"); queueMicrotask(() => console.log("micro"))' }));
     assert.deepEqual(logs.stdout, ['awaited', 'micro', 'timer']);
+    // Like Node (exit code 13): an await nothing can settle ends the run instead of waiting 10 s.
+    const stuck = failed(await js({ code: 'console.log("before"); await new Promise(() => {})' }));
+    assert.match(stuck.value, /^Detected unsettled top-level await/);
   });
 
   it('provides the web globals scripts expect', async () => {

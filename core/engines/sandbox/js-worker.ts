@@ -23,6 +23,8 @@ interface RunState {
   deadline: number;
   id: number;
   check(): void;
+  /** Set while the main code is pending: looks for an await nothing can settle any more. */
+  probe?: () => void;
 }
 
 interface Prepared {
@@ -151,6 +153,7 @@ async function run(msg: RunMessage): Promise<SandboxResult> {
     id: msg.id,
     check() {
       if (st.uncaught || st.failure || (st.timers.size === 0 && st.fetches === 0 && st.firing === 0)) finish();
+      st.probe?.();
     },
   };
   p.state.current = st;
@@ -162,8 +165,17 @@ async function run(msg: RunMessage): Promise<SandboxResult> {
   let error: ExecutionErrorInfo | undefined;
   let out = { stdout: [] as string[], stderr: [] as string[], dropped: [0, 0], uncaught: null as string | null };
   try {
-    const mainError = await runMain(p, msg);
-    if (mainError) st.uncaught ??= mainError;
+    let started: () => void = () => undefined;
+    const main = runMain(p, msg, () => started());
+    const first = await Promise.race([main.then((e) => ({ e })), unsettled(p, st, main, (go) => (started = go))]);
+    st.probe = undefined;
+    if (first === 'unsettled') {
+      st.uncaught ??= JSON.stringify({
+        name: 'Error',
+        value: 'Detected unsettled top-level await: the code waits for a promise that nothing left (no timer, no fetch) can settle.',
+        traceback: '',
+      });
+    } else if (first.e) st.uncaught ??= first.e;
     // Let callbacks the isolate queued (timers, fetches) reach the host before judging idleness.
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
@@ -191,8 +203,42 @@ async function run(msg: RunMessage): Promise<SandboxResult> {
   return result;
 }
 
+/**
+ * Resolves 'unsettled' when the main code is still pending although no timer, fetch or callback
+ * is left that could settle it (Node exits with code 13 there; waiting would only burn the run's
+ * 10 seconds). A no-op call into the isolate first lets its current task and microtasks finish.
+ */
+function unsettled(p: Prepared, st: RunState, main: Promise<unknown>, onStart: (go: () => void) => void): Promise<'unsettled'> {
+  let settled = false;
+  main.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const busy = () => settled || st.timers.size > 0 || st.fetches > 0 || st.firing > 0;
+  return new Promise((resolve) => {
+    let probing = false;
+    st.probe = () => {
+      if (probing || busy()) return;
+      probing = true;
+      p.fire
+        .apply(undefined, [0], { timeout: Math.max(1, st.deadline - Date.now()) })
+        .then(async () => {
+          await new Promise((r) => setImmediate(r));
+          await new Promise((r) => setImmediate(r));
+          if (!busy()) resolve('unsettled');
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          probing = false;
+        });
+    };
+    // Probe only once the main code is queued in the isolate, so the probe runs after it.
+    onStart(() => st.probe?.());
+  });
+}
+
 /** Compiles and runs the code (or bundle); returns the error JSON the wrapper reported, if any. */
-async function runMain(p: Prepared, msg: RunMessage): Promise<string | undefined> {
+async function runMain(p: Prepared, msg: RunMessage, started: () => void): Promise<string | undefined> {
   if (msg.bundle === undefined) {
     let script: ivm.Script | undefined;
     try {
@@ -201,7 +247,9 @@ async function runMain(p: Prepared, msg: RunMessage): Promise<string | undefined
       if (!isModuleSyntax(err)) throw err;
     }
     if (script) {
-      const r = await script.run(p.context, { promise: true, copy: true, timeout: msg.timeoutMs });
+      const running = script.run(p.context, { promise: true, copy: true, timeout: msg.timeoutMs });
+      started();
+      const r = await running;
       return typeof r === 'string' && r !== '' ? r : undefined;
     }
   }
@@ -211,7 +259,9 @@ async function runMain(p: Prepared, msg: RunMessage): Promise<string | undefined
     const builtin = specifier.startsWith('node:') || NODE_BUILTINS.includes(bare.split('/')[0]!);
     throw new ModuleError(builtin ? builtinMessage(bare) : missingPackageMessage(specifier));
   });
-  await mod.evaluate({ promise: true, timeout: msg.timeoutMs });
+  const evaluating = mod.evaluate({ promise: true, timeout: msg.timeoutMs });
+  started();
+  await evaluating;
   return undefined;
 }
 
