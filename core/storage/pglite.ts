@@ -1,22 +1,95 @@
-/** Embedded PGlite database stored in a directory (or in memory for `memory://`). */
-import { mkdir } from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
+/**
+ * Embedded PGlite database stored in a directory (or in memory for `memory://`), run in a worker
+ * thread (pglite-thread.ts) so its WebAssembly and file I/O never block request handling. The
+ * main side keeps transactions exclusive: while one is open, other statements wait for it.
+ */
+import { Worker } from 'node:worker_threads';
 import type { Db, Queryable, Row } from './db.js';
+import type { ThreadReply, ThreadRequest } from './pglite-thread.js';
+
+/** A PGlite error carried across the thread boundary. */
+class PgliteError extends Error {
+  constructor(message: string, readonly code?: string) {
+    super(message);
+    this.name = 'PgliteError';
+  }
+}
 
 /** Opens (creating if needed) the embedded database at `dir`. */
 export async function openPglite(dir: string): Promise<Db> {
-  if (!dir.startsWith('memory://')) await mkdir(dir, { recursive: true });
-  const pg = await PGlite.create(dir);
-  const run = async <R extends Row>(q: { query: PGlite['query'] }, sql: string, params?: unknown[]) =>
-    (await q.query<R>(sql, params as any[])).rows;
+  // Built code runs pglite-thread.js; under tsx (tests, `npm run dev`) the source is .ts.
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const threadModule = new URL(`./pglite-thread${ext}`, import.meta.url).href;
+  // An eval'd entry imports the module; under tsx the worker registers tsx's loader first.
+  const entry =
+    ext === '.ts'
+      ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(threadModule)}); })`
+      : `import(${JSON.stringify(threadModule)})`;
+  const worker = new Worker(entry, { eval: true, workerData: { dir } });
+  const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (err: Error) => void }>();
+  let seq = 0;
+  let failure: Error | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    pending.set(0, { resolve: () => resolve(), reject });
+  });
+  worker.on('message', (reply: ThreadReply) => {
+    const p = pending.get(reply.id);
+    if (!p) return;
+    pending.delete(reply.id);
+    if (reply.error) p.reject(new PgliteError(reply.error.message, reply.error.code));
+    else p.resolve((reply.rows ?? []) as Row[]);
+  });
+  const failAll = (err: Error) => {
+    failure = err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  worker.on('error', (err) => failAll(err));
+  worker.on('exit', (code) => failAll(new Error(`embedded database thread exited (${code})`)));
+  await ready;
+
+  const send = (op: ThreadRequest['op'], sql?: string, params?: unknown[]) =>
+    new Promise<Row[]>((resolve, reject) => {
+      if (failure) return reject(failure);
+      const id = ++seq;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, op, sql, params } satisfies ThreadRequest);
+    });
+
+  let txLock: Promise<void> | null = null;
+  const waitForTx = async () => {
+    while (txLock) await txLock;
+  };
   return {
     kind: 'embedded',
-    query: (sql, params) => run(pg, sql, params),
-    transaction: (fn) =>
-      pg.transaction(async (tx) => {
-        const q: Queryable = { query: (sql, params) => run(tx as any, sql, params) };
-        return fn(q);
-      }),
-    close: () => pg.close(),
+    async query<R extends Row>(sql: string, params?: unknown[]) {
+      if (txLock) await waitForTx();
+      return (await send('query', sql, params)) as R[];
+    },
+    async transaction(fn) {
+      await waitForTx();
+      let release!: () => void;
+      txLock = new Promise<void>((r) => (release = r));
+      try {
+        await send('exec', 'BEGIN');
+        const tx: Queryable = { query: async <R extends Row>(sql: string, params?: unknown[]) => (await send('query', sql, params)) as R[] };
+        try {
+          const out = await fn(tx);
+          await send('exec', 'COMMIT');
+          return out;
+        } catch (err) {
+          await send('exec', 'ROLLBACK').catch(() => {});
+          throw err;
+        }
+      } finally {
+        txLock = null;
+        release();
+      }
+    },
+    async close() {
+      await waitForTx();
+      if (!failure) await send('close').catch(() => {});
+      await worker.terminate();
+    },
   };
 }

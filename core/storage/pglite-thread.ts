@@ -1,0 +1,52 @@
+/**
+ * Worker-thread side of the embedded database: owns the PGlite instance and runs the statements
+ * the main thread sends, in arrival order. PGlite executes WebAssembly and synchronous file I/O,
+ * so keeping it here keeps that work off the thread that serves HTTP.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+
+/** A statement sent by the main thread. */
+export interface ThreadRequest {
+  id: number;
+  op: 'query' | 'exec' | 'close';
+  sql?: string;
+  params?: unknown[];
+}
+
+/** The answer to one request. */
+export interface ThreadReply {
+  id: number;
+  rows?: Record<string, unknown>[];
+  error?: { message: string; code?: string };
+}
+
+const dir = (workerData as { dir: string }).dir;
+if (!dir.startsWith('memory://')) await mkdir(dir, { recursive: true });
+const pg = await PGlite.create(dir);
+const port = parentPort!;
+let chain = Promise.resolve();
+
+port.on('message', (req: ThreadRequest) => {
+  chain = chain.then(async () => {
+    const reply: ThreadReply = { id: req.id };
+    try {
+      if (req.op === 'close') {
+        await pg.close();
+        reply.rows = [];
+      } else if (req.op === 'exec') {
+        await pg.exec(req.sql!);
+        reply.rows = [];
+      } else {
+        reply.rows = (await pg.query<Record<string, unknown>>(req.sql!, req.params as any[])).rows;
+      }
+    } catch (err) {
+      const e = err as { message?: string; code?: string };
+      reply.error = { message: e.message ?? String(err), code: e.code };
+    }
+    port.postMessage(reply);
+    if (req.op === 'close') port.close();
+  });
+});
+port.postMessage({ id: 0, rows: [] } satisfies ThreadReply);
