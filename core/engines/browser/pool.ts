@@ -111,7 +111,8 @@ export class BrowserPool {
       try {
         return await job(fresh);
       } finally {
-        await fresh.context.close().catch(() => undefined);
+        // Closing is off the response path; the slot is free as soon as the job's result is.
+        void fresh.context.close().catch(() => undefined);
       }
     } finally {
       if (inst) {

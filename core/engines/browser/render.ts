@@ -9,7 +9,8 @@ import { InputError, ServiceError, UpstreamError } from '../../errors.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
 
-const QUIET_MS = 50;
+// Long enough to see a request a script starts right after load; short next to a page load.
+const QUIET_MS = 25;
 const SETTLE_CAP_MS = 2_500;
 
 /** Checks the page URL before a page slot is taken: a refused URL costs no browser work. */
@@ -74,15 +75,15 @@ export async function renderPage(fresh: FreshPage, guard: SsrfGuard, req: Render
   const html = /html|xml/i.test(contentType) || !response;
   if (html) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
   if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
-  const result: RenderResult = {
-    status: response?.status() ?? 0,
-    url: page.url(),
-    headers,
-    contentType,
-    html: html ? await page.content() : '',
-    title: html ? await page.title() : '',
-    blocked,
-  };
+  // One round trip for the DOM and the title (page.content() and page.title() are two).
+  const dom = html
+    ? await page.evaluate(() => {
+        const dt = document.doctype;
+        const doctype = dt ? `<!DOCTYPE ${dt.name}${dt.publicId ? ` PUBLIC "${dt.publicId}"` : ''}${dt.systemId ? ` "${dt.systemId}"` : ''}>` : '';
+        return { html: doctype + document.documentElement.outerHTML, title: document.title };
+      })
+    : { html: '', title: '' };
+  const result: RenderResult = { status: response?.status() ?? 0, url: page.url(), headers, contentType, html: dom.html, title: dom.title, blocked };
   if (req.screenshot) {
     const png = await page.screenshot({ type: 'png', fullPage: req.screenshot.fullPage ?? false, captureBeyondViewport: false });
     result.screenshot = new Uint8Array(png);
