@@ -39,4 +39,16 @@ export {
 } from './errors.js';
 export type { Engines } from './engines/types.js';
 export type { HttpEngine, HttpRequest, HttpResponse } from './engines/http/types.js';
-export type { FileStore, StoredFile } from './engines/files/types.js';
+export type { FileStore, StoredFile, OpenedFile } from './engines/files/types.js';
+export type { OfficeEngine, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './engines/office/types.js';
+export type { PdfEngine, PdfMetadata, PdfAPart, MergeResult, PdfInspection } from './engines/pdf/types.js';
+export type {
+  ExecutionErrorInfo,
+  JsRunRequest,
+  JsSandbox,
+  PythonSandbox,
+  SandboxFetchRequest,
+  SandboxFetchResponse,
+  SandboxResult,
+  SandboxRunRequest,
+} from './engines/sandbox/types.js';

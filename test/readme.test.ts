@@ -1,7 +1,7 @@
 /** The README's tables are checked against the code (design: house style 6). */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SETTINGS_DOC } from '../core/config.js';
 import { ERROR_CODES } from '../core/errors.js';
@@ -31,6 +31,19 @@ describe('README', () => {
         assert.ok(readme.includes(`\`${env}\``), `README lacks ${env}`);
       }
     }
+  });
+
+  it('documents every environment variable the engines and plugins read', async () => {
+    const root = join(import.meta.dirname, '..');
+    const files = (await readdir(root, { recursive: true })).filter((f) => /^(core|plugins|server)\/.*\.ts$/.test(f) && !f.endsWith('.test.ts') && !f.includes('fake.ts'));
+    const read = /env\.([A-Z][A-Z0-9_]+)|env\[['"]([A-Z][A-Z0-9_]+)|\(env, ?['"]([A-Z][A-Z0-9_]+)['"]/g;
+    const names = new Set<string>();
+    for (const f of files) for (const m of (await readFile(join(root, f), 'utf8')).matchAll(read)) names.add((m[1] ?? m[2] ?? m[3])!);
+    names.delete('NODE_ENV');
+    // Internal: how the sandbox hands the command text to its own child process.
+    names.delete('SANDBOX_COMMANDS');
+    assert.ok(names.size > 20);
+    for (const name of names) assert.ok(readme.includes(`\`${name}\``), `README lacks ${name}`);
   });
 
   it('lists every v1 route with its target', () => {

@@ -6,7 +6,7 @@
  * `CodeExecutionError`, which the v1 lane writes as `{ error: { name, value, traceback } }`.
  */
 import { CodeExecutionError, defineEndpoint, definePlugin, type RunContext, type Static } from '../../core/sdk.js';
-import type { SandboxFetchRequest, SandboxFetchResponse, SandboxResult } from '../../core/engines/sandbox/types.js';
+import type { SandboxFetchRequest, SandboxFetchResponse, SandboxResult } from '../../core/sdk.js';
 import { JsInput, LogsOutput, PythonInput, runJsCode, runPythonCode } from '../capabilities/code.js';
 import { shapeLogs } from './logs.js';
 

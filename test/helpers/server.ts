@@ -90,7 +90,7 @@ async function spawnServer(env: Record<string, string | undefined>): Promise<{ u
 /** Starts a server for a test. */
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cia-test-')));
-  const env: Record<string, string | undefined> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'error', ...opts.env };
+  const env: Record<string, string | undefined> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'error', DOCUMENTS_PREWARM: 'false', ...opts.env };
   let running: RunningServer | undefined;
   let child: ChildProcess | undefined;
   let url: string;
