@@ -2,18 +2,29 @@
 import { Type, defineCapability, flat, perUnit } from '../../core/sdk.js';
 import { AnyObject } from './common.js';
 
-const Query = Type.String({ description: 'Search query.', minLength: 1 });
+const Query = Type.String({ description: 'Search query.', minLength: 1, maxLength: 2048 });
 const Country = Type.Optional(Type.String({ description: 'Two-letter country code (forwarded as gl).', minLength: 2, maxLength: 2 }));
 const Language = Type.Optional(Type.String({ description: 'Interface language code (forwarded as hl).', minLength: 2, maxLength: 10 }));
-const Location = Type.Optional(Type.String({ description: 'Free-text location to bias results.' }));
+const Location = Type.Optional(Type.String({ description: 'Location to bias results, in the canonical form listed by GET /api/v1/engine-locations (e.g. "London,England,United Kingdom").', minLength: 1, maxLength: 200 }));
+const Page = Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '1-based page.' }));
+
+/** The request echo every search result carries (q, gl, hl, type, engine, location…). */
+const SearchParameters = Type.Object({ q: Type.String({ description: 'Query as searched.' }) }, { additionalProperties: true, description: 'Parameters the engine used (q, gl, hl, type, location, engine, tbs, page).' });
+/** A search output: the request echo plus one required result array (provider item shapes, extra fields kept). */
+function results(key: string, description: string) {
+  return Type.Object(
+    { searchParameters: SearchParameters, [key]: Type.Array(Type.Object({}, { additionalProperties: true }), { description }) },
+    { additionalProperties: true, description: 'Search results in the provider shape (without the provider-side credit count).' },
+  );
+}
 
 export const engineSearch = defineCapability({
   id: 'engine_search',
   title: 'Web search',
   summary: 'Organic web search results from a search engine.',
   tags: ['search', 'web', 'serp', 'google', 'engine'],
-  input: Type.Object({ query: Query, country: Country, language: Language, location: Location, page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '1-based page.' })) }),
-  output: AnyObject,
+  input: Type.Object({ query: Query, country: Country, language: Language, location: Location, page: Page }),
+  output: results('organic', 'Organic results, best first (title, link, snippet, position…).'),
   cost: flat(10),
   messages: { query: 'query parameter is required' },
 });
@@ -29,9 +40,9 @@ export const searchNews = defineCapability({
     country: Country,
     language: Language,
     location: Location,
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '1-based page.' })),
+    page: Page,
   }),
-  output: AnyObject,
+  output: results('news', 'News articles, best first (title, link, snippet, date, source, imageUrl, position).'),
   cost: flat(10),
   messages: { query: 'query parameter is required' },
 });
@@ -42,7 +53,7 @@ export const searchPlaces = defineCapability({
   summary: 'Local businesses and places matching a query.',
   tags: ['search', 'places', 'maps', 'local', 'business'],
   input: Type.Object({ query: Query, country: Country, language: Language, location: Location }),
-  output: AnyObject,
+  output: results('places', 'Places, best first (title, address, latitude, longitude, rating, category, phoneNumber, website, cid).'),
   cost: flat(10),
   messages: { query: 'query parameter is required' },
 });
@@ -84,10 +95,26 @@ export const engineAutocomplete = defineCapability({
 export const engineLocations = defineCapability({
   id: 'engine_locations',
   title: 'Supported search locations',
-  summary: 'Locations accepted by the search operations, with country codes.',
+  summary: 'Locations accepted by the search operations, with country codes; optional name filter.',
   tags: ['search', 'locations'],
   visibility: 'legacy',
-  input: Type.Object({ q: Type.Optional(Type.String({ description: 'Filter by name.' })) }),
+  input: Type.Object({
+    q: Type.Optional(Type.String({ description: 'Case-insensitive substring of the location name (e.g. london).', maxLength: 200 })),
+    countryCode: Type.Optional(Type.String({ description: 'Only locations in this country (ISO 3166-1 alpha-2, e.g. GB).', pattern: '^[A-Za-z]{2}$' })),
+    type: Type.Optional(Type.String({ description: 'Only locations of this type: Country, State, Region or City (case-insensitive).', minLength: 1, maxLength: 40 })),
+  }),
+  output: Type.Object({
+    locations: Type.Array(
+      Type.Object({
+        name: Type.String({ description: 'Short name, e.g. London.' }),
+        canonicalName: Type.String({ description: 'Name to pass as `location`, e.g. "London,England,United Kingdom".' }),
+        countryCode: Type.String({ description: 'ISO 3166-1 alpha-2 country code (pass lower-cased as `country`).' }),
+        type: Type.String({ description: 'Country, State, Region or City.' }),
+      }),
+      { description: 'Matching locations, countries first, then by name.' },
+    ),
+    total: Type.Integer({ description: 'Number of matching locations.' }),
+  }),
   cost: flat(0),
 });
 

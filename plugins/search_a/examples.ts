@@ -1,0 +1,33 @@
+/**
+ * Example calls of the search_a endpoints and capabilities. Discovery shows them and the contract
+ * test runs each endpoint example through the server against the fake (design: "Tests").
+ */
+import type { Example } from '../../core/sdk.js';
+
+/** Example inputs per endpoint operation. */
+export const endpointExamples: Record<string, Example[]> = {
+  search: [
+    { title: 'Web results for a company', input: { q: 'apple inc', gl: 'us', hl: 'en' } },
+    { title: 'Second page, 20 results, past week', input: { q: 'typescript release', num: 20, page: 2, tbs: 'qdr:w' } },
+  ],
+  news: [
+    { title: 'News from the past day', input: { q: 'renewable energy', tbs: 'qdr:d' } },
+    { title: 'German news in German', input: { q: 'Bundesliga', gl: 'de', hl: 'de' } },
+  ],
+  places: [{ title: 'Coffee shops in a city', input: { q: 'coffee shops', location: 'Austin,Texas,United States' } }],
+  maps: [{ title: 'Pizza around a map position', input: { q: 'pizza', ll: '@40.7128,-74.006,14z' } }],
+  autocomplete: [{ title: 'Suggestions for a prefix', input: { q: 'how to learn', gl: 'gb', hl: 'en' } }],
+  images: [{ title: 'Images of a landmark', input: { q: 'eiffel tower at night', num: 10 } }],
+  videos: [{ title: 'Tutorial videos', input: { q: 'sourdough bread tutorial' } }],
+  shopping: [{ title: 'Product offers', input: { q: 'noise cancelling headphones', gl: 'us' } }],
+  scholar: [{ title: 'Papers in a year range', input: { q: 'transformer neural network', as_ylo: 2018, as_yhi: 2020 } }],
+  patents: [{ title: 'Patents on a technology', input: { q: 'solid state battery electrolyte' } }],
+};
+
+/** Example inputs of the capabilities search_a serves (shown in the README). */
+export const capabilityExamples = {
+  engine_search: { query: 'apple inc', country: 'us', language: 'en' },
+  search_news: { query: 'renewable energy', dateRange: 'pastWeek', country: 'gb' },
+  search_places: { query: 'coffee shops', location: 'Austin,Texas,United States' },
+  engine_autocomplete: { query: 'how to learn', country: 'gb', language: 'en' },
+};

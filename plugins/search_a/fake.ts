@@ -1,0 +1,183 @@
+/**
+ * A loopback fake of the search_a API (Serper-compatible, contracts §1) for tests: `POST /<endpoint>`
+ * for the ten endpoints, the key in `X-API-KEY` (403 `{"message":"Unauthorized.","statusCode":403}`
+ * otherwise), parameters from the JSON body or the query string (body wins), the documented
+ * validation (400 for a missing `q` or mistyped fields) and the documented response shapes built
+ * from the request. `setMode` makes it answer 403, 429, 500, slowly, with garbage or with a body of
+ * the wrong shape.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** How the fake answers the next requests. */
+export type FakeMode = 'ok' | 'unauthorized' | 'rate_limited' | 'server_error' | 'slow' | 'garbage' | 'wrong_shape';
+
+/** A running fake. */
+export interface SearchAFake {
+  url: string;
+  apiKey: string;
+  /** What the server needs to use the fake (SEARCH_A_BASE_URL, SEARCH_A_API_KEY). */
+  env: Record<string, string>;
+  /** Every request received, oldest first. */
+  requests: { path: string; body: any; headers: Record<string, string> }[];
+  setMode(mode: FakeMode): void;
+  close(): Promise<void>;
+}
+
+const ENDPOINTS = new Set(['search', 'news', 'places', 'maps', 'autocomplete', 'images', 'videos', 'shopping', 'scholar', 'patents']);
+/** How long `slow` waits before answering: far beyond any timeout a test configures. */
+const SLOW_MS = 20_000;
+
+type Params = Record<string, unknown>;
+
+function slug(q: string): string {
+  return q.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'q';
+}
+
+/** Validates parameters like the provider does; returns the 400 message or undefined. */
+function invalid(p: Params): string | undefined {
+  if (typeof p.q !== 'string' || p.q.trim() === '') return 'Missing query parameter';
+  for (const f of ['gl', 'hl', 'location', 'tbs', 'll', 'placeId', 'cid', 'cites', 'safe']) {
+    if (p[f] !== undefined && typeof p[f] !== 'string') return `Invalid ${f} parameter`;
+  }
+  for (const f of ['num', 'page', 'as_ylo', 'as_yhi']) {
+    if (p[f] !== undefined && !Number.isInteger(p[f])) return `Invalid ${f} parameter`;
+  }
+  if (p.num !== undefined && ((p.num as number) < 1 || (p.num as number) > 100)) return 'num must be between 1 and 100';
+  if (p.page !== undefined && (p.page as number) < 1) return 'page must be at least 1';
+  if (p.autocorrect !== undefined && typeof p.autocorrect !== 'boolean') return 'Invalid autocorrect parameter';
+  return undefined;
+}
+
+/** Query-string values arrive as text; numbers and booleans are parsed like the provider does. */
+function fromQuery(sp: URLSearchParams): Params {
+  const out: Params = {};
+  for (const [k, v] of sp) out[k] = /^\d+$/.test(v) && k !== 'q' && k !== 'cid' ? Number(v) : v === 'true' ? true : v === 'false' ? false : v;
+  return out;
+}
+
+/** The documented response of `endpoint` for parameters `p` (contracts §1 "Responses"). */
+export function answer(endpoint: string, p: Params): Record<string, unknown> {
+  const q = String(p.q);
+  const num = endpoint === 'autocomplete' ? 0 : Math.min((p.num as number) ?? 10, 100);
+  const page = (p.page as number) ?? 1;
+  const searchParameters: Params = { q, gl: p.gl ?? 'us', hl: p.hl ?? 'en', type: endpoint, engine: 'google' };
+  if (endpoint !== 'autocomplete') Object.assign(searchParameters, { num: p.num ?? 10, page, autocorrect: p.autocorrect ?? true });
+  if (p.location !== undefined) searchParameters.location = p.location;
+  if (p.tbs !== undefined) searchParameters.tbs = p.tbs;
+  const s = slug(q);
+  const items = (f: (i: number, position: number) => Params) => Array.from({ length: num }, (_, i) => f(i, (page - 1) * num + i + 1));
+  const out: Record<string, unknown> = { searchParameters };
+  switch (endpoint) {
+    case 'search':
+      out.knowledgeGraph = { title: q, type: 'Topic', description: `About ${q}.` };
+      out.organic = items((i, position) => ({ title: `${q} — result ${position}`, link: `https://site${position}.example/${s}`, snippet: `A page about ${q}.`, position, ...(i === 0 ? { sitelinks: [{ title: 'About', link: `https://site${position}.example/about` }] } : {}) }));
+      out.peopleAlsoAsk = [{ question: `What is ${q}?`, snippet: `${q} is a topic.`, title: `What is ${q}`, link: `https://answers.example/${s}` }];
+      out.relatedSearches = [{ query: `${q} news` }, { query: `${q} meaning` }];
+      break;
+    case 'news':
+      out.news = items((i, position) => ({ title: `${q}: story ${position}`, link: `https://news${i % 3}.example/${s}/${position}`, snippet: `Latest on ${q}.`, date: `${position} hours ago`, source: `News ${i % 3}`, imageUrl: `https://news${i % 3}.example/img/${position}.jpg`, position }));
+      break;
+    case 'places':
+    case 'maps':
+      out.places = items((i, position) => ({ position, title: `${q} place ${position}`, address: `${position} Main St`, latitude: 30.2672 + i / 1000, longitude: -97.7431 - i / 1000, rating: 4.5, ratingCount: 100 + i, category: q, phoneNumber: `+1 512-555-01${String(position).padStart(2, '0')}`, website: `https://place${position}.example`, cid: String(1_000_000_000 + position), ...(endpoint === 'maps' ? { type: q, types: [q], placeId: `ChIJ${s}${position}`, openingHours: { Monday: '9 AM–5 PM' }, priceLevel: '$$' } : {}) }));
+      if (endpoint === 'maps') out.ll = typeof p.ll === 'string' ? p.ll : '@30.2672,-97.7431,14z';
+      break;
+    case 'autocomplete':
+      out.suggestions = ['', ' near me', ' meaning', ' online', ' for beginners'].map((suffix) => ({ value: `${q}${suffix}` }));
+      break;
+    case 'images':
+      out.images = items((_i, position) => ({ title: `${q} image ${position}`, imageUrl: `https://img.example/${s}/${position}.jpg`, imageWidth: 1200, imageHeight: 800, thumbnailUrl: `https://thumb.example/${s}/${position}.jpg`, thumbnailWidth: 300, thumbnailHeight: 200, source: 'Img Example', domain: 'img.example', link: `https://img.example/${s}`, googleUrl: `https://www.google.com/imgres?imgurl=${position}`, position }));
+      break;
+    case 'videos':
+      out.videos = items((_i, position) => ({ title: `${q} video ${position}`, link: `https://video.example/watch?v=${s}${position}`, snippet: `A video about ${q}.`, imageUrl: `https://video.example/thumb/${position}.jpg`, duration: `${position}:30`, source: 'Video Example', channel: `Channel ${position}`, date: 'Jan 1, 2024', position }));
+      break;
+    case 'shopping':
+      out.shopping = items((_i, position) => ({ title: `${q} model ${position}`, source: `Shop ${position}`, link: `https://shop${position}.example/${s}`, price: `$${(position * 9.99).toFixed(2)}`, delivery: 'Free delivery', imageUrl: `https://shop${position}.example/${s}.jpg`, rating: 4.2, ratingCount: 50 * position, productId: `${position}${position}`, position }));
+      break;
+    case 'scholar':
+      out.organic = items((_i, position) => ({ title: `On ${q} (${position})`, link: `https://papers.example/${s}/${position}`, publicationInfo: `A Author, B Author - Journal, ${(p.as_ylo as number) ?? 2020}`, snippet: `We study ${q}.`, year: (p.as_ylo as number) ?? 2020, citedBy: 100 - position, id: `cluster${position}` }));
+      break;
+    case 'patents':
+      out.organic = items((_i, position) => ({ title: `System for ${q} ${position}`, snippet: `A method relating to ${q}.`, link: `https://patents.example/US${10_000_000 + position}B2`, priorityDate: '2019-01-01', filingDate: '2019-06-01', publicationDate: '2021-01-01', inventor: 'Jane Inventor', assignee: 'Example Corp', publicationNumber: `US${10_000_000 + position}B2`, language: 'en' }));
+      break;
+  }
+  out.credits = endpoint === 'autocomplete' ? 1 : num > 10 ? 2 : 1;
+  return out;
+}
+
+/** Starts the fake on 127.0.0.1 with a random port. */
+export async function startFake(opts: { apiKey?: string } = {}): Promise<SearchAFake> {
+  const apiKey = opts.apiKey ?? 'search-a-test-key';
+  let mode: FakeMode = 'ok';
+  const timers = new Set<NodeJS.Timeout>();
+  const requests: SearchAFake['requests'] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const send = (status: number, body: unknown, type = 'application/json') => {
+        res.writeHead(status, { 'content-type': type });
+        res.end(typeof body === 'string' ? body : JSON.stringify(body));
+      };
+      const fail = (status: number, message: string) => send(status, { message, statusCode: status });
+      const u = new URL(req.url!, 'http://fake');
+      const path = u.pathname.replace(/^\/+/, '');
+      let body: unknown = undefined;
+      if (raw.trim() !== '') {
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          body = raw;
+        }
+      }
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+      requests.push({ path: `/${path}`, body, headers });
+      if (req.headers['x-api-key'] !== apiKey || mode === 'unauthorized') return fail(403, 'Unauthorized.');
+      if (req.method !== 'POST' && req.method !== 'GET') return fail(405, 'Method not allowed');
+      if (!ENDPOINTS.has(path)) return fail(404, 'Not found');
+      if (typeof body === 'string' || Array.isArray(body) || (body !== undefined && (body === null || typeof body !== 'object'))) return fail(400, 'Invalid JSON body');
+      const params: Params = { ...fromQuery(u.searchParams), ...((body as Params | undefined) ?? {}) };
+      const why = invalid(params);
+      if (why) return fail(400, why);
+      switch (mode) {
+        case 'rate_limited':
+          return fail(429, 'Too many requests, please slow down.');
+        case 'server_error':
+          return fail(500, 'Internal server error');
+        case 'garbage':
+          return send(200, '<html><body>502 Bad Gateway</body></html>', 'text/html');
+        case 'wrong_shape':
+          return send(200, { searchParameters: { q: params.q }, results: 'not a list', credits: 1 });
+        case 'slow': {
+          const t = setTimeout(() => {
+            timers.delete(t);
+            if (!res.destroyed) send(200, answer(path, params));
+          }, SLOW_MS);
+          timers.add(t);
+          return;
+        }
+        default:
+          return send(200, answer(path, params));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    apiKey,
+    env: { SEARCH_A_BASE_URL: url, SEARCH_A_API_KEY: apiKey },
+    requests,
+    setMode(m) {
+      mode = m;
+    },
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
