@@ -8,12 +8,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { load, type LoadResult } from './load.js';
+import { postgresBackend } from '../test/helpers/storage.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-async function startServer(mode: string): Promise<{ url: string; key: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', join(import.meta.dirname, 'gateway-server.ts'), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServer(mode: string, env: Record<string, string> = {}): Promise<{ url: string; key: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', join(import.meta.dirname, 'gateway-server.ts'), mode], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const line = await new Promise<string>((resolve, reject) => {
     let buf = '';
     child.stdout!.on('data', (b) => {
@@ -26,8 +27,8 @@ async function startServer(mode: string): Promise<{ url: string; key: string; ch
   return { ...(JSON.parse(line) as { url: string; key: string }), child };
 }
 
-async function measure(mode: string): Promise<LoadResult> {
-  const s = await startServer(mode);
+async function measure(mode: string, env: Record<string, string> = {}): Promise<LoadResult> {
+  const s = await startServer(mode, env);
   try {
     const req = {
       method: 'POST',
@@ -47,7 +48,16 @@ async function measure(mode: string): Promise<LoadResult> {
 const fmt = (r: LoadResult) => `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}`;
 const bare = await measure('bare');
 const embedded = await measure('engine');
-const withPg = process.env.BENCH_SKIP_PG ? undefined : await measure('postgres');
+let withPg: LoadResult | undefined;
+if (!process.env.BENCH_SKIP_PG) {
+  // A fresh database, dropped afterwards, so the benchmark leaves nothing behind.
+  const pg = await postgresBackend();
+  try {
+    withPg = await measure('postgres', { BENCH_DATABASE_URL: pg.env.DATABASE_URL!, BENCH_REDIS_URL: pg.env.REDIS_URL! });
+  } finally {
+    await pg.dispose();
+  }
+}
 console.log(`gateway benchmark: ${CONNECTIONS} connections, ${SECONDS} s each`);
 console.log(`bare fastify         ${fmt(bare)}`);
 console.log(`engine (embedded)    ${fmt(embedded)}`);
