@@ -457,7 +457,7 @@ describe('provider plugins through the real server', () => {
         BROWSER_A_API_KEY: browserA.apiKey,
       },
     });
-    ({ key } = await s.createKey({ credits: 1000 }));
+    ({ key } = await s.createKey({ credits: 5000 }));
   });
   after(async () => {
     await s?.close();
@@ -519,6 +519,22 @@ describe('provider plugins through the real server', () => {
     shotA.failWith = undefined;
     assert.equal(busy.status, 503);
     assert.equal(busy.json.error, 'Rate limit exceeded. Please try again later.');
+  });
+
+  it('every endpoint example of the four providers runs against its fake', async () => {
+    const plugins = await Promise.all(['crawler_a', 'spider_a', 'shot_a', 'browser_a'].map(async (id) => (await import(`../plugins/${id}/index.js`)).default));
+    let ran = 0;
+    for (const plugin of plugins) {
+      for (const ep of plugin.endpoints ?? []) {
+        assert.ok(ep.examples?.length, `${plugin.id}.${ep.operation} has an example`);
+        for (const ex of ep.examples) {
+          const res = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: `${plugin.id}.${ep.operation}`, input: ex.input } });
+          assert.equal(res.status, 200, `${plugin.id}.${ep.operation} "${ex.title}": ${res.text}`);
+          ran++;
+        }
+      }
+    }
+    assert.equal(ran, 11);
   });
 
   it('provider endpoints are reachable directly: crawler_a.map, spider_a.links, browser_a.scrape', async () => {

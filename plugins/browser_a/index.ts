@@ -31,6 +31,7 @@ const screenshot = defineEndpoint({
     size: Type.Integer({ description: 'Image size in bytes.' }),
   }),
   cost: flat(10),
+  examples: [{ title: 'Full-page PNG', input: { url: 'https://example.org', fullPage: true } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const body: Record<string, unknown> = { url: input.url, options: { type: 'png', fullPage: input.fullPage ?? false }, gotoOptions: { waitUntil: 'load' } };
@@ -63,6 +64,7 @@ const scrape = defineEndpoint({
   }),
   output: Type.Object({ data: Type.Array(Type.Object({ selector: Type.String(), results: Type.Array(Result) }), { description: 'Matches per selector.' }) }),
   cost: flat(10),
+  examples: [{ title: 'Headings of a page', input: { url: 'https://example.org', elements: [{ selector: 'h1' }, { selector: 'h2' }] } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const body: Record<string, unknown> = { url: input.url, elements: input.elements ?? [{ selector: 'body' }], gotoOptions: { waitUntil: 'load' } };

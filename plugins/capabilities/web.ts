@@ -89,7 +89,6 @@ export const scrapePage = defineCapability({
     cleaned: "'cleaned' must be a boolean.",
     renderJs: "'renderJs' must be a boolean.",
   },
-  examples: [{ title: 'Main content of an article as markdown', input: { url: 'https://example.com/', format: 'markdown', cleaned: true } }],
 });
 
 const CrawlInput = Type.Object({
@@ -150,7 +149,6 @@ export const crawlSite = defineCapability({
     depth: "'depth' must be an integer between 0 and 10.",
     format: "'format' must be one of: markdown, text, raw.",
   },
-  examples: [{ title: 'Five pages of a documentation site', input: { url: 'https://example.com/docs', limit: 5, depth: 2 } }],
 });
 
 const ScreenshotInput = Type.Object({
@@ -193,7 +191,6 @@ export const screenshot = defineCapability({
     wait: "'wait' must be an integer number of milliseconds between 0 and 30000.",
     viewport: "'viewport' must be an object with integer 'width' (100-3840) and 'height' (100-2160).",
   },
-  examples: [{ title: 'Full-page capture', input: { url: 'https://example.com/', fullPage: true, viewport: { width: 1280, height: 800 } } }],
 });
 
 const ExtractInput = Type.Object({

@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 export interface CrawlerAFake {
   url: string;
   apiKey: string;
+  /** What the server needs to use the fake (base URL and key variables). */
+  env: Record<string, string>;
   /** Every request received (method and path), for assertions. */
   requests: { method: string; path: string; body: any }[];
   /** When set, every API call answers with this status and a Firecrawl error body. */
@@ -25,7 +27,7 @@ export async function startCrawlerAFake(opts: { apiKey?: string } = {}): Promise
   const apiKey = opts.apiKey ?? 'fc-test-key';
   const jobs = new Map<string, { polls: number; docs: unknown[] }>();
   let seq = 0;
-  const fake: CrawlerAFake = { url: '', apiKey, requests: [], failWith: undefined, close: async () => undefined };
+  const fake: CrawlerAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, close: async () => undefined };
 
   const doc = (url: string, formats: unknown[]) => {
     const title = `Page ${new URL(url).pathname}`;
@@ -118,9 +120,13 @@ export async function startCrawlerAFake(opts: { apiKey?: string } = {}): Promise
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.env = { CRAWLER_A_BASE_URL: fake.url, CRAWLER_A_API_KEY: apiKey, CRAWLER_A_POLL_INTERVAL_MS: '20' };
   fake.close = async () => {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
   };
   return fake;
 }
+
+/** The name every provider fake exports (the contract test looks for it). */
+export const startFake = startCrawlerAFake;

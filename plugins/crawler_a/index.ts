@@ -41,6 +41,7 @@ const scrape = defineEndpoint({
   }),
   output: Document,
   cost: flat(10),
+  examples: [{ title: 'A documentation page as markdown and links', input: { url: 'https://docs.example.org/start', formats: ['markdown', 'links'] } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const doc = await client(ctx).scrape({ url: input.url, formats: input.formats ?? ['markdown'], onlyMainContent: input.onlyMainContent ?? true, waitFor: input.waitFor ?? 0 });
@@ -60,6 +61,7 @@ const search = defineEndpoint({
   }),
   output: Type.Object({}, { additionalProperties: true, description: '`web`, `news`, `images` result lists.' }),
   cost: flat(10),
+  examples: [{ title: 'Top web results', input: { query: 'headless browser scraping', limit: 3 } }],
   messages: { query: 'query parameter is required' },
   async run(input, ctx) {
     const out = await client(ctx).call<{ data?: Record<string, unknown> }>('POST', '/v2/search', { query: input.query, limit: input.limit ?? 10, sources: input.sources ?? ['web'] });
@@ -80,6 +82,7 @@ const map = defineEndpoint({
   }),
   output: Type.Object({ links: Type.Array(Type.Object({ url: Type.String() }, { additionalProperties: true }), { description: 'Site links with title/description when known.' }) }),
   cost: flat(10),
+  examples: [{ title: 'URLs of a site', input: { url: 'https://example.org', limit: 100 } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const out = await client(ctx).call<{ links?: unknown[] }>('POST', '/v2/map', input);
@@ -109,6 +112,7 @@ const crawl = defineEndpoint({
   }),
   cost: perUnit({ unit: 'pages', credits: CRAWL_CREDITS_PER_PAGE, max: (i: { limit?: number }) => i.limit ?? 5, note: '10 credits per page returned' }),
   timeoutMs: 180_000,
+  examples: [{ title: 'Three pages of a site', input: { url: 'https://example.org', limit: 3, maxDiscoveryDepth: 1 } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const limit = input.limit ?? 5;
@@ -137,6 +141,7 @@ const screenshot = defineEndpoint({
   input: ScreenshotIn,
   output: Type.Object({ url: Type.String({ description: 'Image URL.' }), pageUrl: Type.Optional(Type.String()), title: Type.Optional(Type.String()) }),
   cost: flat(10),
+  examples: [{ title: 'Full-page capture', input: { url: 'https://example.org', fullPage: true } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const format: Record<string, unknown> = { type: 'screenshot', fullPage: input.fullPage ?? false };

@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 export interface ShotAFake {
   url: string;
   apiKey: string;
+  /** What the server needs to use the fake (base URL and key variables). */
+  env: Record<string, string>;
   requests: Record<string, unknown>[];
   /** When set, `/take` answers with this error code. */
   failWith: 'concurrency_limit_reached' | 'host_returned_error' | 'name_not_resolved' | undefined;
@@ -42,7 +44,7 @@ const STATUS: Record<string, number> = { access_key_required: 400, access_key_in
 /** Starts the fake on 127.0.0.1 with a random port. */
 export async function startShotAFake(opts: { apiKey?: string } = {}): Promise<ShotAFake> {
   const apiKey = opts.apiKey ?? 'shot-test-key';
-  const fake: ShotAFake = { url: '', apiKey, requests: [], failWith: undefined, close: async () => undefined };
+  const fake: ShotAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, close: async () => undefined };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -77,9 +79,13 @@ export async function startShotAFake(opts: { apiKey?: string } = {}): Promise<Sh
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.env = { SHOT_A_BASE_URL: fake.url, SHOT_A_API_KEY: apiKey };
   fake.close = async () => {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
   };
   return fake;
 }
+
+/** The name every provider fake exports (the contract test looks for it). */
+export const startFake = startShotAFake;

@@ -32,6 +32,7 @@ const screenshot = defineEndpoint({
     size: Type.Integer({ description: 'Image size in bytes.' }),
   }),
   cost: flat(10),
+  examples: [{ title: 'A 1280×800 PNG', input: { url: 'https://example.org', viewport: { width: 1280, height: 800 } } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const options: TakeOptions = { url: input.url, format: input.format ?? 'png', full_page: input.fullPage ?? false, response_type: 'by_format', wait_until: 'load' };

@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 export interface SpiderAFake {
   url: string;
   apiKey: string;
+  /** What the server needs to use the fake (base URL and key variables). */
+  env: Record<string, string>;
   requests: { path: string; body: any }[];
   /** When set, every call answers with this HTTP status and an API error body. */
   failWith: number | undefined;
@@ -26,7 +28,7 @@ function content(url: string, format: string): string {
 /** Starts the fake on 127.0.0.1 with a random port. */
 export async function startSpiderAFake(opts: { apiKey?: string } = {}): Promise<SpiderAFake> {
   const apiKey = opts.apiKey ?? 'sk-spider-test';
-  const fake: SpiderAFake = { url: '', apiKey, requests: [], failWith: undefined, close: async () => undefined };
+  const fake: SpiderAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, close: async () => undefined };
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -77,9 +79,13 @@ export async function startSpiderAFake(opts: { apiKey?: string } = {}): Promise<
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.env = { SPIDER_A_BASE_URL: fake.url, SPIDER_A_API_KEY: apiKey };
   fake.close = async () => {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
   };
   return fake;
 }
+
+/** The name every provider fake exports (the contract test looks for it). */
+export const startFake = startSpiderAFake;

@@ -43,6 +43,7 @@ const scrape = defineEndpoint({
   }),
   output: Page,
   cost: flat(10),
+  examples: [{ title: 'One page as markdown', input: { url: 'https://example.org/blog', return_format: 'markdown' } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const format = input.return_format ?? 'markdown';
@@ -68,6 +69,7 @@ const crawl = defineEndpoint({
   output: Type.Object({ pages: Type.Array(Page, { description: 'Crawled pages.' }) }),
   cost: perUnit({ unit: 'pages', credits: CRAWL_CREDITS_PER_PAGE, max: (i: { limit?: number }) => i.limit ?? 5, note: '10 credits per page returned' }),
   timeoutMs: 180_000,
+  examples: [{ title: 'Four pages as plain text', input: { url: 'https://example.org', limit: 4, depth: 1, return_format: 'text' } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const limit = input.limit ?? 5;
@@ -94,6 +96,7 @@ const links = defineEndpoint({
     pages: Type.Array(Type.Object({ url: Type.String(), status: Type.Integer(), links: Type.Array(Type.String()) }), { description: 'Links per visited page.' }),
   }),
   cost: flat(10),
+  examples: [{ title: 'Links of a home page', input: { url: 'https://example.org' } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
   async run(input, ctx) {
     const pages = await spiderCall(ctx, 'links', { url: input.url, limit: input.limit ?? 1, depth: input.depth ?? 1, return_page_links: true });
