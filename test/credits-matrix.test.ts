@@ -46,6 +46,8 @@ for (const { name, make } of BACKENDS) {
       assert.equal(charges.length, 50);
       assert.equal(charges.reduce((a: number, e: any) => a + e.amount, 0), -500);
       assert.equal(new Set(charges.map((e: any) => e.requestId)).size, 50);
+      // Each charge's balance_after is the running balance: 490, 480, … 0, each exactly once.
+      assert.deepEqual(charges.map((e: any) => e.balanceAfter).sort((a: number, b: number) => a - b), Array.from({ length: 50 }, (_, i) => i * 10));
       const grant = tx.json.data.items.find((e: any) => e.kind === 'grant');
       assert.equal(grant.amount, 500);
     });

@@ -2,11 +2,12 @@
  * Ledger on a shared PostgreSQL database, for several instances behind a load balancer. Every
  * movement is one atomic statement, so two instances can never both spend the same credits.
  */
-import type { Db } from '../storage/db.js';
+import type { Db, Queryable } from '../storage/db.js';
 import type { KeyRecord } from '../keys/types.js';
 import type { Balance, Ledger, LedgerEntry } from './ledger.js';
 import { periodEndOf } from './ledger.js';
 import { readEntries } from './ledger-rows.js';
+import { GroupCommitter } from '../storage/group-commit.js';
 import { periodStartOf } from '../keys/secret.js';
 import { InputError, InsufficientCreditsError, NotFoundError } from '../errors.js';
 
@@ -16,8 +17,11 @@ const STALE_RESERVATION_MS = 15 * 60_000;
 /** PostgreSQL ledger. */
 export class SqlLedger implements Ledger {
   private readonly reaper: NodeJS.Timeout;
+  /** Settlements of concurrent requests share one statement (group commit). */
+  private readonly settler: GroupCommitter<[string, number, string], number>;
 
   constructor(private readonly db: Db) {
+    this.settler = new GroupCommitter(db, (q, batch) => this.settleBatch(q, batch));
     this.reaper = setInterval(() => void this.reapStale().catch(() => {}), 60_000);
     this.reaper.unref();
   }
@@ -43,22 +47,42 @@ export class SqlLedger implements Ledger {
     throw new InsufficientCreditsError(k && Number(k.credits) >= amount ? 'BUDGET_EXCEEDED' : 'INSUFFICIENT_CREDITS');
   }
 
-  async settle(requestId: string, actual: number, target: string): Promise<number> {
-    const rows = await this.db.query(
-      `WITH r AS (DELETE FROM reservations WHERE request_id = $1 RETURNING key_id, amount),
+  settle(requestId: string, actual: number, target: string): Promise<number> {
+    return this.settler.submit([requestId, Math.max(0, actual), target]);
+  }
+
+  /**
+   * Settles a batch in one atomic statement: each reservation is deleted (so a second settle
+   * finds nothing and charges nothing), its key credited with the unused part, and a ledger row
+   * written per charge whose balance_after runs down in batch order. Returns what each request
+   * was charged.
+   */
+  private async settleBatch(q: Queryable, batch: [string, number, string][]): Promise<number[]> {
+    const rows = await q.query(
+      `WITH s AS (
+         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS s(request_id, actual, target, n)),
+       r AS (
+         DELETE FROM reservations res USING s WHERE res.request_id = s.request_id
+         RETURNING res.request_id, res.key_id, res.amount, LEAST(s.actual, res.amount) AS charged, s.target, s.n),
+       agg AS (SELECT key_id, SUM(amount) AS amount, SUM(charged) AS charged FROM r GROUP BY key_id),
        k AS (
          UPDATE api_keys a SET
-           credits = a.credits + r.amount - LEAST($2::bigint, r.amount),
-           reserved = a.reserved - r.amount,
-           period_spent = a.period_spent + LEAST($2::bigint, r.amount)
-         FROM r WHERE a.id = r.key_id
-         RETURNING a.id, a.credits + a.reserved AS bal, LEAST($2::bigint, r.amount) AS charged)
-       INSERT INTO ledger (key_id, request_id, kind, amount, balance_after, target)
-       SELECT id, $1, 'charge', -charged, bal, $3 FROM k
-       RETURNING -amount AS charged`,
-      [requestId, actual, target],
+           credits = a.credits + agg.amount - agg.charged,
+           reserved = a.reserved - agg.amount,
+           period_spent = a.period_spent + agg.charged
+         FROM agg WHERE a.id = agg.key_id
+         RETURNING a.id, a.credits + a.reserved AS bal),
+       ins AS (
+         INSERT INTO ledger (key_id, request_id, kind, amount, balance_after, target)
+         SELECT r.key_id, r.request_id, 'charge', -r.charged,
+                k.bal + COALESCE(SUM(r.charged) OVER (PARTITION BY r.key_id ORDER BY r.n DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0),
+                r.target
+         FROM r JOIN k ON k.id = r.key_id WHERE r.charged > 0)
+       SELECT request_id, charged FROM r`,
+      [batch.map((b) => b[0]), batch.map((b) => b[1]), batch.map((b) => b[2])],
     );
-    return rows[0] ? Number(rows[0].charged) : 0;
+    const charged = new Map(rows.map((r) => [r.request_id as string, Number(r.charged)]));
+    return batch.map((b) => charged.get(b[0]) ?? 0);
   }
 
   async release(requestId: string): Promise<void> {
@@ -120,5 +144,6 @@ export class SqlLedger implements Ledger {
 
   async close(): Promise<void> {
     clearInterval(this.reaper);
+    await this.settler.drain();
   }
 }

@@ -5,45 +5,46 @@
  * writer should make the batch one statement: on PGlite an explicit transaction costs about
  * three times a single autocommitted statement.
  */
-import type { Db, Queryable } from './db.js';
+import type { Queryable } from './db.js';
 
-/** Batches items into shared transactions written by `write`. */
-export class GroupCommitter<T> {
+/**
+ * Batches items into shared atomic writes. `write` may return one result per item (in batch
+ * order), which `submit` then resolves with.
+ */
+export class GroupCommitter<T, R = void> {
   private pending: T[] = [];
-  private waiters: ((err?: unknown) => void)[] = [];
+  private waiters: { resolve: (r: R) => void; reject: (err: unknown) => void }[] = [];
   private flushing: Promise<void> | null = null;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Queryable,
     /** Writes a batch atomically (one statement, or its own transaction). */
-    private readonly write: (db: Queryable, batch: T[]) => Promise<void>,
+    private readonly write: (db: Queryable, batch: T[]) => Promise<R[] | void>,
   ) {}
 
-  /** Queues an item and resolves when it is durable. */
-  submit(item: T): Promise<void> {
-    return new Promise((resolve, reject) => {
+  /** Queues an item and resolves (with its result) when it is durable. */
+  submit(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
       this.pending.push(item);
-      this.waiters.push((err) => (err ? reject(err) : resolve()));
+      this.waiters.push({ resolve, reject });
       if (!this.flushing) this.flushing = this.loop();
     });
   }
 
   private async loop(): Promise<void> {
-    // Let the requests already in flight reach their commit point first: on PGlite a transaction
-    // runs on this thread, so a batch taken too early stays small and blocks everyone for it.
+    // Let the requests already in flight reach their commit point first, so batches fill.
     await new Promise((r) => setImmediate(r));
     while (this.pending.length > 0) {
       const batch = this.pending;
       const waiters = this.waiters;
       this.pending = [];
       this.waiters = [];
-      let failure: unknown;
       try {
-        await this.write(this.db, batch);
+        const results = await this.write(this.db, batch);
+        waiters.forEach((w, i) => w.resolve((results ? results[i] : undefined) as R));
       } catch (err) {
-        failure = err ?? new Error('group commit failed');
+        for (const w of waiters) w.reject(err ?? new Error('group commit failed'));
       }
-      for (const done of waiters) done(failure);
       await new Promise((r) => setImmediate(r));
     }
     this.flushing = null;
