@@ -5,7 +5,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
+import { access, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import serviceConfig from '../plugins.config.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -76,6 +76,18 @@ describe('plugin contract', () => {
       assert.ok(await exists(join(root, 'plugins', id, 'index.ts')), `plugins/${id}/index.ts`);
       assert.ok(await exists(join(root, 'plugins', id, 'README.md')), `plugins/${id}/README.md`);
     }
+  });
+
+  it('plugin code imports nothing from core but core/sdk.ts (house style 2)', async () => {
+    const files = (await readdir(join(root, 'plugins'), { recursive: true })).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    const offenders: string[] = [];
+    for (const f of files) {
+      const text = await readFile(join(root, 'plugins', f), 'utf8');
+      for (const m of text.matchAll(/from\s+['"]([^'"]+)['"]/g)) {
+        if (/(^|\/)core\//.test(m[1]!) && !m[1]!.endsWith('core/sdk.js')) offenders.push(`plugins/${f}: ${m[1]}`);
+      }
+    }
+    assert.deepEqual(offenders, []);
   });
 
   it('every provider that needs a key ships a fake', async () => {
