@@ -101,7 +101,7 @@ export const engineLocations = defineCapability({
   input: Type.Object({
     q: Type.Optional(Type.String({ description: 'Case-insensitive substring of the location name (e.g. london).', maxLength: 200 })),
     countryCode: Type.Optional(Type.String({ description: 'Only locations in this country (ISO 3166-1 alpha-2, e.g. GB).', pattern: '^[A-Za-z]{2}$' })),
-    type: Type.Optional(Type.String({ description: 'Only locations of this type: Country, State, Region or City (case-insensitive).', minLength: 1, maxLength: 40 })),
+    type: Type.Optional(Type.String({ description: 'Only locations of this type: Country, State, Province, Region or City (case-insensitive).', minLength: 1, maxLength: 40 })),
   }),
   output: Type.Object({
     locations: Type.Array(
@@ -109,9 +109,9 @@ export const engineLocations = defineCapability({
         name: Type.String({ description: 'Short name, e.g. London.' }),
         canonicalName: Type.String({ description: 'Name to pass as `location`, e.g. "London,England,United Kingdom".' }),
         countryCode: Type.String({ description: 'ISO 3166-1 alpha-2 country code (pass lower-cased as `country`).' }),
-        type: Type.String({ description: 'Country, State, Region or City.' }),
+        type: Type.String({ description: 'Country, State, Province, Region or City.' }),
       }),
-      { description: 'Matching locations, countries first, then by name.' },
+      { description: 'Matching locations: countries, then subdivisions, then cities, each by name.' },
     ),
     total: Type.Integer({ description: 'Number of matching locations.' }),
   }),
