@@ -9,6 +9,7 @@
 import http from 'node:http';
 import os from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import puppeteer from 'puppeteer-core';
@@ -26,6 +27,36 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Bench page</title><met
 <body><nav><a href="/a">A</a> <a href="/b">B</a></nav><main id="app"></main>
 <script>document.getElementById('app').innerHTML = '<h1>Rendered</h1>' + '<p>Paragraph of rendered text with a <a href="/x">link</a>.</p>'.repeat(30);</script>
 </body></html>`;
+
+/**
+ * CPU seconds used so far by this process and every process under it (Chromium's browser,
+ * renderers and helpers), reaped ones included. Wall-clock latency depends on what else the
+ * shared cores are doing; CPU time per request much less so, so both are reported.
+ */
+function cpuSeconds(): number {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const text = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      // Fields after the name: state ppid … utime(12) stime(13) cutime(14) cstime(15), 0-based from state.
+      stats.set(Number(d), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  let ticks = 0;
+  for (const [pid, st] of stats) {
+    for (let p: number | undefined = pid; p && p > 1; p = stats.get(p)?.ppid) {
+      if (p === process.pid) {
+        ticks += st.ticks;
+        break;
+      }
+    }
+  }
+  return ticks / 100;
+}
 
 function percentile(samples: number[], p: number): number {
   const s = [...samples].sort((a, b) => a - b);
@@ -95,10 +126,18 @@ try {
   // Interleaved, so both series see the same machine load (other work shares these cores).
   const warm: number[] = [];
   const cold: number[] = [];
+  let warmCpu = 0;
+  let coldCpu = 0;
   const every = Math.max(1, Math.floor(RUNS / COLD_RUNS));
   for (let i = 0; i < RUNS; i++) {
+    let c = cpuSeconds();
     warm.push(await scrape(true));
-    if (i % every === every - 1 && cold.length < COLD_RUNS) cold.push(await launchPerRequest());
+    warmCpu += cpuSeconds() - c;
+    if (i % every === every - 1 && cold.length < COLD_RUNS) {
+      c = cpuSeconds();
+      cold.push(await launchPerRequest());
+      coldCpu += cpuSeconds() - c;
+    }
   }
 
   for (let i = 0; i < 20; i++) await scrape(false);
@@ -119,6 +158,9 @@ try {
   const ratio = percentile(cold, 50) / percentile(warm, 50);
   console.log(`warm pool p50 is ${ratio.toFixed(1)}x faster than launch-per-request (target >= 5x): ${ratio >= 5 ? 'met' : 'NOT met'}`);
   console.log(`p95 ratio: ${(percentile(cold, 95) / percentile(warm, 95)).toFixed(1)}x`);
+  const wc = (warmCpu / warm.length) * 1000;
+  const cc = (coldCpu / cold.length) * 1000;
+  console.log(`CPU time per request (all processes): warm ${wc.toFixed(0)} ms, launch-per-request ${cc.toFixed(0)} ms, ratio ${(cc / wc).toFixed(1)}x`);
   const pps = PLAIN_REQUESTS / plainSeconds;
   console.log(`scrape renderJs:false: ${pps.toFixed(0)} pages/s (${PLAIN_REQUESTS} requests, ${PLAIN_CONCURRENCY} at a time), ${(pps / (1000 / percentile(warm, 50))).toFixed(1)}x the warm browser's sequential rate`);
 } finally {
