@@ -267,6 +267,12 @@ describe('web lane through the real server', () => {
     assert.equal(res.json.data.title, 'Article');
     assert.match(res.json.data.text, /The article body explains/);
     assert.doesNotMatch(res.json.data.text, /Copyright footer/);
+    // A short page with no article block is returned whole, with its metadata.
+    const short = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'extract_web', input: { url: `${base}/static`, renderJs: false } } });
+    assert.equal(short.status, 200, short.text);
+    assert.match(short.json.data.text, /Hello static/);
+    assert.equal(short.json.data.metadata.canonical, 'https://example.org/static');
+    assert.ok(short.json.data.links.includes(`${base}/article`));
   });
 
   it('crawl: limit, depth, robots.txt, no duplicates, cycles and external links ignored; charged per page', async () => {

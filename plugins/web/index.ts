@@ -3,7 +3,7 @@
  * extract done on this machine with no key — a plain guarded fetch or the warm Chromium pool,
  * Readability for main content, turndown (GFM) for markdown, the file store for images.
  */
-import { InputError, UpstreamError, defineEndpoint, definePlugin, flat, perUnit, type RunContext, type Static } from '../../core/sdk.js';
+import { InputError, defineEndpoint, definePlugin, flat, perUnit, type RunContext, type Static } from '../../core/sdk.js';
 import {
   CRAWL_CREDITS_PER_PAGE,
   CrawlOutput,
@@ -165,19 +165,19 @@ const extract = defineEndpoint({
     }
     const parsed = new ParsedPage(page.body, page.url);
     const metadata = parsed.metadata(page.status, page.contentType);
-    const main = parsed.mainContent();
-    if (!main) throw new UpstreamError(`Failed to retrieve ${page.url}: no main content could be found on the page.`);
+    // A page with no article-like block (a short landing page) is returned whole rather than refused.
+    const main = parsed.mainContent() ?? { html: parsed.bodyHtml() };
     const links = [...new Set(new ParsedPage(main.html, page.url).links())];
     const opt = (v: string | undefined) => (v ? v : undefined);
     return {
       url: page.url,
-      title: main.title || parsed.title(),
+      title: ('title' in main && main.title) || parsed.title(),
       content: toMarkdown(main.html),
       text: toText(main.html),
-      excerpt: opt(main.excerpt),
-      byline: opt(main.byline),
-      siteName: opt(main.siteName),
-      publishedTime: opt(main.publishedTime),
+      excerpt: opt('excerpt' in main ? main.excerpt : metadata.description),
+      byline: opt('byline' in main ? main.byline : undefined),
+      siteName: opt('siteName' in main ? main.siteName : metadata.ogSiteName),
+      publishedTime: opt('publishedTime' in main ? main.publishedTime : undefined),
       metadata,
       links,
     };
