@@ -35,6 +35,7 @@ const config = {
 
 /** One provider endpoint: the input goes out as the JSON body, the payload comes back minus `credits`. */
 function serperEndpoint(operation: SerperEndpoint, title: string, summary: string, tags: string[], input: TSchema, output: TSchema, credits = 10) {
+  const fields = Object.keys((input as { properties?: object }).properties ?? {});
   return defineEndpoint({
     operation,
     title,
@@ -47,7 +48,8 @@ function serperEndpoint(operation: SerperEndpoint, title: string, summary: strin
     timeoutMs: MAX_TIMEOUT_MS + 5_000,
     messages: { q: "'q' parameter is required and must be a non-empty string." },
     async run(body: Record<string, unknown>, ctx) {
-      const raw = await serperCall(ctx, operation, body);
+      // Only the documented parameters go upstream; extra fields in a v2 input are not forwarded.
+      const raw = await serperCall(ctx, operation, Object.fromEntries(fields.filter((f) => f in body).map((f) => [f, body[f]])));
       ctx.setNative(raw);
       return withoutCredits(raw) as never;
     },

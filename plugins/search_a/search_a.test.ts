@@ -83,8 +83,8 @@ describe('search_a client against the fake', () => {
     }
   });
 
-  it('undefined optional fields are not sent; paging and filters are', async () => {
-    const { out } = await run('news', { q: 'solar', gl: 'gb', hl: 'en', num: 3, page: 2, tbs: 'qdr:w', location: undefined });
+  it('only documented, defined fields are sent; paging and filters are', async () => {
+    const { out } = await run('news', { q: 'solar', gl: 'gb', hl: 'en', num: 3, page: 2, tbs: 'qdr:w', location: undefined, apiKey: 'not a parameter' });
     assert.deepEqual(fake.requests.at(-1)!.body, { q: 'solar', gl: 'gb', hl: 'en', num: 3, page: 2, tbs: 'qdr:w' });
     assert.equal(out.news.length, 3);
     assert.deepEqual(out.news.map((n: any) => n.position), [4, 5, 6]);
