@@ -3,8 +3,8 @@ import { Type, defineCapability, flat, perUnit } from '../../core/sdk.js';
 import { AnyObject } from './common.js';
 
 const Query = Type.String({ description: 'Search query.', minLength: 1, maxLength: 2048 });
-const Country = Type.Optional(Type.String({ description: 'Two-letter country code (forwarded as gl).', minLength: 2, maxLength: 2 }));
-const Language = Type.Optional(Type.String({ description: 'Interface language code (forwarded as hl).', minLength: 2, maxLength: 10 }));
+const Country = Type.Optional(Type.String({ description: 'Two-letter country code, ISO 3166-1 alpha-2 (forwarded lower-cased as gl), e.g. us, gb.', minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$' }));
+const Language = Type.Optional(Type.String({ description: 'Interface language code (forwarded as hl), e.g. en, de, pt-br.', minLength: 2, maxLength: 10, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$' }));
 const Location = Type.Optional(Type.String({ description: 'Location to bias results, in the canonical form listed by GET /api/v1/engine-locations (e.g. "London,England,United Kingdom").', minLength: 1, maxLength: 200 }));
 const Page = Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '1-based page.' }));
 

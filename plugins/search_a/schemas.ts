@@ -15,8 +15,8 @@ const Int = (description: string) => Type.Optional(Type.Integer({ description })
 /** Request fields every endpoint accepts (contracts §1 "Common request fields"). */
 export const commonInput = {
   q: Type.String({ minLength: 1, maxLength: 2048, description: 'Query text.' }),
-  gl: Type.Optional(Type.String({ minLength: 2, maxLength: 2, description: 'Country code, ISO 3166-1 alpha-2 lower-case (e.g. us, gb, de). Default us.' })),
-  hl: Type.Optional(Type.String({ minLength: 2, maxLength: 10, description: 'Interface language code (e.g. en, pt-br, de). Default en.' })),
+  gl: Type.Optional(Type.String({ minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$', description: 'Country code, ISO 3166-1 alpha-2 lower-case (e.g. us, gb, de). Default us.' })),
+  hl: Type.Optional(Type.String({ minLength: 2, maxLength: 10, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$', description: 'Interface language code (e.g. en, pt-br, de). Default en.' })),
   location: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Canonical location to geo-target results, e.g. "Austin,Texas,United States" (see GET /api/v1/engine-locations).' })),
   num: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page (default 10).' })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: '1-based page number.' })),

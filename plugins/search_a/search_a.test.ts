@@ -157,6 +157,9 @@ describe('search_a through the server', () => {
     const bad = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'search_news', input: { query: 'q', dateRange: 'yesterday' } } });
     assert.equal(bad.status, 400);
     assert.equal(bad.json.code, 'INVALID_INPUT');
+    const badCountry = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'search_news', input: { query: 'q', country: '12' } } });
+    assert.equal(badCountry.status, 400);
+    assert.match(badCountry.json.error, /'country'/);
     assert.equal(await balance(), 940);
   });
 
