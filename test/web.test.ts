@@ -81,7 +81,7 @@ function siteHandler(port: () => number) {
         return html(ARTICLE);
       case '/js':
         return html(`<!doctype html><title>JS page</title><div id="app"></div><script>
-          setTimeout(() => { document.getElementById('app').innerHTML = '<p>Rendered by script</p>'; }, 20);</script>`);
+          document.addEventListener('DOMContentLoaded', () => { document.getElementById('app').innerHTML = '<p>Rendered by script</p>'; });</script>`);
       case '/redirect':
         res.writeHead(302, { location: u.searchParams.get('to') ?? '/static' });
         return res.end();
