@@ -83,7 +83,7 @@ test('guard in the browser: the page itself and its script fetches of private ad
   const before = secretHits;
   try {
     await assert.rejects(engine.render({ url: `http://127.0.0.1:${port}/` }), (e: unknown) => e instanceof ServiceError && e.status === 400 && /loopback/.test(e.message));
-    const page = await engine.render({ url: `http://localhost:${port}/fetches` });
+    const page = await engine.render({ url: `http://localhost:${port}/fetches`, waitMs: 300 });
     assert.match(page.html, /<p id="out">blocked<\/p>/);
     assert.ok(page.blocked.some((b) => b.url.includes('/secret') && /loopback/.test(b.reason)));
     assert.equal(secretHits, before, 'the private address was never reached');
