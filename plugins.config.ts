@@ -13,13 +13,16 @@ const config: ServiceConfig = {
     crawler_a: () => import('./plugins/crawler_a/index.js'),
     spider_a: () => import('./plugins/spider_a/index.js'),
     shot_a: () => import('./plugins/shot_a/index.js'),
+    browser_a: () => import('./plugins/browser_a/index.js'),
+    search_a: () => import('./plugins/search_a/index.js'),
+    locations: () => import('./plugins/locations/index.js'),
   },
   providerOrder: {
     // spec §4.10: crawl_site defaults to crawler_a and falls back to spider_a, then our own crawler.
     crawl_site: ['crawler_a', 'spider_a', 'web'],
     // The service's own Chromium serves pages and screenshots unless a provider is chosen.
     scrape_page: ['web'],
-    screenshot: ['web', 'shot_a', 'crawler_a'],
+    screenshot: ['web', 'shot_a', 'browser_a', 'crawler_a'],
   },
   defaultPolicy: {},
   disabled: [],

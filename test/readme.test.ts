@@ -50,6 +50,10 @@ describe('README', () => {
     for (const r of LEGACY_ROUTES) assert.match(readme, new RegExp(`\\| ${r.method} \\| \`${r.path}\` \\| \`${r.target.replace('.', '\\.')}\` \\|`), r.path);
   });
 
+  it('lists every plugin of plugins.config.ts in the plugins table', () => {
+    for (const id of Object.keys(serviceConfig.plugins)) assert.match(readme, new RegExp(`^\\| \\[\`${id}\`\\]\\(plugins/${id}/README\\.md\\) \\|`, 'm'), id);
+  });
+
   it('lists every error code with its HTTP status', () => {
     for (const [code, status] of Object.entries(ERROR_CODES)) assert.match(readme, new RegExp(`\\| \`${code}\` \\| ${status} \\|`), code);
   });
