@@ -46,7 +46,8 @@ export class MemoryLedger implements Ledger {
   private readonly committer: GroupCommitter<PendingRow>;
 
   constructor(private readonly db: Db) {
-    this.committer = new GroupCommitter(db, (q, rows) => bulkInsert(q, 'ledger', LEDGER_COLUMNS, rows));
+    // Batches only insert rows, so several may be on their way to the database thread at once.
+    this.committer = new GroupCommitter(db, (q, rows) => bulkInsert(q, 'ledger', LEDGER_COLUMNS, rows), 4);
   }
 
   private async account(keyId: string): Promise<Account> {

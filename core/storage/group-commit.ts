@@ -14,12 +14,19 @@ import type { Queryable } from './db.js';
 export class GroupCommitter<T, R = void> {
   private pending: T[] = [];
   private waiters: { resolve: (r: R) => void; reject: (err: unknown) => void }[] = [];
-  private flushing: Promise<void> | null = null;
+  private scheduled = false;
+  private inFlight = 0;
+  private idle: (() => void)[] = [];
 
   constructor(
     private readonly db: Queryable,
     /** Writes a batch atomically (one statement, or its own transaction). */
     private readonly write: (db: Queryable, batch: T[]) => Promise<R[] | void>,
+    /**
+     * Batches that may be on their way at once. More than one hides the round trip to the
+     * database; keep 1 where concurrent batches could lock the same rows in different orders.
+     */
+    private readonly maxInFlight = 1,
   ) {}
 
   /** Queues an item and resolves (with its result) when it is durable. */
@@ -27,31 +34,43 @@ export class GroupCommitter<T, R = void> {
     return new Promise<R>((resolve, reject) => {
       this.pending.push(item);
       this.waiters.push({ resolve, reject });
-      if (!this.flushing) this.flushing = this.loop();
+      this.schedule();
     });
   }
 
-  private async loop(): Promise<void> {
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.maxInFlight || this.pending.length === 0) return;
+    this.scheduled = true;
     // Let the requests already in flight reach their commit point first, so batches fill.
-    await new Promise((r) => setImmediate(r));
-    while (this.pending.length > 0) {
-      const batch = this.pending;
-      const waiters = this.waiters;
-      this.pending = [];
-      this.waiters = [];
-      try {
-        const results = await this.write(this.db, batch);
-        waiters.forEach((w, i) => w.resolve((results ? results[i] : undefined) as R));
-      } catch (err) {
-        for (const w of waiters) w.reject(err ?? new Error('group commit failed'));
-      }
-      await new Promise((r) => setImmediate(r));
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flushOne();
+    });
+  }
+
+  private async flushOne(): Promise<void> {
+    if (this.pending.length === 0 || this.inFlight >= this.maxInFlight) return;
+    const batch = this.pending;
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    this.inFlight += 1;
+    try {
+      const results = await this.write(this.db, batch);
+      waiters.forEach((w, i) => w.resolve((results ? results[i] : undefined) as R));
+    } catch (err) {
+      for (const w of waiters) w.reject(err ?? new Error('group commit failed'));
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0 && this.pending.length === 0) for (const done of this.idle.splice(0)) done();
+      this.schedule();
     }
-    this.flushing = null;
   }
 
   /** Waits until everything submitted so far is written. */
   async drain(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.inFlight > 0 || this.pending.length > 0 || this.scheduled) {
+      await new Promise<void>((r) => this.idle.push(r));
+    }
   }
 }
