@@ -4,6 +4,7 @@
  */
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { definePlugin, defineEndpoint, defineCapability, implement } from './plugin/define.js';
+export { providerStatusError } from './plugin/upstream-errors.js';
 export type {
   CapabilityDef,
   ConfigField,

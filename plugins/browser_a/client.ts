@@ -3,7 +3,7 @@
  * `POST /scrape` with JSON bodies and the token as `?token=`. Error bodies are plain text; they
  * become catalogue errors here, and URLs in messages never carry the token.
  */
-import { InputError, ProviderAuthError, UpstreamError, UpstreamRateLimitError, type HttpResponse, type RunContext } from '../../core/sdk.js';
+import { type HttpResponse, providerStatusError, type RunContext, UpstreamError } from '../../core/sdk.js';
 
 const NAME = 'browser_a';
 
@@ -30,10 +30,8 @@ export async function browserCall(ctx: RunContext<unknown>, route: 'screenshot' 
 function mapError(res: HttpResponse): Error {
   const text = res.text().trim().slice(0, 200);
   const cause = new Error(`${NAME} HTTP ${res.status}: ${text}`);
-  if (res.status === 401 || res.status === 403) return new ProviderAuthError({ cause });
-  if (res.status === 429) return new UpstreamRateLimitError({ cause });
-  if (res.status === 400) return new InputError(`${NAME} rejected the request: ${text || 'invalid input'}.`);
   if (res.status === 408) return new UpstreamError(`Failed to retrieve the page through ${NAME}: the request timed out.`, { cause });
+  if ([400, 401, 403, 429].includes(res.status)) return providerStatusError(NAME, res.status, text);
   return new UpstreamError(`Failed to retrieve the page through ${NAME}: ${text || `HTTP ${res.status}`}.`, { cause });
 }
 

@@ -3,15 +3,7 @@
  * crawl job polled until it ends, `next` pages followed. Upstream failures become catalogue
  * errors here, at the HTTP-client boundary (design: "Errors").
  */
-import {
-  InputError,
-  NotFoundError,
-  ProviderAuthError,
-  UpstreamError,
-  UpstreamRateLimitError,
-  type HttpResponse,
-  type RunContext,
-} from '../../core/sdk.js';
+import { type HttpResponse, InputError, NotFoundError, providerStatusError, type RunContext, UpstreamError } from '../../core/sdk.js';
 
 /** A scraped document as the API returns it (`data` of /scrape, items of crawl status). */
 export interface CrawlerADocument {
@@ -123,12 +115,9 @@ function mapError(res: HttpResponse): Error {
   } catch {
     message = res.text().slice(0, 200);
   }
-  const cause = new Error(`${NAME} HTTP ${res.status}: ${message}`);
-  if (res.status === 401 || res.status === 403) return new ProviderAuthError({ cause });
-  if (res.status === 429) return new UpstreamRateLimitError({ cause });
   if (res.status === 404) return new NotFoundError(`Not found at ${NAME}: ${message || 'unknown job or page'}.`);
-  if (res.status === 400 || res.status === 422) return new InputError(`${NAME} rejected the request: ${message || 'invalid input'}.`);
-  return new UpstreamError(`Failed to retrieve data from ${NAME}: ${message || `HTTP ${res.status}`}.`, { cause });
+  if (res.status === 422) return new InputError(`${NAME} rejected the request: ${message || 'invalid input'}.`);
+  return providerStatusError(NAME, res.status, message);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -3,7 +3,7 @@
  * answering a JSON array with one element per page (a target-site failure is reported inside the
  * element, not as the HTTP status). Upstream failures become catalogue errors here.
  */
-import { InputError, ProviderAuthError, UpstreamError, UpstreamRateLimitError, type HttpResponse, type RunContext } from '../../core/sdk.js';
+import { type HttpResponse, providerStatusError, type RunContext, UpstreamError } from '../../core/sdk.js';
 
 /** One page element of a Spider response. */
 export interface SpiderPage {
@@ -61,9 +61,5 @@ function mapError(res: HttpResponse): Error {
   } catch {
     message = res.text().slice(0, 200);
   }
-  const cause = new Error(`${NAME} HTTP ${res.status}: ${message}`);
-  if (res.status === 401 || res.status === 403) return new ProviderAuthError({ cause });
-  if (res.status === 429) return new UpstreamRateLimitError({ cause });
-  if (res.status === 400) return new InputError(`${NAME} rejected the request: ${message || 'invalid input'}.`);
-  return new UpstreamError(`Failed to retrieve data from ${NAME}: ${message || `HTTP ${res.status}`}.`, { cause });
+  return providerStatusError(NAME, res.status, message);
 }
