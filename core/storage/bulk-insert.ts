@@ -1,7 +1,9 @@
 /**
- * Inserts many rows with one statement: each column travels as one array parameter and
- * `unnest` turns them back into rows. On PGlite this is ~15× cheaper than one INSERT per row,
- * which is what makes group commit pay off.
+ * Inserts many rows with one statement. Where the driver can (the embedded database) the rows
+ * travel as one CSV text loaded by `COPY`, which crosses the thread boundary as a single string
+ * and costs PGlite about half of the alternative; otherwise each column travels as one array
+ * parameter and `unnest` turns them back into rows. Either is ~15× cheaper than one INSERT per
+ * row, which is what makes group commit pay off.
  */
 import type { Queryable } from './db.js';
 
@@ -11,9 +13,21 @@ export interface Column {
   type: 'text' | 'bigint' | 'integer' | 'timestamptz' | 'boolean';
 }
 
+/** One CSV field: NULL is an empty unquoted field, so every string is quoted (an empty string stays ''). */
+function csvField(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'string') return `"${v.replace(/"/g, '""')}"`;
+  return String(v);
+}
+
 /** Inserts `rows` (each an array in column order) into `table`. */
 export async function bulkInsert(q: Queryable, table: string, columns: Column[], rows: unknown[][]): Promise<void> {
   if (rows.length === 0) return;
+  if (q.copyCsv) {
+    const csv = rows.map((r) => columns.map((_, i) => csvField(r[i])).join(',')).join('\n') + '\n';
+    return q.copyCsv(table, columns.map((c) => c.name), csv);
+  }
   const arrays = columns.map((_, i) => rows.map((r) => r[i] ?? null));
   const casts = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
   await q.query(`INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) SELECT * FROM unnest(${casts})`, arrays);

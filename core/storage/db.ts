@@ -9,6 +9,8 @@ export type Row = Record<string, any>;
 /** Something that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
   query<R extends Row = Row>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** Bulk load with `COPY … FROM` in CSV, where the driver supports it (the embedded database). */
+  copyCsv?(table: string, columns: string[], csv: string): Promise<void>;
 }
 
 /** A database with transactions. */

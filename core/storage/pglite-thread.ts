@@ -10,9 +10,11 @@ import { PGlite } from '@electric-sql/pglite';
 /** A statement sent by the main thread. */
 export interface ThreadRequest {
   id: number;
-  op: 'query' | 'exec' | 'close';
+  op: 'query' | 'exec' | 'copy' | 'close';
   sql?: string;
   params?: unknown[];
+  /** CSV text for `copy`. */
+  csv?: string;
 }
 
 /** The answer to one request. */
@@ -34,6 +36,9 @@ port.on('message', (req: ThreadRequest) => {
     try {
       if (req.op === 'close') {
         await pg.close();
+        reply.rows = [];
+      } else if (req.op === 'copy') {
+        await pg.query(req.sql!, [], { blob: new Blob([req.csv!]) });
         reply.rows = [];
       } else if (req.op === 'exec') {
         await pg.exec(req.sql!);

@@ -48,12 +48,12 @@ export async function openPglite(dir: string): Promise<Db> {
   worker.on('exit', (code) => failAll(new Error(`embedded database thread exited (${code})`)));
   await ready;
 
-  const send = (op: ThreadRequest['op'], sql?: string, params?: unknown[]) =>
+  const send = (op: ThreadRequest['op'], sql?: string, params?: unknown[], csv?: string) =>
     new Promise<Row[]>((resolve, reject) => {
       if (failure) return reject(failure);
       const id = ++seq;
       pending.set(id, { resolve, reject });
-      worker.postMessage({ id, op, sql, params } satisfies ThreadRequest);
+      worker.postMessage({ id, op, sql, params, csv } satisfies ThreadRequest);
     });
 
   let txLock: Promise<void> | null = null;
@@ -65,6 +65,11 @@ export async function openPglite(dir: string): Promise<Db> {
     async query<R extends Row>(sql: string, params?: unknown[]) {
       if (txLock) await waitForTx();
       return (await send('query', sql, params)) as R[];
+    },
+    async copyCsv(table: string, columns: string[], csv: string) {
+      if (txLock) await waitForTx();
+      // Table and column names come from our own code, never from a request.
+      await send('copy', `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, undefined, csv);
     },
     async transaction(fn) {
       await waitForTx();
