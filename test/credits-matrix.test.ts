@@ -202,6 +202,15 @@ describe('fallback along the provider chain', () => {
     assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 100);
   });
 
+  it("a run past its endpoint's time limit is aborted as a 502 and costs nothing", async () => {
+    const { key } = await s.createKey({ credits: 100 });
+    // The handler would wait 60 s: only the executor's 300 ms limit can end this call.
+    const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: 'test_echo.echo_limited', input: { text: 'x', delayMs: 60000 } } });
+    assert.equal(r.status, 502);
+    assert.equal(r.json.error, 'The test_echo service timed out.');
+    assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 100);
+  });
+
   it('choosing an unconfigured provider answers NOT_CONFIGURED; an unknown one is a 400', async () => {
     const { key } = await s.createKey({ credits: 100 });
     const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', provider: 'test_keyed', input: { text: 'x' } } });
