@@ -133,6 +133,20 @@ for (const { name, make } of BACKENDS) {
       const other = await s.call('POST', '/api/v1/search-news', { key, body: { query: 'x' } });
       assert.equal(other.status, 403);
       assert.deepEqual(other.json, { error: 'Provider not allowed for this API key' });
+      // A capability named by neither rule is usable through the allowed provider that serves it.
+      assert.ok(ids.includes('test_units'), 'capabilities of an allowed provider are listed');
+      const units = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_units', input: { items: 10, produce: 10 } } });
+      assert.equal(units.status, 200, units.text);
+      assert.equal((await s.call('POST', '/api/v2/details', { key, body: { type: 'capability', id: 'test_units' } })).status, 200);
+    });
+
+    it('policy: a rule naming a capability blocks it even through an allowed provider', async () => {
+      const { key } = await s.createKey({ credits: 100, policy: { allow: ['test_echo'], block: ['test_units'] } });
+      const units = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_units', input: { items: 10, produce: 10 } } });
+      assert.equal(units.status, 403);
+      assert.equal(units.json.code, 'PROVIDER_NOT_ALLOWED');
+      assert.equal((await run(s, key, { text: 'x' })).status, 200);
+      assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 90);
     });
 
     it('admin credit adjustments write ledger entries and never go negative', async () => {

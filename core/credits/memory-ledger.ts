@@ -107,7 +107,14 @@ export class MemoryLedger implements Ledger {
     MemoryLedger.roll(acc);
     acc.spent += charged;
     const balanceAfter = acc.credits + acc.reserved;
-    await this.committer.submit([r.keyId, requestId, 'charge', -charged, balanceAfter, null, target]);
+    try {
+      await this.committer.submit([r.keyId, requestId, 'charge', -charged, balanceAfter, null, target]);
+    } catch (err) {
+      // Not durable, so not charged: give the credits back before the request fails.
+      acc.credits += charged;
+      acc.spent -= charged;
+      throw err;
+    }
     return charged;
   }
 
@@ -123,9 +130,17 @@ export class MemoryLedger implements Ledger {
   async adjust(keyId: string, delta: number, reason: string): Promise<number> {
     const acc = await this.account(keyId);
     if (acc.credits + delta < 0) throw new InputError('Deduction larger than the spendable balance.');
-    acc.credits += delta;
-    const balanceAfter = acc.credits + acc.reserved;
-    await this.committer.submit([keyId, null, delta >= 0 ? 'topup' : 'deduct', delta, balanceAfter, reason, null]);
+    // A deduction is held at once (so nothing spends it meanwhile) and undone if the write
+    // fails; a top-up becomes spendable only once it is durable.
+    if (delta < 0) acc.credits += delta;
+    const balanceAfter = acc.credits + acc.reserved + (delta > 0 ? delta : 0);
+    try {
+      await this.committer.submit([keyId, null, delta >= 0 ? 'topup' : 'deduct', delta, balanceAfter, reason, null]);
+    } catch (err) {
+      if (delta < 0) acc.credits -= delta;
+      throw err;
+    }
+    if (delta > 0) acc.credits += delta;
     return balanceAfter;
   }
 

@@ -69,7 +69,8 @@ export class SqlLedger implements Ledger {
          UPDATE api_keys a SET
            credits = a.credits + agg.amount - agg.charged,
            reserved = a.reserved - agg.amount,
-           period_spent = a.period_spent + agg.charged
+           period_spent = CASE WHEN a.period_start < $4 THEN 0 ELSE a.period_spent END + agg.charged,
+           period_start = GREATEST(a.period_start, $4)
          FROM agg WHERE a.id = agg.key_id
          RETURNING a.id, a.credits + a.reserved AS bal),
        ins AS (
@@ -79,7 +80,7 @@ export class SqlLedger implements Ledger {
                 r.target
          FROM r JOIN k ON k.id = r.key_id WHERE r.charged > 0)
        SELECT request_id, charged FROM r`,
-      [batch.map((b) => b[0]), batch.map((b) => b[1]), batch.map((b) => b[2])],
+      [batch.map((b) => b[0]), batch.map((b) => b[1]), batch.map((b) => b[2]), periodStartOf()],
     );
     const charged = new Map(rows.map((r) => [r.request_id as string, Number(r.charged)]));
     return batch.map((b) => charged.get(b[0]) ?? 0);

@@ -11,7 +11,8 @@ import type { PluginLogger, RunContext } from '../plugin/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ProviderBinding, RegisteredEndpoint, ResolvedTarget } from '../registry/types.js';
 import type { CostRule, Units } from '../credits/cost.js';
-import { decide } from '../policy/decide.js';
+import { isCreditAmount } from '../credits/cost.js';
+import { capabilityAllowed, decide } from '../policy/decide.js';
 import { validateInput } from './validate.js';
 import {
   InputError,
@@ -86,8 +87,7 @@ export class Executor {
       }
     }
     const allowed = bindings.filter((b) => decide(key.policy, dflt, { capability: cap.id, endpoint: b.endpoint.id, provider: b.plugin.id }));
-    const capabilityAllowed = decide(key.policy, dflt, { capability: cap.id });
-    if (!capabilityAllowed || (bindings.length > 0 && allowed.length === 0)) throw new ProviderNotAllowedError();
+    if (!capabilityAllowed(key.policy, dflt, cap.id, allowed.length, bindings.length)) throw new ProviderNotAllowedError();
     validateInput(cap.input, req.input, cap.def.messages);
     const msg = cap.def.validate?.(req.input as never);
     if (msg) throw new InputError(msg);
@@ -100,7 +100,7 @@ export class Executor {
   async execute(req: ExecuteRequest): Promise<ExecuteResult> {
     const { cost, targetId, chain } = this.plan(req);
     const reserve = cost.reserve(req.input);
-    if (!Number.isSafeInteger(reserve) || reserve < 0) throw new InternalError(undefined, { cause: new Error(`bad reservation ${reserve} for ${targetId}`) });
+    if (!isCreditAmount(reserve)) throw new InternalError(undefined, { cause: new Error(`bad reservation ${reserve} for ${targetId}`) });
     await this.ledger.reserve(req.key, req.requestId, reserve);
     let lastProvider: string | null = null;
     try {
@@ -111,11 +111,9 @@ export class Executor {
       let lastError: ServiceError | undefined;
       for (const [i, { endpoint, binding }] of bindings.entries()) {
         lastProvider = endpoint.plugin.id;
+        let attempt: Awaited<ReturnType<Executor['runEndpoint']>>;
         try {
-          const attempt = await this.runEndpoint(req, endpoint, binding);
-          const charge = Math.min(cost.settle(req.input, attempt.units), reserve);
-          const credits = await this.ledger.settle(req.requestId, charge, targetId);
-          return { data: attempt.data, provider: endpoint.plugin.id, credits, native: attempt.native, fallbacks };
+          attempt = await this.runEndpoint(req, endpoint, binding);
         } catch (raw) {
           const err = toServiceError(raw);
           lastError = err;
@@ -123,7 +121,11 @@ export class Executor {
           if (!more || !isFallbackable(err) || req.signal.aborted) throw err;
           req.log.warn({ provider: endpoint.plugin.id, code: err.code, err: raw }, 'provider failed; trying the next one');
           fallbacks.push({ provider: endpoint.plugin.id, code: err.code });
+          continue;
         }
+        // Settling sits outside the provider try: a ledger fault must not start the next provider.
+        const credits = await this.ledger.settle(req.requestId, this.chargeFor(cost, req, attempt.units, reserve, targetId), targetId);
+        return { data: attempt.data, provider: endpoint.plugin.id, credits, native: attempt.native, fallbacks };
       }
       throw lastError ?? new NotConfiguredError();
     } catch (raw) {
@@ -132,6 +134,17 @@ export class Executor {
       (err as ServiceError & FailedAttempt).provider = lastProvider;
       throw err;
     }
+  }
+
+  /**
+   * The settled charge, never above the reservation. A plugin cost rule that yields no usable
+   * amount is a plugin bug: the work was done, so the reserved (quoted) price stands and it is logged.
+   */
+  private chargeFor(cost: CostRule, req: ExecuteRequest, units: Units, reserve: number, targetId: string): number {
+    const computed = cost.settle(req.input, units);
+    if (isCreditAmount(computed)) return Math.min(computed, reserve);
+    req.log.error({ target: targetId, computed }, 'cost rule returned an unusable amount; charging the reservation');
+    return reserve;
   }
 
   private async runEndpoint(req: ExecuteRequest, endpoint: RegisteredEndpoint, binding?: ProviderBinding): Promise<{ data: unknown; units: Units; native?: unknown }> {
