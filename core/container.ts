@@ -66,7 +66,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
 
     const ledger = db.kind === 'embedded' ? new MemoryLedger(db) : new SqlLedger(db);
     closers.push(() => ledger.close());
-    const usage = new UsageLog(db);
+    const usage = new UsageLog(db, (err, dropped) => logger.error({ err, dropped }, 'usage rows could not be written and were dropped'));
     closers.push(() => usage.close());
     const keys = new KeyStore(db, db.kind === 'embedded' ? null : settings.keyCacheTtlMs);
 

@@ -17,7 +17,8 @@ export interface Column {
 function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'string') return `"${v.replace(/"/g, '""')}"`;
+  // PostgreSQL text cannot hold NUL; one such value would otherwise fail the whole batch.
+  if (typeof v === 'string') return `"${v.replace(/\u0000/g, '').replace(/"/g, '""')}"`;
   return String(v);
 }
 
@@ -28,7 +29,7 @@ export async function bulkInsert(q: Queryable, table: string, columns: Column[],
     const csv = rows.map((r) => columns.map((_, i) => csvField(r[i])).join(',')).join('\n') + '\n';
     return q.copyCsv(table, columns.map((c) => c.name), csv);
   }
-  const arrays = columns.map((_, i) => rows.map((r) => r[i] ?? null));
+  const arrays = columns.map((_, i) => rows.map((r) => (typeof r[i] === 'string' ? (r[i] as string).replace(/\u0000/g, '') : (r[i] ?? null))));
   const casts = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
   await q.query(`INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) SELECT * FROM unnest(${casts})`, arrays);
 }

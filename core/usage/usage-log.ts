@@ -53,7 +53,15 @@ export class UsageLog {
   private writing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly db: Db, private readonly maxBatch = 500) {
+  private failures = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly onError: (err: unknown, dropped: number) => void = () => {},
+    private readonly maxBatch = 500,
+    /** Rows kept while the database refuses them; beyond this the oldest are dropped (and logged). */
+    private readonly maxBuffered = 100_000,
+  ) {
     this.timer = setInterval(() => void this.flush(), 200);
     this.timer.unref();
   }
@@ -69,10 +77,26 @@ export class UsageLog {
     const rows = this.buffer;
     this.buffer = [];
     if (rows.length > 0) {
-      this.writing = this.writing.then(() => this.insert(rows)).catch(() => {
-        // A failed write puts the rows back so they are retried with the next batch.
-        this.buffer.unshift(...rows);
-      });
+      this.writing = this.writing
+        .then(() => this.insert(rows))
+        .then(
+          () => {
+            this.failures = 0;
+          },
+          (err) => {
+            // A failed write is retried with the next batch, three times; then those rows are
+            // dropped and logged, so one bad batch cannot stop usage logging for everyone.
+            this.failures += 1;
+            if (this.failures >= 3) {
+              this.failures = 0;
+              this.onError(err, rows.length);
+              return;
+            }
+            this.buffer.unshift(...rows);
+            const excess = this.buffer.length - this.maxBuffered;
+            if (excess > 0) this.onError(err, this.buffer.splice(0, excess).length);
+          },
+        );
     }
     return this.writing;
   }

@@ -33,7 +33,10 @@ export function requestSourceOf(req: FastifyRequest): string {
   const header = req.headers['request-source'];
   const query = (req.query as Record<string, unknown> | undefined)?.requestSource;
   for (const candidate of [fromBody, Array.isArray(header) ? header[0] : header, query]) {
-    if (typeof candidate === 'string' && candidate.trim()) return candidate.trim().slice(0, 64);
+    if (typeof candidate !== 'string') continue;
+    // Control characters (NUL above all) are dropped: PostgreSQL text cannot store NUL.
+    const clean = candidate.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+    if (clean) return clean.slice(0, 64);
   }
   return 'API';
 }
