@@ -56,25 +56,29 @@ export async function openPglite(dir: string): Promise<Db> {
       worker.postMessage({ id, op, sql, params, csv } satisfies ThreadRequest);
     });
 
-  let txLock: Promise<void> | null = null;
-  const waitForTx = async () => {
-    while (txLock) await txLock;
-  };
+  // Transactions run one at a time, in arrival order: each waits for the one queued before it.
+  // While one is open (`openTx`), plain statements wait so they never run inside it. Every wait
+  // re-checks and sends in the same tick, so nothing slips between a wake-up and the send.
+  let txQueue: Promise<void> = Promise.resolve();
+  let openTx: Promise<void> | null = null;
   return {
     kind: 'embedded',
     async query<R extends Row>(sql: string, params?: unknown[]) {
-      if (txLock) await waitForTx();
+      while (openTx) await openTx;
       return (await send('query', sql, params)) as R[];
     },
     async copyCsv(table: string, columns: string[], csv: string) {
-      if (txLock) await waitForTx();
+      while (openTx) await openTx;
       // Table and column names come from our own code, never from a request.
       await send('copy', `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, undefined, csv);
     },
     async transaction(fn) {
-      await waitForTx();
       let release!: () => void;
-      txLock = new Promise<void>((r) => (release = r));
+      const mine = new Promise<void>((r) => (release = r));
+      const previous = txQueue;
+      txQueue = previous.then(() => mine);
+      await previous;
+      openTx = mine;
       try {
         await send('exec', 'BEGIN');
         const tx: Queryable = { query: async <R extends Row>(sql: string, params?: unknown[]) => (await send('query', sql, params)) as R[] };
@@ -87,12 +91,12 @@ export async function openPglite(dir: string): Promise<Db> {
           throw err;
         }
       } finally {
-        txLock = null;
+        openTx = null;
         release();
       }
     },
     async close() {
-      await waitForTx();
+      await txQueue;
       if (!failure) await send('close').catch(() => {});
       await worker.terminate();
     },
