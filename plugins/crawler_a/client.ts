@@ -123,7 +123,8 @@ function mapError(res: HttpResponse): Error {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
+    const onAbort = () => (clearTimeout(t), reject(signal.reason));
+    const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -50,6 +50,9 @@ before(async () => {
       case '/secret':
         secretHits++;
         return res.end('secret');
+      case '/headers':
+        res.setHeader('content-type', 'application/json');
+        return res.end(JSON.stringify({ authorization: req.headers.authorization ?? null, apiKey: req.headers['x-api-key'] ?? null, other: req.headers['x-other'] ?? null }));
       default:
         res.statusCode = 404;
         return res.end('nope');
@@ -190,5 +193,27 @@ test('guard: false (operator-configured provider URLs) is not guarded', async ()
     assert.equal(res.status, 200);
   } finally {
     await h.close();
+  }
+});
+
+test('a redirect to another origin drops credentials and turns the SSRF guard on', async () => {
+  const port = new URL(base).port;
+  const creds = { authorization: 'Bearer PROVIDER_SECRET', 'x-api-key': 'PROVIDER_KEY', 'x-other': 'kept' };
+  const other = `http://localhost:${port}/headers`;
+  const h = open();
+  try {
+    const same = await h.request({ url: `${base}/redirect?to=/headers`, headers: creds, guard: false });
+    assert.deepEqual(same.json(), { authorization: 'Bearer PROVIDER_SECRET', apiKey: 'PROVIDER_KEY', other: 'kept' });
+    const cross = await h.request({ url: `${base}/redirect?to=${encodeURIComponent(other)}`, headers: creds, guard: false });
+    assert.deepEqual(cross.json(), { authorization: null, apiKey: null, other: 'kept' });
+  } finally {
+    await h.close();
+  }
+  const strict = createHttpEngineWith({ env: {} });
+  try {
+    // A trusted provider URL may not bounce us into private space.
+    await rejects(strict.request({ url: `${base}/redirect?to=${encodeURIComponent(other)}`, guard: false }), 400, /loopback/);
+  } finally {
+    await strict.close();
   }
 });

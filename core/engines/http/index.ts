@@ -40,8 +40,11 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
   const guarded = new Agent({ ...pool, connect: { lookup: guard.lookup() } });
   const trusted = new Agent(pool);
 
+  /** Headers that carry credentials and are dropped when a redirect leaves the origin. */
+  const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'x-access-key'];
+
   async function request(req: HttpRequest): Promise<HttpResponse> {
-    const useGuard = req.guard !== false;
+    let useGuard = req.guard !== false;
     const timeoutMs = req.timeoutMs ?? DEFAULTS.timeoutMs;
     const maxBytes = req.maxBytes ?? DEFAULTS.maxBytes;
     const maxRedirects = req.maxRedirects ?? DEFAULTS.maxRedirects;
@@ -71,6 +74,12 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
           res.body.resume();
           if (hop >= maxRedirects) throw new UpstreamError(`Failed to retrieve ${show(url)}: more than ${maxRedirects} redirects.`);
           const next = new URL(location, url);
+          if (next.origin !== url.origin) {
+            // Credentials were meant for the host we called, never for where it sends us; and a
+            // trusted provider URL that redirects elsewhere is no longer trusted (SSRF guard on).
+            for (const h of CREDENTIAL_HEADERS) delete headers[h];
+            useGuard = true;
+          }
           url = useGuard ? guard.checkUrl(next.href) : next;
           // 303 (and 301/302 after POST, as browsers do) turn into a body-less GET.
           if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
