@@ -6,7 +6,7 @@ import type { EngineOptions } from '../options.js';
 import type { PdfEngine } from './types.js';
 import { loadPdf } from './load.js';
 import { mergePlain, mergeTagged } from './merge.js';
-import { finalize } from './metadata.js';
+import { finalize, PRODUCER } from './metadata.js';
 import { findSrgbProfile, toPdfA } from './pdfa.js';
 import { check, inspect } from './inspect.js';
 
@@ -21,14 +21,12 @@ export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Pro
     async merge(files, o = {}) {
       const docs = [];
       for (const [i, f] of files.entries()) docs.push(await loadPdf(f, o.labels?.[i] ?? `files[${i}]`));
-      if (o.keepStructure) {
-        const { doc, tagged } = await mergeTagged(docs);
-        const pdf = await doc.save({ updateFieldAppearances: false });
-        return { pdf, pages: doc.getPageCount(), tagged };
-      }
-      const doc = await mergePlain(docs);
+      const { doc, tagged } = o.keepStructure ? await mergeTagged(docs) : { doc: await mergePlain(docs), tagged: false };
+      // Ghostscript 10.0 (the PDF/A step) drops the bookmarks of a file whose trailer has no
+      // document information dictionary; naming the producer gives it one.
+      doc.setProducer(PRODUCER);
       const pdf = await doc.save({ updateFieldAppearances: false });
-      return { pdf, pages: doc.getPageCount(), tagged: false };
+      return { pdf, pages: doc.getPageCount(), tagged };
     },
     toPdfA: (pdf, part) => toPdfA(pdf, part, icc, gs),
     finalize,

@@ -3,11 +3,14 @@
  * structure-keeping merge (for `pdfua`) also carries every input's structure tree into one
  * tree under a `Document` element, renumbering the parent-tree keys so marked content still
  * points at the right elements — pdf-lib's `copyPages` and `qpdf --pages` both drop the tags.
+ * Both keep the inputs' bookmarks, one input after the other.
  */
 import {
   PDFArray,
   PDFDict,
   PDFDocument,
+  PDFHexString,
+  PDFString,
   PDFName,
   PDFNumber,
   PDFObjectCopier,
@@ -17,14 +20,128 @@ import {
   type PDFPageLeaf,
 } from 'pdf-lib';
 
-/** Appends every page of `docs` to a new document, in order. */
+/** Appends every page of `docs` to a new document, in order, keeping each input's bookmarks. */
 export async function mergePlain(docs: PDFDocument[]): Promise<PDFDocument> {
   const out = await PDFDocument.create({ updateMetadata: false });
-  for (const doc of docs) {
-    const pages = await out.copyPages(doc, doc.getPageIndices());
-    for (const p of pages) out.addPage(p);
+  const outlines = new OutlineMerger(out);
+  for (const src of docs) {
+    const copier = PDFObjectCopier.for(src.context, out.context);
+    for (const page of src.getPages()) {
+      // By reference, so bookmark destinations naming this page find the copy, not a second one.
+      const ref = copier.copy(page.ref) as PDFRef;
+      out.addPage(PDFPage.of(out.context.lookup(ref) as PDFPageLeaf, ref, out));
+    }
+    outlines.add(src, copier);
   }
+  outlines.finish();
   return out;
+}
+
+/** The copier's memo of copied references (private in pdf-lib, needed to redirect a reference). */
+function memoOf(copier: PDFObjectCopier): Map<PDFRef, PDFRef> {
+  return (copier as unknown as { traversedObjects: Map<PDFRef, PDFRef> }).traversedObjects;
+}
+
+/** Pairs of a name tree (`Names` / `Kids`), keyed by the decoded name. */
+function nameTree(node: PDFDict | undefined, acc = new Map<string, PDFObject>(), depth = 0): Map<string, PDFObject> {
+  if (!node || depth > 32) return acc;
+  const names = node.lookupMaybe(PDFName.of('Names'), PDFArray);
+  for (let i = 0; names && i + 1 < names.size(); i += 2) {
+    const k = names.lookup(i);
+    if (k instanceof PDFString || k instanceof PDFHexString) acc.set(k.decodeText(), names.get(i + 1));
+  }
+  const kids = node.lookupMaybe(PDFName.of('Kids'), PDFArray);
+  for (let i = 0; kids && i < kids.size(); i++) nameTree(kids.lookupMaybe(i, PDFDict), acc, depth + 1);
+  return acc;
+}
+
+/**
+ * Carries every input's bookmarks (document outline) into the merged file, one input after the
+ * other at the top level. Named destinations are turned into explicit ones first, since the
+ * inputs' name dictionaries are not merged.
+ */
+class OutlineMerger {
+  private readonly rootRef: PDFRef;
+  private first: PDFRef | undefined;
+  private last: PDFRef | undefined;
+  private count = 0;
+
+  constructor(private readonly out: PDFDocument) {
+    this.rootRef = out.context.nextRef();
+  }
+
+  /** Call after `copier` copied `src`'s pages by reference. */
+  add(src: PDFDocument, copier: PDFObjectCopier): void {
+    const srcRootRef = src.catalog.get(PDFName.of('Outlines'));
+    const srcRoot = src.catalog.lookupMaybe(PDFName.of('Outlines'), PDFDict);
+    const firstRef = srcRoot?.get(PDFName.of('First'));
+    const lastRef = srcRoot?.get(PDFName.of('Last'));
+    if (!(srcRootRef instanceof PDFRef) || !(firstRef instanceof PDFRef) || !(lastRef instanceof PDFRef)) return;
+    this.explicitDestinations(src, firstRef);
+    // Top-level items' /Parent now names the merged outline root.
+    memoOf(copier).set(srcRootRef, this.rootRef);
+    const first = copier.copy(firstRef) as PDFRef;
+    const last = copier.copy(lastRef) as PDFRef;
+    const ctx = this.out.context;
+    if (this.last) {
+      ctx.lookup(this.last, PDFDict).set(PDFName.of('Next'), first);
+      ctx.lookup(first, PDFDict).set(PDFName.of('Prev'), this.last);
+    }
+    this.first ??= first;
+    this.last = last;
+    this.count += Math.abs(srcRoot!.lookupMaybe(PDFName.of('Count'), PDFNumber)?.asNumber() ?? 0);
+  }
+
+  /** Writes the merged outline root, if any input had bookmarks. */
+  finish(): void {
+    if (!this.first || !this.last) return;
+    const ctx = this.out.context;
+    ctx.assign(this.rootRef, ctx.obj({ Type: 'Outlines', First: this.first, Last: this.last, Count: this.count }));
+    this.out.catalog.set(PDFName.of('Outlines'), this.rootRef);
+  }
+
+  /** Rewrites named destinations of the items from `firstRef` on (depth first) as explicit ones. */
+  private explicitDestinations(src: PDFDocument, firstRef: PDFRef): void {
+    const oldStyle = src.catalog.lookupMaybe(PDFName.of('Dests'), PDFDict);
+    let tree: Map<string, PDFObject> | undefined;
+    const resolve = (name: PDFObject): PDFObject | undefined => {
+      let target: PDFObject | undefined;
+      if (name instanceof PDFName) target = oldStyle?.get(name);
+      else if (name instanceof PDFString || name instanceof PDFHexString) {
+        tree ??= nameTree(src.catalog.lookupMaybe(PDFName.of('Names'), PDFDict)?.lookupMaybe(PDFName.of('Dests'), PDFDict));
+        target = tree.get(name.decodeText());
+      } else return name;
+      const value = target instanceof PDFRef ? src.context.lookup(target) : target;
+      // A named destination is an array, or a dictionary holding it under /D.
+      return value instanceof PDFDict ? value.get(PDFName.of('D')) : value;
+    };
+    const seen = new Set<PDFRef>();
+    const stack: PDFRef[] = [firstRef];
+    while (stack.length > 0) {
+      const ref = stack.pop()!;
+      if (seen.has(ref) || seen.size > 100_000) continue;
+      seen.add(ref);
+      const item = src.context.lookupMaybe(ref, PDFDict);
+      if (!item) continue;
+      const dest = item.get(PDFName.of('Dest'));
+      if (dest) {
+        const explicit = resolve(dest);
+        if (explicit) item.set(PDFName.of('Dest'), explicit);
+        else item.delete(PDFName.of('Dest'));
+      }
+      const action = item.lookupMaybe(PDFName.of('A'), PDFDict);
+      if (action?.get(PDFName.of('S')) === PDFName.of('GoTo')) {
+        const d = action.get(PDFName.of('D'));
+        const explicit = d ? resolve(d) : undefined;
+        if (explicit) action.set(PDFName.of('D'), explicit);
+        else item.delete(PDFName.of('A'));
+      }
+      for (const link of ['First', 'Next']) {
+        const next = item.get(PDFName.of(link));
+        if (next instanceof PDFRef) stack.push(next);
+      }
+    }
+  }
 }
 
 /** Flattens a number tree (`Nums` / `Kids`) into key/value pairs. */
@@ -59,6 +176,7 @@ export async function mergeTagged(docs: PDFDocument[]): Promise<{ doc: PDFDocume
   let offset = 0;
   let tagged = true;
   let lang: PDFObject | undefined;
+  const outlines = new OutlineMerger(out);
 
   for (const src of docs) {
     const copier = PDFObjectCopier.for(src.context, ctx);
@@ -83,6 +201,7 @@ export async function mergeTagged(docs: PDFDocument[]): Promise<{ doc: PDFDocume
       }
       out.addPage(PDFPage.of(leaf, ref, out));
     }
+    outlines.add(src, copier);
     if (!srcRoot) continue;
 
     const k = srcRoot.get(PDFName.of('K'));
@@ -120,5 +239,6 @@ export async function mergeTagged(docs: PDFDocument[]): Promise<{ doc: PDFDocume
     out.catalog.set(PDFName.of('MarkInfo'), ctx.obj({ Marked: true }));
   }
   if (lang) out.catalog.set(PDFName.of('Lang'), lang.clone(ctx));
+  outlines.finish();
   return { doc: out, tagged: tagged && kids.length > 0 };
 }

@@ -7,7 +7,7 @@
 import { PDFDocument, PDFHexString, PDFName } from 'pdf-lib';
 import type { PdfAPart, PdfMetadata } from './types.js';
 
-const PRODUCER = 'Content Intelligence API (pdf-lib)';
+export const PRODUCER = 'Content Intelligence API (pdf-lib)';
 
 function xml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
