@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEBIAN_PACKAGES=(
-  chromium
+  chromium chromium-headless-shell
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui libreoffice-draw-nogui
   python3-uno ghostscript qpdf poppler-utils libimage-exiftool-perl
   fonts-noto-cjk fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea

@@ -16,7 +16,7 @@ export interface Engines {
   readonly http: HttpEngine;
   /** Produced files with signed, expiring download URLs. */
   readonly files: FileStore;
-  /** Warm headless Chromium pool (puppeteer-core on /usr/bin/chromium). */
+  /** Warm headless Chromium pool (puppeteer-core on Debian's chromium-headless-shell, or /usr/bin/chromium). */
   readonly browser: BrowserEngine;
   /** Warm LibreOffice pool for document conversion. */
   readonly office: OfficeEngine;

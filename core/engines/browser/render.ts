@@ -50,7 +50,7 @@ export async function renderPage(fresh: FreshPage, guard: SsrfGuard, req: Render
   }
 
   // A document Chromium downloads instead of showing (a PDF, say) aborts the navigation; its
-  // response still tells the caller what it was, so the caller can fetch it another way.
+  // response, when reported, tells the caller what it was, so the caller can fetch it another way.
   let lastMain: HTTPResponse | null = null;
   page.on('response', (r) => {
     if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastMain = r;
@@ -64,9 +64,12 @@ export async function renderPage(fresh: FreshPage, guard: SsrfGuard, req: Render
     if (mainBlock) throw mainBlock;
     if (err instanceof ServiceError) throw err;
     const got = lastMain as HTTPResponse | null;
-    if (!(got && /ERR_ABORTED/.test(String(err)) && !/html|xml/i.test(got.headers()['content-type'] ?? ''))) {
+    if (!/ERR_ABORTED/.test(String(err)) || (got && /html|xml/i.test(got.headers()['content-type'] ?? ''))) {
       throw navigationError(target, err, timeoutMs);
     }
+    // The headless shell reports no response for a download at all: the caller learns what the
+    // document is by fetching it (an empty, non-HTML result says "not rendered").
+    if (!got) return { status: 0, url: target.href, headers: {}, contentType: '', html: '', title: '', blocked };
     return { status: got.status(), url: got.url(), headers: got.headers(), contentType: got.headers()['content-type'] ?? '', html: '', title: '', blocked };
   }
   if (mainBlock) throw mainBlock;
