@@ -64,7 +64,16 @@ export async function download(engines: Engines, url: string, label: string, max
   if (res.body.byteLength === 0) throw new InputError(`'${label}' is empty.`);
   const last = new URL(res.url || url).pathname.split('/').pop() ?? '';
   const dot = last.lastIndexOf('.');
-  const pathExtension = dot > 0 ? decodeURIComponent(last.slice(dot + 1)).toLowerCase() : undefined;
+  const pathExtension = dot > 0 ? decodedOrUndefined(last.slice(dot + 1))?.toLowerCase() : undefined;
   const contentType = Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
   return { data: res.body, pathExtension, contentType };
+}
+
+/** A percent-encoded path segment, decoded; undefined when it is malformed (the type then comes from the headers or bytes). */
+function decodedOrUndefined(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }

@@ -5,6 +5,7 @@
  * hint, the format is taken from the bytes alone.
  */
 import { InputError } from '../../core/sdk.js';
+import { MEDIA_TYPES } from './formats.js';
 
 const OOXML = new Set(['docx', 'docm', 'dotx', 'dotm', 'xlsx', 'xlsm', 'xlsb', 'xltx', 'xltm', 'pptx', 'pptm', 'potx', 'potm', 'vsdx', 'vsdm']);
 const ZIPPED = new Set(['odt', 'ods', 'odp', 'odg', 'odm', 'ott', 'ots', 'otp', 'otg', 'oth', 'sxw', 'sxc', 'sxi', 'sxd', 'sxg', 'sxm', 'stw', 'stc', 'sti', 'std', 'epub']);
@@ -44,18 +45,10 @@ function zipNames(b: Buffer): string[] {
   return [];
 }
 
-const ODF_TYPES: Record<string, string> = {
-  'application/vnd.oasis.opendocument.text': 'odt',
-  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
-  'application/vnd.oasis.opendocument.presentation': 'odp',
-  'application/vnd.oasis.opendocument.graphics': 'odg',
-  'application/vnd.oasis.opendocument.text-template': 'ott',
-  'application/vnd.oasis.opendocument.spreadsheet-template': 'ots',
-  'application/vnd.oasis.opendocument.presentation-template': 'otp',
-  'application/vnd.oasis.opendocument.graphics-template': 'otg',
-  'application/vnd.oasis.opendocument.text-master': 'odm',
-  'application/epub+zip': 'epub',
-};
+/** Media types an ODF or EPUB container names in its `mimetype` entry, from the one table of them. */
+const ODF_TYPES: Record<string, string> = Object.fromEntries(
+  Object.entries(MEDIA_TYPES).filter(([mime]) => mime.startsWith('application/vnd.oasis.opendocument.') || mime === 'application/epub+zip'),
+);
 
 function zipKind(b: Buffer): string | undefined {
   // ODF and EPUB store an uncompressed `mimetype` entry first.
