@@ -36,6 +36,7 @@ let officeDir: string;
 let key: string;
 let origin: Server;
 let originUrl: string;
+let probeHits = 0;
 
 /** Downloads a produced file through its signed URL. */
 async function download(url: string): Promise<{ status: number; body: Buffer; type: string | null }> {
@@ -68,7 +69,12 @@ before(async () => {
   // A loopback origin for `inputMethod: url` (reached with ALLOW_PRIVATE_NETWORK=true).
   origin = createServer((req, res) => {
     const u = new URL(req.url!, 'http://x');
-    if (u.pathname === '/download') {
+    if (u.pathname === '/probe.png') {
+      probeHits++;
+      res.writeHead(200, { 'content-type': 'image/png' });
+      return res.end(fixture('image.png'));
+    }
+    if (u.pathname.startsWith('/download')) {
       res.writeHead(200, { 'content-type': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' });
       return res.end(fixture('writer.docx'));
     }
@@ -142,6 +148,26 @@ describe('convert-to-pdf', () => {
     }
   });
 
+  test('LibreOffice reaches neither the network nor host files through links inside a document', async () => {
+    // ALLOW_PRIVATE_NETWORK is on in this server, so only the office confinement can stop these.
+    const hostFile = join(scratch, 'host-only.png');
+    await writeFile(hostFile, fixture('image.png'));
+    const inline = `data:image/png;base64,${fixture('image.png').toString('base64')}`;
+    const html = `<!DOCTYPE html><html><body><h1>Linked images</h1>
+      <p><img src="${originUrl}/probe.png" width="50" height="50"></p>
+      <p><img src="file://${hostFile}" width="50" height="50"></p>
+      <p><img src="${inline}" width="50" height="50"></p></body></html>`;
+    const res = await convert({ inputMethod: 'base64', file: b64(html) });
+    assert.equal(res.status, 200, res.text);
+    const file = await download(res.json.url);
+    assert.match(pdftotext(file.body), /Linked images/);
+    // pdfimages -list: two header lines, then a line per image (and per soft mask, type `smask`).
+    const list = execFileSync('pdfimages', ['-list', '-'], { input: file.body }).toString();
+    const images = list.trim().split('\n').slice(2).filter((line) => line.split(/\s+/)[3] === 'image');
+    assert.equal(images.length, 1, list);
+    assert.equal(probeHits, 0);
+  });
+
   test('takes the type from the URL path, or from the Content-Type when the path has none', async () => {
     const byPath = await convert({ inputMethod: 'url', file: `${originUrl}/writer.odt` });
     assert.equal(byPath.status, 200, byPath.text);
@@ -149,6 +175,9 @@ describe('convert-to-pdf', () => {
     const byType = await convert({ inputMethod: 'url', file: `${originUrl}/download` });
     assert.equal(byType.status, 200, byType.text);
     assert.equal(await pdfTools.pageCount((await download(byType.json.url)).body), 2);
+    // A malformed escape where the extension would be: the Content-Type decides, no 500.
+    const malformed = await convert({ inputMethod: 'url', file: `${originUrl}/download.%E0%A4` });
+    assert.equal(malformed.status, 200, malformed.text);
   });
 
   test('GET lists the supported extensions of spec §4.6 for free', async () => {

@@ -4,9 +4,15 @@
  * 429, default 16), `OFFICE_TIMEOUT_MS` (per conversion, queue wait excluded, default 60000),
  * `OFFICE_MAX_CONVERSIONS` (restart a worker after this many, default 200), `OFFICE_BINARY`,
  * `OFFICE_PYTHON` and `OFFICE_WORK_DIR` (profiles and scratch files, default `<dataDir>/office`).
+ *
+ * LibreOffice follows links inside the documents it opens (`<img src>` in HTML, linked images in
+ * Office files), which would let a caller reach loopback, the metadata address or host files past
+ * the SSRF guard. So each driver and its LibreOffice run under bubblewrap (`OFFICE_BWRAP_BIN`, the
+ * sandbox's `/usr/bin/bwrap`) with no network at all and a file system of `/usr`, the few `/etc`
+ * files fonts and the loader need, and the office work dir.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { EngineOptions } from '../options.js';
 import type { OfficeEngine } from './types.js';
 import { OfficePool } from './pool.js';
@@ -15,6 +21,36 @@ import { DRIVER_SOURCE } from './driver-source.js';
 function int(env: EngineOptions['env'], name: string, dflt: number, min = 1): number {
   const n = Number(env[name]);
   return Number.isInteger(n) && n >= min ? n : dflt;
+}
+
+/** Read-only host paths LibreOffice needs besides `/usr` (bound when present). */
+const OFFICE_ETC = [
+  '/etc/fonts',
+  '/etc/libreoffice',
+  '/etc/ld.so.cache',
+  '/etc/localtime',
+  '/etc/alternatives',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/nsswitch.conf',
+  '/var/cache/fontconfig',
+];
+
+/** The bubblewrap prefix that confines a driver and its LibreOffice; empty without bwrap. */
+export function officeJail(bwrap: string, dir: string): string[] {
+  const root = resolve(dir);
+  if (!existsSync(bwrap)) return [];
+  // Own pid namespace and no capabilities: /proc shows only the jail, so /proc/<pid>/root or
+  // environ of the service cannot be read through a document link.
+  const argv = [bwrap, '--unshare-net', '--unshare-uts', '--unshare-pid', '--cap-drop', 'ALL', '--die-with-parent'];
+  argv.push('--ro-bind', '/usr', '/usr');
+  for (const dir of ['lib', 'lib64', 'bin', 'sbin']) argv.push('--symlink', `usr/${dir}`, `/${dir}`);
+  argv.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  for (const path of OFFICE_ETC) argv.push('--ro-bind-try', path, path);
+  // Profiles, the driver and the job files keep their host paths (the supervisor finds stale
+  // processes by their profile path).
+  argv.push('--bind', root, root, '--setenv', 'HOME', root, '--chdir', root, '--');
+  return argv;
 }
 
 /** Creates the LibreOffice pool; processes start at `warm()` or at the first conversion. */
@@ -35,6 +71,7 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
     driverPath,
     profileRoot: root,
     workDir: join(root, 'jobs'),
+    jail: officeJail(env.OFFICE_BWRAP_BIN?.trim() || '/usr/bin/bwrap', root),
     log: opts.log,
   });
   // None left behind: if the service dies without a graceful close, kill the process groups.

@@ -7,18 +7,10 @@
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from '../processes.js';
 
 /** Owner files claimed by pools of this process, so a closed pool's slots can be reused. */
 const heldHere = new Set<string>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Claims the first free slot from `preferred` on (stepping by `step`); returns its profile directory. */
 export function claimProfile(root: string, preferred: number, step: number, token: string): string {
@@ -39,7 +31,7 @@ export function claimProfile(root: string, preferred: number, step: number, toke
     } catch {
       continue;
     }
-    const stale = pid === process.pid ? !heldHere.has(owner) : !alive(pid);
+    const stale = pid === process.pid ? !heldHere.has(owner) : !processAlive(pid);
     if (!stale) continue;
     // The owner is gone: take the slot over and clear what it left running.
     writeFileSync(owner, mine);

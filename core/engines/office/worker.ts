@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { PluginLogger } from '../../plugin/types.js';
 import { claimProfile, killStale, releaseProfile } from './profiles.js';
+import { waitForGroupExit } from '../processes.js';
 
 /** Settings shared by every worker of a pool. */
 export interface WorkerConfig {
@@ -19,6 +20,11 @@ export interface WorkerConfig {
   poolSize: number;
   /** Identifies the pool in profile owner files. */
   token: string;
+  /**
+   * Command that confines the driver and its LibreOffice (see `officeJail`): the argv is appended.
+   * Empty runs them unconfined.
+   */
+  jail?: string[];
   log: PluginLogger;
 }
 
@@ -119,11 +125,9 @@ export class OfficeWorker {
     const pipe = `ciapi_office_${process.pid}_${this.index}_${++generation}`;
     // detached: the driver leads its own process group, which its soffice (and oosplash's
     // soffice.bin) join, so one group kill stops all of them.
-    const driver = spawn(
-      this.cfg.python,
-      [this.cfg.driverPath, this.cfg.binary, this.profileDir, pipe, String(Math.ceil(this.cfg.startTimeoutMs / 1000))],
-      { detached: true, stdio: ['pipe', 'pipe', 'pipe'] },
-    );
+    const argv = [this.cfg.python, this.cfg.driverPath, this.cfg.binary, this.profileDir, pipe, String(Math.ceil(this.cfg.startTimeoutMs / 1000))];
+    const [bin, ...args] = [...(this.cfg.jail ?? []), ...argv];
+    const driver = spawn(bin!, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     this.driver = driver;
     driver.stderr?.on('data', (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
@@ -240,6 +244,8 @@ export class OfficeWorker {
       } catch {
         /* group already empty */
       }
+      // Inside the jail LibreOffice dies with its pid namespace; wait until it is really gone.
+      if (!(await waitForGroupExit(pgid))) this.cfg.log.warn({ worker: this.index, pgid }, 'LibreOffice processes outlived a SIGKILL');
     }
     this.state = 'stopped';
   }

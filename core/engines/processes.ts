@@ -1,0 +1,48 @@
+/** Small helpers about host processes shared by the engines that supervise them. */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Live (not zombie) members of a process group, read from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces): state ppid pgrp …
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') out.push(Number(entry));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
+/**
+ * Waits until a killed process group has really gone (a SIGKILL is delivered at once, but a
+ * large process can take a moment to tear down); gives up after `timeoutMs`.
+ */
+export async function waitForGroupExit(pgid: number, timeoutMs = 3000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (groupMembers(pgid).length === 0) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
