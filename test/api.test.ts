@@ -110,6 +110,8 @@ describe('API lanes', () => {
     assert.ok(typed.json.data.items.some((i: any) => i.id === 'test_echo.echo'));
     const crawl = await s.call('POST', '/api/v2/search', { key, body: { query: 'crawl', limit: 1 } });
     assert.equal(crawl.json.data.items[0].id, 'crawl_site');
+    const extract = await s.call('POST', '/api/v2/search', { key, body: { query: 'extract', limit: 1 } });
+    assert.equal(extract.json.data.items[0].id, 'extract_web');
     const hidden = await s.call('POST', '/api/v2/search', { key, body: { query: 'pdf' } });
     assert.ok(!hidden.json.data.items.some((i: any) => i.id === 'merge_pdfs'), 'legacy jobs stay off v2 discovery');
     const bad = await s.call('POST', '/api/v2/search', { key, body: { query: 'x', limit: 0 } });

@@ -42,6 +42,25 @@ export function decide(key: Policy | undefined, deployment: Policy | undefined, 
   return true;
 }
 
+/**
+ * True when a rule names the capability itself and blocks it (the key's rules first, then the
+ * deployment's). Unlike {@link decide} with only a capability, `*` does not count: under
+ * `{ allow: ['search_a'], block: ['*'] }` the capabilities search_a serves stay usable through it.
+ */
+export function capabilityBlocked(key: Policy | undefined, deployment: Policy | undefined, capability: string): boolean {
+  for (const policy of [key, deployment]) {
+    const verdict = rule(policy, capability);
+    if (verdict) return verdict === 'block';
+  }
+  return false;
+}
+
+/** Whether a key may use a capability: not blocked by name, and through at least one allowed provider (or by the `*` rules when it has none). */
+export function capabilityAllowed(key: Policy | undefined, deployment: Policy | undefined, capability: string, providersAllowed: number, providers: number): boolean {
+  if (capabilityBlocked(key, deployment, capability)) return false;
+  return providers === 0 ? decide(key, deployment, { capability }) : providersAllowed > 0;
+}
+
 /** Checks the shape of a policy sent by an admin; returns an error text or undefined. */
 export function policyProblem(p: unknown): string | undefined {
   if (p === undefined) return undefined;

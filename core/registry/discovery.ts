@@ -4,7 +4,7 @@
  * are never listed (spec §9.1).
  */
 import type { Policy } from '../policy/types.js';
-import { decide } from '../policy/decide.js';
+import { capabilityAllowed, decide } from '../policy/decide.js';
 import type { Registry } from './registry.js';
 import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from './types.js';
 
@@ -37,8 +37,7 @@ export class Discovery {
   /** True when the key may use the capability through at least one provider (or it has none yet). */
   capabilityVisible(cap: RegisteredCapability): boolean {
     if (cap.def.visibility === 'legacy') return false;
-    if (!decide(this.policy, this.registry.defaultPolicy, { capability: cap.id })) return false;
-    return cap.providers.length === 0 || this.allowedProviders(cap).length > 0;
+    return capabilityAllowed(this.policy, this.registry.defaultPolicy, cap.id, this.allowedProviders(cap).length, cap.providers.length);
   }
 
   endpointVisible(ep: RegisteredEndpoint): boolean {
@@ -76,6 +75,9 @@ export class Discovery {
   /** Keyword search: id, title, tags and summary matches, best first. An empty query lists everything. */
   search(query: string, type: EntryType | undefined, limit: number): (CatalogEntry & { score: number })[] {
     const terms = words(query);
+    const exact = query.trim().toLowerCase();
+    // An alias (`crawl` → `crawl_site`) counts as the capability's own id.
+    const aliased = this.registry.capability(exact)?.id;
     const scored = this.entries(type).map((e) => {
       if (terms.length === 0) return { ...e, score: 0 };
       const id = e.id.toLowerCase();
@@ -84,7 +86,7 @@ export class Discovery {
       const tags = e.tags.flatMap(words);
       const summary = words(e.summary);
       let score = 0;
-      if (id === query.trim().toLowerCase()) score += 100;
+      if (id === exact || (e.type === 'capability' && e.id === aliased)) score += 100;
       for (const t of terms) {
         const stem = t.length > 4 ? t.replace(/s$/, '') : t;
         const hit = (ws: string[]) => ws.some((w) => w === t || w === stem || (stem.length >= 4 && w.startsWith(stem)));
