@@ -1,25 +1,46 @@
 /** Input validation with the spec's messages (spec §7.1 400 texts). */
 import type { TSchema } from '@sinclair/typebox';
 import type { TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { InputError } from '../errors.js';
+
+/** TypeBox says "Expected string length less or equal to 1000": lower-case its first letter only (patterns keep their case). */
+function phrase(message: string): string {
+  return message.charAt(0).toLowerCase() + message.slice(1);
+}
+
+/** What the field should be, in words: the allowed values of an enum-like union, else TypeBox's text. */
+function expectation(e: ValueError): string {
+  const options = (e.schema as { anyOf?: { const?: unknown }[] }).anyOf;
+  if (e.type === ValueErrorType.Union && options?.length && options.every((o) => o.const !== undefined)) {
+    return `must be one of: ${options.map((o) => String(o.const)).join(', ')}`;
+  }
+  return phrase(e.message);
+}
 
 /**
  * Checks `input` against a compiled schema. When the first error is on a top-level field that has
  * a spec message (e.g. `'url' parameter is required and must be a non-empty string.`), that text
- * is used; otherwise the message names the field and what was expected.
+ * is used, except for a string that is merely too long (the spec texts say "required", which
+ * would mislead); otherwise the message names the field and what was expected.
  */
 export function validateInput(check: TypeCheck<TSchema>, input: unknown, messages?: Record<string, string>): void {
   if (check.Check(input)) return;
   const errors = [...check.Errors(input)];
+  let first = errors[0];
   if (messages) {
     for (const e of errors) {
       const field = e.path.split('/')[1];
-      if (field && messages[field]) throw new InputError(messages[field]!);
+      if (!field || !messages[field]) continue;
+      if (e.type === ValueErrorType.StringMaxLength && e.path === `/${field}`) {
+        first = e;
+        break;
+      }
+      throw new InputError(messages[field]!);
     }
   }
-  const first = errors[0];
   if (!first) throw new InputError('Invalid input.');
-  if (first.path === '') throw new InputError(`Invalid input: ${first.message.toLowerCase()}.`);
+  if (first.path === '') throw new InputError(`Invalid input: ${phrase(first.message)}.`);
   const field = first.path.slice(1).replace(/\//g, '.');
-  throw new InputError(`Invalid input: '${field}' ${first.message.toLowerCase()}.`, { details: { field } });
+  throw new InputError(`Invalid input: '${field}' ${expectation(first)}.`, { details: { field } });
 }

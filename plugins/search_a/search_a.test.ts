@@ -157,6 +157,10 @@ describe('search_a through the server', () => {
     const bad = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'search_news', input: { query: 'q', dateRange: 'yesterday' } } });
     assert.equal(bad.status, 400);
     assert.equal(bad.json.code, 'INVALID_INPUT');
+    assert.equal(bad.json.error, "Invalid input: 'dateRange' must be one of: anyTime, pastHour, pastDay, pastWeek, pastMonth, pastYear.");
+    const badLanguage = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'search_news', input: { query: 'q', language: 'english!' } } });
+    assert.equal(badLanguage.status, 400);
+    assert.match(badLanguage.json.error, /^Invalid input: 'language' expected string to match '\^\[A-Za-z\]/);
     const badCountry = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'search_news', input: { query: 'q', country: '12' } } });
     assert.equal(badCountry.status, 400);
     assert.match(badCountry.json.error, /'country'/);
@@ -209,6 +213,10 @@ describe('search_a through the server', () => {
     const before = await balance();
     const missing = await s.call('POST', '/api/v1/search-news', { key, body: { dateRange: 'pastWeek' } });
     assert.deepEqual([missing.status, missing.json], [400, { error: 'query parameter is required' }]);
+    // A query that is there but too long is not "required": the message says what is wrong.
+    const long = await s.call('POST', '/api/v1/search-news', { key, body: { query: 'x'.repeat(3000) } });
+    assert.equal(long.status, 400);
+    assert.match(long.json.error, /^Invalid input: 'query' expected string length less or equal to \d+\.$/);
     const r = await s.call('POST', '/api/v1/search-news', { key, body: { query: 'elections', dateRange: 'pastDay', country: 'us', language: 'en', location: 'Ohio,United States', requestSource: 'API' } });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(fake.requests.at(-1)!.body, { q: 'elections', gl: 'us', hl: 'en', location: 'Ohio,United States', tbs: 'qdr:d' });
