@@ -95,6 +95,9 @@ function siteHandler(port: () => number) {
       case '/doc.pdf':
         res.writeHead(200, { 'content-type': 'application/pdf' });
         return res.end(pdfBytes);
+      case '/feed.xml':
+        res.writeHead(200, { 'content-type': 'application/rss+xml' });
+        return res.end('<?xml version="1.0"?><rss version="2.0"><channel><title>Feed</title></channel></rss>');
       case '/image.png':
         res.writeHead(200, { 'content-type': 'image/png' });
         return res.end(Buffer.from('89504e470d0a1a0a', 'hex'));
@@ -212,6 +215,12 @@ describe('web lane through the real server', () => {
     const img = await scrape({ url: `${base}/image.png`, renderJs: false });
     assert.equal(img.status, 400);
     assert.match(img.json.error, /Unsupported content type 'image\/png'/);
+    // The browser displays a feed, but it is not a web page: both modes refuse it the same way.
+    for (const renderJs of [false, true]) {
+      const feed = await scrape({ url: `${base}/feed.xml`, renderJs });
+      assert.equal(feed.status, 400, `renderJs ${renderJs}: ${feed.text}`);
+      assert.match(feed.json.error, /Unsupported content type 'application\/rss\+xml'/);
+    }
     const slow = await scrape({ url: `${base}/slow`, renderJs: false });
     assert.equal(slow.status, 502);
     assert.match(slow.json.error, /Failed to retrieve .*\/slow: no response within 1.5 s/);
@@ -341,6 +350,44 @@ describe('crawl-delay from robots.txt', () => {
       await s.close();
       site.closeAllConnections();
       site.close();
+    }
+  });
+});
+
+describe('robots.txt per origin', () => {
+  it('checks a same-site link on another origin against that origin\'s robots.txt', async () => {
+    const fetched: string[] = [];
+    const serve = (robots: string, page: (req: http.IncomingMessage) => string) =>
+      http.createServer((req, res) => {
+        if (req.url === '/robots.txt') {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          return res.end(robots);
+        }
+        fetched.push(`${req.socket.localPort}${req.url}`);
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(page(req));
+      });
+    // Same host, another port: the same site for the crawler, another origin for robots.txt.
+    const other = serve('User-agent: *\nDisallow: /private\n', () => '<p>other origin</p>');
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const otherPort = (other.address() as AddressInfo).port;
+    const start = serve('User-agent: *\nDisallow:\n', () => `<a href="http://127.0.0.1:${otherPort}/open">open</a><a href="http://127.0.0.1:${otherPort}/private">private</a>`);
+    await new Promise<void>((r) => start.listen(0, '127.0.0.1', r));
+    const s = await startServer({ serviceConfig: webConfig(), env: { ALLOW_PRIVATE_NETWORK: 'true' } });
+    try {
+      const { key } = await s.createKey({ credits: 100 });
+      const res = await s.call('POST', '/api/v1/crawl', { key, body: { url: `http://127.0.0.1:${(start.address() as AddressInfo).port}/`, limit: 5 } });
+      assert.equal(res.status, 200, res.text);
+      const urls = res.json.results.map((r: { url: string }) => r.url);
+      assert.ok(urls.includes(`http://127.0.0.1:${otherPort}/open`), urls.join(' '));
+      assert.deepEqual(fetched.filter((f) => f.startsWith(`${otherPort}/`)), [`${otherPort}/open`]);
+      assert.equal(res.json.pages, 2);
+    } finally {
+      await s.close();
+      for (const server of [start, other]) {
+        server.closeAllConnections();
+        server.close();
+      }
     }
   });
 });

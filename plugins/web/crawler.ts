@@ -100,6 +100,18 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
   const start = new URL(startNorm);
   const site = siteOf(startNorm);
   const robots = await loadRobots(ctx, start, opts.timeoutMs);
+  // robots.txt speaks for its own origin: a same-site link on another origin (`www.`, the other
+  // scheme, another port) is checked against that origin's file, read once.
+  const robotsByOrigin = new Map([[start.origin, Promise.resolve(robots)]]);
+  const robotsFor = (u: URL) => {
+    let r = robotsByOrigin.get(u.origin);
+    if (!r) {
+      // A guard refusal here only means the pages of that origin will be refused when fetched.
+      r = loadRobots(ctx, u, opts.timeoutMs).catch(() => robotsParser(`${u.origin}/robots.txt`, ''));
+      robotsByOrigin.set(u.origin, r);
+    }
+    return r;
+  };
   if (robots.isAllowed(startNorm, ROBOTS_AGENT) === false) {
     throw new InputError(`Crawling ${startNorm} is disallowed by the site's robots.txt.`);
   }
@@ -146,7 +158,7 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
         const u = new URL(norm);
         if (siteOf(norm) !== site || SKIP_EXTENSIONS.test(u.pathname)) continue;
         seen.add(norm);
-        if (robots.isAllowed(norm, ROBOTS_AGENT) === false) continue;
+        if ((await robotsFor(u)).isAllowed(norm, ROBOTS_AGENT) === false) continue;
         queue.push({ url: norm, depth: item.depth + 1, order: nextOrder++ });
       }
     }

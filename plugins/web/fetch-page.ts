@@ -48,7 +48,10 @@ export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): P
       timeoutMs,
       signal: ctx.signal,
     });
-    if (r.html || isHtml(r.contentType)) {
+    // The browser shows XML, JSON or plain text as a page too; those are classified from the
+    // bytes below exactly as with renderJs:false, so both modes answer the same (a screenshot is
+    // taken of whatever the browser shows).
+    if (isHtml(r.contentType) || (r.html && (opts.screenshot || !r.contentType))) {
       if (r.html.length > (maxBytes)) throw tooLarge(r.url, maxBytes);
       return { url: r.url, status: r.status, contentType: r.contentType, kind: 'html', body: r.html, title: r.title, screenshot: r.screenshot };
     }
