@@ -9,7 +9,7 @@ import { TOKENS } from '../core/tokens.js';
 import { authHook, setRateHeaders } from './hooks/auth.js';
 import { requestSourceOf } from './hooks/context.js';
 import { normaliseError } from './hooks/body-errors.js';
-import { NotFoundError, type ServiceError } from '../core/errors.js';
+import { NotFoundError, ShuttingDownError, type ServiceError } from '../core/errors.js';
 
 /** Turns a catalogue error into the lane's body. */
 export type ErrorSerialiser = (err: ServiceError, req: FastifyRequest) => unknown;
@@ -23,6 +23,7 @@ export function setupApiScope(app: FastifyInstance, c: DependencyContainer, lane
 
   app.addHook('onRequest', async (req) => {
     req.call = { startedAt: process.hrtime.bigint() };
+    if (app.isDraining()) throw new ShuttingDownError();
   });
   app.addHook('onRequest', authHook(keys, limiter));
 

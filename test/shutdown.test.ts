@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
+import net from 'node:net';
 import { startServer } from './helpers/server.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
 
@@ -32,5 +33,30 @@ describe('graceful shutdown', () => {
       await s.close();
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it('a request arriving on an open connection while closing gets the lane\'s 503 SHUTTING_DOWN', async () => {
+    const s = await startServer({ serviceConfig: echoOnlyConfig() });
+    const { key } = await s.createKey({ credits: 100 });
+    const { hostname, port } = new URL(s.url);
+    const socket = net.connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (d) => (received += d.toString()));
+    const ended = new Promise<void>((r) => socket.on('close', () => r()));
+    const body = JSON.stringify({ type: 'capability', id: 'test_echo', input: { text: 'slow', delayMs: 800 } });
+    socket.write(`POST /api/v2/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    await new Promise((r) => setTimeout(r, 300));
+    const closing = s.close();
+    await new Promise((r) => setTimeout(r, 100));
+    // Pipelined behind the slow run, on the connection that is still open.
+    socket.write(`GET /api/v2/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    await ended;
+    await closing;
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    assert.match(first ?? '', /^HTTP\/1\.1 200 /);
+    assert.match(second ?? '', /^HTTP\/1\.1 503 /, received);
+    assert.match(second!, /x-request-id: \S+/i);
+    const envelope = JSON.parse(second!.slice(second!.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, ''));
+    assert.deepEqual({ ...envelope, requestId: typeof envelope.requestId }, { success: false, requestId: 'string', error: 'The service is shutting down. Please retry.', code: 'SHUTTING_DOWN' });
   });
 });
