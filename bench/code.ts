@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '../server/start.js';
+import { createBenchKey } from './load.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const SPAWNS = Math.max(20, Math.round(RUNS / 4));
@@ -50,12 +51,7 @@ const server = await startService(
   },
 );
 try {
-  const created = await fetch(`${server.url}/admin/keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench', credits: 100_000_000, rateLimitPerMinute: 1_000_000 }),
-  });
-  const { key } = (await created.json()) as { key: string };
+  const key = await createBenchKey(server.url, ADMIN);
   const call = async (path: string, code: string): Promise<number> => {
     const t = performance.now();
     const res = await fetch(server.url + path, {

@@ -7,6 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer, type TestResponse } from './helpers/server.js';
@@ -68,6 +69,19 @@ async function sandboxProcesses(): Promise<string[]> {
   return found;
 }
 
+/**
+ * Sandbox processes still busy after a short grace: a sandbox pre-started for the next run is
+ * briefly in state R while Python starts, then blocks on stdin; a leftover loop stays in R.
+ */
+async function lingeringSandboxProcesses(): Promise<string[]> {
+  let found = await sandboxProcesses();
+  for (let i = 0; i < 20 && found.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    found = await sandboxProcesses();
+  }
+  return found;
+}
+
 before(async () => {
   loopback = http.createServer((_req, res) => {
     loopbackHits++;
@@ -75,7 +89,7 @@ before(async () => {
   });
   await new Promise<void>((r) => loopback.listen(0, '127.0.0.1', () => r()));
   loopbackPort = (loopback.address() as AddressInfo).port;
-  server = await startServer({ serviceConfig: codeConfig(), env: { CODE_TEST_SECRET: SECRET, SANDBOX_JS_WORKERS: '4' } });
+  server = await startServer({ serviceConfig: codeConfig(), env: { CODE_TEST_SECRET: SECRET, SANDBOX_JS_WORKERS: '4', SANDBOX_RUN_DIR_MB: '256' } });
   ({ key } = await server.createKey({ credits: 1_000_000, rateLimitPerMinute: 10_000 }));
   // Start both engines (worker processes, pre-started sandboxes) before any clock is read.
   await Promise.all([js({ code: 'console.log(1)' }), py({ code: 'print(1)' })]);
@@ -288,6 +302,26 @@ describe('run-python-code', () => {
     assert.equal((await server.call('GET', '/healthz')).status, 200);
   });
 
+  it('bounds the memory of a run as a whole: children that each stay under the limit together do not', { skip: !existsSync('/sys/fs/cgroup/memory/cgroup.procs') && 'no cgroup v1 memory controller here' }, async () => {
+    // Four children of 300 MB each: every process is under the 512 MB limit, the run is not.
+    const code = `import os, time
+children = []
+for i in range(4):
+    pid = os.fork()
+    if pid == 0:
+        block = b"x" * (300 * 1024 * 1024)
+        time.sleep(2)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+print("all children finished")`;
+    const e = failed(await py({ code }));
+    assert.equal(e.name, 'MemoryError');
+    assert.equal(e.value, 'The run exceeded its memory limit of 512 MB.');
+    assert.ok(ok(await py({ code: 'print(sum(range(10)))' })).stdout[0] === '45', 'the next run is served');
+  });
+
   it('cannot read host files, DATA_DIR or the server environment', async () => {
     const code = `import os, json
 out = {}
@@ -342,6 +376,20 @@ for host, port in [("127.0.0.1", ${loopbackPort}), ("169.254.169.254", 80), ("8.
     assert.equal(loopbackHits, hitsBefore);
   });
 
+  it('a run with commands cannot fill the host disk: its work dir is on a bounded tmpfs', { skip: process.geteuid?.() !== 0 && 'needs root to mount' }, async () => {
+    // 20 files of 15 MB (each under the 16 MB file limit) against SANDBOX_RUN_DIR_MB=256.
+    const code = `for i in range(20):
+    with open(f"/work/fill{i}", "wb") as f:
+        f.write(b"x" * (15 * 1024 * 1024))
+print("wrote 300 MB")`;
+    const e = failed(await py({ commands: 'true', code }));
+    assert.equal(e.name, 'OSError');
+    assert.match(e.value, /No space left on device/);
+    // The run's files are gone with it: the next run has the space again.
+    const again = ok(await py({ commands: 'true', code: 'open("/work/small", "wb").write(b"x" * 10**7)\nprint("ok")' }));
+    assert.deepEqual(again.stdout, ['ok']);
+  });
+
   it('runs commands first in the same work dir (a local step writing a module)', async () => {
     const logs = ok(await py({ commands: 'mkdir -p .packages && printf "def answer():\\n    return 42\\n" > .packages/helper.py', code: 'import helper\nprint(helper.answer())' }));
     assert.deepEqual(logs.stdout, ['42']);
@@ -382,7 +430,7 @@ describe('both sandboxes under load', () => {
       assert.ok(elapsed < 11_000, `answered after ${elapsed} ms`);
     }
     assert.ok(health >= 10, `healthz answered ${health} times`);
-    assert.deepEqual(await sandboxProcesses(), []);
+    assert.deepEqual(await lingeringSandboxProcesses(), []);
   });
 
   it('answers 20 concurrent runs correctly', async () => {

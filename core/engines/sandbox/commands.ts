@@ -35,7 +35,7 @@ const COMMANDS_ENV: Record<string, string> = {
 /** Runs the commands; resolves with an error object when they fail or time out. */
 export async function runCommands(
   commands: string,
-  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal },
+  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal; cgroup?: string },
 ): Promise<ExecutionErrorInfo | undefined> {
   const s = opts.settings;
   const proxy = await startEgressProxy(`${opts.runDir}.sock`, opts.uid, { ...s.egress, packageHosts: s.packageHosts });
@@ -48,6 +48,7 @@ export async function runCommands(
     tmpfsMb: s.tmpfsMb,
     env: { ...COMMANDS_ENV, ...PROXY_ENV, SANDBOX_COMMANDS: commands },
     binds: [[proxy.socketPath, '/run/egress.sock']],
+    cgroup: opts.cgroup,
     limits: {
       nproc: Math.max(256, s.maxProcesses),
       asBytes: s.commandsMemoryMb * 1024 * 1024,

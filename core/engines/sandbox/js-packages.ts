@@ -30,7 +30,7 @@ const BUNDLE_CAP = 32 * 1024 * 1024;
 /** Bundles `/work/main.js` of the run directory; returns the module source or an error object. */
 export async function bundleRun(
   code: string,
-  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal },
+  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal; cgroup?: string },
 ): Promise<{ bundle: string } | { error: ExecutionErrorInfo }> {
   const entry = join(opts.runDir, '.sandbox-main.mjs');
   await writeFile(entry, code, { mode: 0o600, flag: 'wx' });
@@ -58,6 +58,7 @@ export async function bundleRun(
     tmpfsMb: opts.settings.tmpfsMb,
     env: { HOME: '/work', PATH: '/usr/bin:/bin' },
     roBinds: [[findEsbuild(), '/opt/esbuild']],
+    cgroup: opts.cgroup,
     limits: { nproc: 256, asBytes: opts.settings.commandsMemoryMb * 1024 * 1024, fsizeBytes: 64 * 1024 * 1024, nofile: 1024, cpuSeconds: 60 },
   });
   const outcome = await driveProcess(child, { uid: opts.uid, timeoutMs: 30_000, maxLines: 10_000_000, maxBytes: BUNDLE_CAP, signal: opts.signal });

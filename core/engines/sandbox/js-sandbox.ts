@@ -15,6 +15,7 @@ import type { SandboxSettings } from './settings.js';
 import { BusyError } from '../../errors.js';
 import { BUSY_MESSAGE, UidPool } from './uid-pool.js';
 import { canSwitchUid, killSandbox } from './os-sandbox.js';
+import { SandboxCgroups } from './cgroup.js';
 import { runCommands } from './commands.js';
 import { makeRunDir, removeRunRoot } from './run-dir.js';
 import { bundleRun } from './js-packages.js';
@@ -58,6 +59,8 @@ export class JsSandboxEngine implements JsSandbox {
   private readonly workers: Worker[] = [];
   private readonly queue: Job[] = [];
   private readonly commandsPool: UidPool;
+  /** Memory cgroups of the `commands` and bundling steps. */
+  private readonly cgroups: SandboxCgroups;
   private nextId = 1;
   private closed = false;
   private failures = 0;
@@ -68,6 +71,7 @@ export class JsSandboxEngine implements JsSandbox {
   ) {
     // JS `commands` steps get their own uid range, apart from the Python sandboxes'.
     this.commandsPool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase + 1000 : null, settings.maxQueue);
+    this.cgroups = new SandboxCgroups(canSwitchUid());
   }
 
   /** Starts the worker processes. */
@@ -232,9 +236,10 @@ export class JsSandboxEngine implements JsSandbox {
   /** Runs `commands` and bundles the code with the installed packages, in OS sandboxes. */
   private async prepareBundle(req: JsRunRequest): Promise<{ bundle: string } | { error: SandboxResult['error'] & object }> {
     const lease = await this.commandsPool.acquire(req.signal);
-    const dir = await makeRunDir(lease.uid);
+    const dir = await makeRunDir(lease.uid, this.settings.runDirMb);
     try {
-      const opts = { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal };
+      const cgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024);
+      const opts = { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup };
       const failed = await runCommands(req.commands!, opts);
       if (failed) return { error: failed };
       try {
@@ -267,5 +272,6 @@ export class JsSandboxEngine implements JsSandbox {
       ),
     );
     await removeRunRoot();
+    this.cgroups.close();
   }
 }

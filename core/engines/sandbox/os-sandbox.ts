@@ -7,6 +7,7 @@
  * host root in disguise and RLIMIT_NPROC would not hold (measured in issue 6), hence the uid drop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 
 /** Resource limits applied with prlimit before bubblewrap starts (or by the program inside). */
 export interface OsLimits {
@@ -43,6 +44,8 @@ export interface OsSandboxSpec {
   binds?: [string, string][];
   /** Open a fourth pipe (fd 3) for a structured result. */
   resultFd?: boolean;
+  /** Memory cgroup directory the sandbox joins before it starts (see `SandboxCgroups`). */
+  cgroup?: string;
 }
 
 /** True when this process can start sandboxes under other uids. */
@@ -96,7 +99,21 @@ export function sandboxArgv(spec: OsSandboxSpec): string[] {
 
 /** Spawns the sandbox in its own process group; stdio are pipes (plus fd 3 when asked). */
 export function spawnOsSandbox(spec: OsSandboxSpec): ChildProcess {
-  const [bin, ...args] = sandboxArgv(spec);
+  const argv = sandboxArgv(spec);
+  if (spec.uid !== null && spec.cgroup) {
+    // A root shell moves itself into the run's cgroup, then setpriv drops to the run's uid (and
+    // with it every capability) before the launchers start: nothing of the run is ever outside.
+    const [bin, ...args] = [
+      '/bin/sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', spec.cgroup,
+      '/usr/bin/setpriv', `--reuid=${spec.uid}`, `--regid=${spec.uid}`, '--clear-groups', '--', ...argv,
+    ];
+    return spawn(bin!, args, {
+      stdio: spec.resultFd ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      env: { PATH: '/usr/bin:/bin' },
+    });
+  }
+  const [bin, ...args] = argv;
   return spawn(bin!, args, {
     stdio: spec.resultFd ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
     detached: true,
@@ -121,10 +138,28 @@ export async function killSandbox(child: ChildProcess | undefined, uid: number |
     }
   }
   if (uid === null) return;
-  await new Promise<void>((resolve) => {
-    // kill(-1) as the run's uid reaches every process of that uid and nothing else.
-    const sweep = spawn('/usr/bin/kill', ['-KILL', '-1'], { stdio: 'ignore', env: { PATH: '/usr/bin:/bin' }, uid, gid: uid });
-    sweep.on('error', () => resolve());
-    sweep.on('close', () => resolve());
-  });
+  // kill(-1) as the run's uid reaches every process of that uid and nothing else. A fork loop can
+  // slip a child past one sweep, so sweep again while any live process of the uid remains.
+  for (let i = 0; i < 20; i++) {
+    await new Promise<void>((resolve) => {
+      const sweep = spawn('/usr/bin/kill', ['-KILL', '-1'], { stdio: 'ignore', env: { PATH: '/usr/bin:/bin' }, uid, gid: uid });
+      sweep.on('error', () => resolve());
+      sweep.on('close', () => resolve());
+    });
+    if (!(await hasLiveProcess(uid))) return;
+  }
+}
+
+/** Whether a process of `uid` is still running (zombies, already dead, do not count). */
+async function hasLiveProcess(uid: number): Promise<boolean> {
+  for (const pid of await readdir('/proc')) {
+    if (pid.charCodeAt(0) > 57) continue;
+    try {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8');
+      if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) === uid && !/^State:\s+[ZX]/m.test(status)) return true;
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return false;
 }

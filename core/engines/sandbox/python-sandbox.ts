@@ -11,6 +11,7 @@ import type { ExecutionErrorInfo, PythonSandbox, SandboxResult, SandboxRunReques
 import type { SandboxSettings } from './settings.js';
 import { UidPool, type UidLease } from './uid-pool.js';
 import { canSwitchUid, killSandbox, spawnOsSandbox } from './os-sandbox.js';
+import { SandboxCgroups } from './cgroup.js';
 import { driveProcess, type ProcessOutcome } from './process-run.js';
 import { PYTHON_RUNNER } from './python-runner.js';
 import { runCommands } from './commands.js';
@@ -28,6 +29,8 @@ const PY_ENV: Record<string, string> = {
 interface Warm {
   child: ChildProcess;
   lease: UidLease;
+  /** Memory cgroup the sandbox runs in, if any. */
+  cgroup?: string;
   /** Drops the entry if the idle sandbox dies before it is used. */
   onExit?: () => void;
 }
@@ -38,6 +41,7 @@ export class PythonSandboxEngine implements PythonSandbox {
   private readonly pool: UidPool;
   private readonly warm: Warm[] = [];
   private readonly warmTarget: number;
+  private readonly cgroups: SandboxCgroups;
   private closed = false;
 
   constructor(
@@ -46,6 +50,8 @@ export class PythonSandboxEngine implements PythonSandbox {
   ) {
     this.pool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase : null, settings.maxQueue);
     this.warmTarget = Math.min(3, settings.maxConcurrent - 1);
+    this.cgroups = new SandboxCgroups(canSwitchUid());
+    if (canSwitchUid() && !this.cgroups.available) log.warn('no memory cgroup for Python runs: each process keeps its memory limit, a run as a whole has none');
   }
 
   /** Starts the pre-started sandboxes (called at engine creation). */
@@ -53,8 +59,9 @@ export class PythonSandboxEngine implements PythonSandbox {
     while (!this.closed && this.warm.length < this.warmTarget) {
       const lease = this.pool.tryAcquire();
       if (!lease) return;
-      const child = this.spawn(lease.uid, undefined);
-      const entry: Warm = { child, lease };
+      const cgroup = this.cgroupFor(lease.uid);
+      const child = this.spawn(lease.uid, undefined, cgroup);
+      const entry: Warm = { child, lease, cgroup };
       child.on('error', () => undefined);
       entry.onExit = () => {
         const i = this.warm.indexOf(entry);
@@ -68,7 +75,12 @@ export class PythonSandboxEngine implements PythonSandbox {
     }
   }
 
-  private spawn(uid: number | null, runDir: string | undefined): ChildProcess {
+  /** The uid's memory cgroup, limited to one Python run's memory. */
+  private cgroupFor(uid: number | null): string | undefined {
+    return this.cgroups.prepare(uid, this.settings.pythonMemoryMb * 1024 * 1024);
+  }
+
+  private spawn(uid: number | null, runDir: string | undefined, cgroup: string | undefined): ChildProcess {
     const s = this.settings;
     return spawnOsSandbox({
       bwrapBin: s.bwrapBin,
@@ -90,6 +102,7 @@ export class PythonSandboxEngine implements PythonSandbox {
       tmpfsMb: s.tmpfsMb,
       env: PY_ENV,
       resultFd: true,
+      cgroup,
     });
   }
 
@@ -100,11 +113,13 @@ export class PythonSandboxEngine implements PythonSandbox {
     let entry = this.takeWarm();
     if (!entry) {
       const lease = await this.pool.acquire(req.signal);
-      entry = { lease, child: this.spawn(lease.uid, undefined) };
+      const cgroup = this.cgroupFor(lease.uid);
+      entry = { lease, cgroup, child: this.spawn(lease.uid, undefined, cgroup) };
     }
     try {
+      const ooms = this.cgroups.oomKills(entry.cgroup);
       const outcome = await this.drive(entry, req.code, timeoutMs, req.signal);
-      return this.toResult(outcome, timeoutMs);
+      return this.toResult(outcome, timeoutMs, this.cgroups.oomKills(entry.cgroup) > ooms);
     } finally {
       entry.lease.release();
       this.prewarm();
@@ -134,12 +149,16 @@ export class PythonSandboxEngine implements PythonSandbox {
 
   private async runWithCommands(req: SandboxRunRequest, timeoutMs: number): Promise<SandboxResult> {
     const lease = await this.pool.acquire(req.signal);
-    const dir = await makeRunDir(lease.uid);
+    const dir = await makeRunDir(lease.uid, this.settings.runDirMb);
     try {
-      const failed = await runCommands(req.commands!, { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal });
+      const commandsCgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024);
+      const failed = await runCommands(req.commands!, { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup: commandsCgroup });
       if (failed) return { stdout: [], stderr: [], truncated: false, error: failed, durationMs: 0 };
-      const outcome = await this.drive({ lease, child: this.spawn(lease.uid, dir.path) }, req.code, timeoutMs, req.signal);
-      return this.toResult(outcome, timeoutMs);
+      await killSandbox(undefined, lease.uid);
+      const cgroup = this.cgroupFor(lease.uid);
+      const ooms = this.cgroups.oomKills(cgroup);
+      const outcome = await this.drive({ lease, cgroup, child: this.spawn(lease.uid, dir.path, cgroup) }, req.code, timeoutMs, req.signal);
+      return this.toResult(outcome, timeoutMs, this.cgroups.oomKills(cgroup) > ooms);
     } finally {
       await killSandbox(undefined, lease.uid);
       await dir.remove();
@@ -147,7 +166,7 @@ export class PythonSandboxEngine implements PythonSandbox {
     }
   }
 
-  private toResult(o: ProcessOutcome, timeoutMs: number): SandboxResult {
+  private toResult(o: ProcessOutcome, timeoutMs: number, outOfMemory: boolean): SandboxResult {
     const base = { stdout: o.stdout, stderr: o.stderr, truncated: o.truncated, durationMs: o.durationMs };
     if (o.timedOut) return { ...base, error: timeoutError(timeoutMs) };
     if (o.aborted) return { ...base, error: { name: 'AbortError', value: 'The run was stopped.', traceback: '' } };
@@ -162,6 +181,10 @@ export class PythonSandboxEngine implements PythonSandbox {
     }
     if (error?.name === 'MemoryError' && error.value === '') {
       error.value = `The run exceeded its memory limit of ${this.settings.pythonMemoryMb} MB.`;
+    }
+    // The cgroup's OOM killer stopped a process of the run: the run as a whole used too much.
+    if (!error && outOfMemory) {
+      error = { name: 'MemoryError', value: `The run exceeded its memory limit of ${this.settings.pythonMemoryMb} MB.`, traceback: o.stderr.slice(-20).join('\n') };
     }
     if (!error && (o.exitCode !== 0 || o.signal)) {
       if (o.signal === 'SIGXCPU') error = timeoutError(timeoutMs);
@@ -187,6 +210,7 @@ export class PythonSandboxEngine implements PythonSandbox {
       }),
     );
     await removeRunRoot();
+    this.cgroups.close();
     this.log.debug('python sandbox closed');
   }
 }

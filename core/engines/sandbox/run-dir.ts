@@ -3,18 +3,32 @@
  * share files, so they cannot live on one sandbox's tmpfs. Each run gets a fresh directory owned
  * by its uid, inside a root that is traversable but not listable, and it is deleted afterwards.
  * The root is outside DATA_DIR so no sandbox uid ever needs a path into the service's data.
+ * When the service is root the root is a tmpfs of `SANDBOX_RUN_DIR_MB`: what runs write there is
+ * bounded in all (and charged to each run's memory cgroup) instead of filling the host disk.
  */
-import { chmod, chown, mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
+const run = promisify(execFile);
 let rootPromise: Promise<string> | undefined;
+let mounted = false;
 
-/** Creates (once per process) the parent of all run directories: mode 0711. */
-function runRoot(): Promise<string> {
+/** Creates (once per process) the parent of all run directories: mode 0711, a tmpfs when root. */
+function runRoot(sizeMb: number): Promise<string> {
   rootPromise ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'code-sandbox-'));
+    if (process.geteuid?.() === 0) {
+      try {
+        await run('/bin/mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0711,nosuid,nodev`, 'code-sandbox', dir]);
+        mounted = true;
+      } catch {
+        // No mount here (a container without the capability): runs write to the host disk.
+      }
+    }
     await chmod(dir, 0o711);
     return dir;
   })();
@@ -28,8 +42,8 @@ export interface RunDir {
 }
 
 /** Makes a fresh 0700 directory owned by `uid` (when the service can switch uids). */
-export async function makeRunDir(uid: number | null): Promise<RunDir> {
-  const root = await runRoot();
+export async function makeRunDir(uid: number | null, rootSizeMb: number): Promise<RunDir> {
+  const root = await runRoot(rootSizeMb);
   const path = join(root, randomBytes(12).toString('hex'));
   await mkdir(path, { mode: 0o700 });
   if (uid !== null) await chown(path, uid, uid);
@@ -47,9 +61,15 @@ export async function removeRunRoot(): Promise<void> {
   const root = await pending.catch(() => undefined);
   if (!root) return;
   try {
+    // Not empty: another engine is still running a `commands` step.
+    if ((await readdir(root)).length > 0) return;
+    if (mounted) {
+      await run('/bin/umount', [root]);
+      mounted = false;
+    }
     await rmdir(root);
     if (rootPromise === pending) rootPromise = undefined;
   } catch {
-    // Not empty: another engine is still running a `commands` step.
+    // Busy: left for the process's exit.
   }
 }

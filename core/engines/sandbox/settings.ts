@@ -13,9 +13,9 @@ export interface SandboxSettings {
   commandsTimeoutMs: number;
   /** Heap limit of one JavaScript isolate. */
   jsMemoryMb: number;
-  /** Address-space limit of the Python process. */
+  /** Memory of one Python run: each process's address space and, in a memory cgroup, the whole run. */
   pythonMemoryMb: number;
-  /** Address-space limit of each process of the `commands` and bundling steps. */
+  /** Memory of the `commands` and bundling steps: per process and, in a memory cgroup, in all. */
   commandsMemoryMb: number;
   /** Worker processes holding JavaScript isolates. */
   jsWorkers: number;
@@ -33,6 +33,8 @@ export interface SandboxSettings {
   maxFileMb: number;
   /** Size of the run's tmpfs work dir and /tmp. */
   tmpfsMb: number;
+  /** Size of the tmpfs holding the run directories of runs with `commands` (all runs together). */
+  runDirMb: number;
   /** First uid (and gid) of the range runs are started under when the service is root. */
   uidBase: number;
   /** The CPython binary; a real interpreter, not a shim on PATH. */
@@ -93,6 +95,7 @@ export function loadSandboxSettings(env: Record<string, string | undefined>): Sa
     maxProcesses: int(env, 'SANDBOX_MAX_PROCESSES', 64),
     maxFileMb: int(env, 'SANDBOX_MAX_FILE_MB', 16),
     tmpfsMb: int(env, 'SANDBOX_TMPFS_MB', 64),
+    runDirMb: int(env, 'SANDBOX_RUN_DIR_MB', 2048, 64),
     uidBase: int(env, 'SANDBOX_UID_BASE', 61_000, 1000),
     pythonBin: env.SANDBOX_PYTHON_BIN?.trim() || '/usr/bin/python3',
     bwrapBin: env.SANDBOX_BWRAP_BIN?.trim() || '/usr/bin/bwrap',
