@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '../server/start.js';
 import { echoOnlyConfig } from '../test/fixtures/test-plugins.js';
+import { createBenchKey } from './load.js';
 
 const mode = process.argv[2] ?? 'engine';
 if (mode === 'bare') {
@@ -27,12 +28,7 @@ if (mode === 'bare') {
     env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
   }
   const s = await startService(env, { serviceConfig: echoOnlyConfig() });
-  const res = await fetch(`${s.url}/admin/keys`, {
-    method: 'POST',
-    headers: { authorization: 'Bearer bench', 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 }),
-  });
-  const { key } = (await res.json()) as { key: string };
+  const key = await createBenchKey(s.url, 'bench');
   process.stdout.write(JSON.stringify({ url: s.url, key }) + '\n');
 }
 

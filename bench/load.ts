@@ -44,3 +44,14 @@ export async function load(origin: string, opts: { connections: number; seconds:
   lat.sort((a, b) => a - b);
   return { requests: lat.length, errors, seconds, rps: lat.length / seconds, p50: percentile(lat, 50), p95: percentile(lat, 95), p99: percentile(lat, 99) };
 }
+
+/** Creates an API key with room for any benchmark (credits and rate limit far above what a run uses). */
+export async function createBenchKey(serviceUrl: string, adminToken: string, credits = 1_000_000_000): Promise<string> {
+  const res = await fetch(`${serviceUrl}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', credits, rateLimitPerMinute: 1_000_000 }),
+  });
+  if (!res.ok) throw new Error(`creating the bench key failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { key: string }).key;
+}
