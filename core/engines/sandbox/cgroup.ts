@@ -41,8 +41,13 @@ function removeTree(dir: string): void {
 export class SandboxCgroups {
   private readonly root: string | undefined;
   private readonly made = new Set<string>();
+  private readonly limits = new Map<string, number>();
 
-  constructor(enabled: boolean) {
+  /** `onError` hears of a group that could not be prepared (the run then has its rlimits only). */
+  constructor(
+    enabled: boolean,
+    private readonly onError?: (err: unknown, dir: string) => void,
+  ) {
     this.root = enabled ? SandboxCgroups.createRoot() : undefined;
   }
 
@@ -75,20 +80,27 @@ export class SandboxCgroups {
   }
 
   /**
-   * The group of `uid` with its memory limit set to `limitBytes` (a run's phases, `commands` then
-   * code, may differ); undefined when cgroups are unavailable.
+   * The group of `uid` for one phase of a run, its memory limit set to `limitBytes`; undefined
+   * when cgroups are unavailable. Each phase (`code`, `commands`) has its own group: files a
+   * `commands` step leaves on the run's tmpfs stay charged to the group that wrote them, so
+   * lowering one shared group's limit for the code phase could fail (EBUSY) and leave the code
+   * without any bound.
    */
-  prepare(uid: number | null, limitBytes: number): string | undefined {
+  prepare(uid: number | null, limitBytes: number, phase: 'code' | 'commands' = 'code'): string | undefined {
     if (!this.root || uid === null) return undefined;
-    const dir = join(this.root, `u${uid}`);
+    const dir = join(this.root, phase === 'code' ? `u${uid}` : `u${uid}-${phase}`);
     try {
       if (!this.made.has(dir)) {
         mkdirSync(dir, { recursive: true });
         this.made.add(dir);
       }
-      writeFileSync(join(dir, 'memory.limit_in_bytes'), String(limitBytes));
+      if (this.limits.get(dir) !== limitBytes) {
+        writeFileSync(join(dir, 'memory.limit_in_bytes'), String(limitBytes));
+        this.limits.set(dir, limitBytes);
+      }
       return dir;
-    } catch {
+    } catch (err) {
+      this.onError?.(err, dir);
       return undefined;
     }
   }
@@ -112,4 +124,14 @@ export class SandboxCgroups {
       // A process still inside: the next start removes the group.
     }
   }
+}
+
+/** An `onError` for {@link SandboxCgroups} that warns once per group directory. */
+export function cgroupWarning(log: { warn(obj: object, msg: string): void }): (err: unknown, dir: string) => void {
+  const told = new Set<string>();
+  return (err, dir) => {
+    if (told.has(dir)) return;
+    told.add(dir);
+    log.warn({ err, cgroup: dir }, 'memory cgroup could not be prepared: this run has its per-process limits only');
+  };
 }

@@ -15,7 +15,7 @@ import type { SandboxSettings } from './settings.js';
 import { BusyError } from '../../errors.js';
 import { BUSY_MESSAGE, UidPool } from './uid-pool.js';
 import { canSwitchUid, killSandbox } from './os-sandbox.js';
-import { SandboxCgroups } from './cgroup.js';
+import { SandboxCgroups, cgroupWarning } from './cgroup.js';
 import { runCommands } from './commands.js';
 import { makeRunDir, removeRunRoot } from './run-dir.js';
 import { bundleRun } from './js-packages.js';
@@ -71,7 +71,7 @@ export class JsSandboxEngine implements JsSandbox {
   ) {
     // JS `commands` steps get their own uid range, apart from the Python sandboxes'.
     this.commandsPool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase + 1000 : null, settings.maxQueue);
-    this.cgroups = new SandboxCgroups(canSwitchUid());
+    this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log));
   }
 
   /** Starts the worker processes. */
@@ -238,7 +238,7 @@ export class JsSandboxEngine implements JsSandbox {
     const lease = await this.commandsPool.acquire(req.signal);
     const dir = await makeRunDir(lease.uid, this.settings.runDirMb);
     try {
-      const cgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024);
+      const cgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024, 'commands');
       const opts = { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup };
       const failed = await runCommands(req.commands!, opts);
       if (failed) return { error: failed };

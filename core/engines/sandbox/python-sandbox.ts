@@ -11,7 +11,7 @@ import type { ExecutionErrorInfo, PythonSandbox, SandboxResult, SandboxRunReques
 import type { SandboxSettings } from './settings.js';
 import { UidPool, type UidLease } from './uid-pool.js';
 import { canSwitchUid, killSandbox, spawnOsSandbox } from './os-sandbox.js';
-import { SandboxCgroups } from './cgroup.js';
+import { SandboxCgroups, cgroupWarning } from './cgroup.js';
 import { driveProcess, type ProcessOutcome } from './process-run.js';
 import { PYTHON_RUNNER } from './python-runner.js';
 import { runCommands } from './commands.js';
@@ -50,7 +50,7 @@ export class PythonSandboxEngine implements PythonSandbox {
   ) {
     this.pool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase : null, settings.maxQueue);
     this.warmTarget = Math.min(3, settings.maxConcurrent - 1);
-    this.cgroups = new SandboxCgroups(canSwitchUid());
+    this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log));
     if (canSwitchUid() && !this.cgroups.available) log.warn('no memory cgroup for Python runs: each process keeps its memory limit, a run as a whole has none');
   }
 
@@ -151,7 +151,7 @@ export class PythonSandboxEngine implements PythonSandbox {
     const lease = await this.pool.acquire(req.signal);
     const dir = await makeRunDir(lease.uid, this.settings.runDirMb);
     try {
-      const commandsCgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024);
+      const commandsCgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024, 'commands');
       const failed = await runCommands(req.commands!, { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup: commandsCgroup });
       if (failed) return { stdout: [], stderr: [], truncated: false, error: failed, durationMs: 0 };
       await killSandbox(undefined, lease.uid);
