@@ -357,9 +357,11 @@ describe('crawl-delay from robots.txt', () => {
 describe('robots.txt per origin', () => {
   it('checks a same-site link on another origin against that origin\'s robots.txt', async () => {
     const fetched: string[] = [];
+    const robotsReads: number[] = [];
     const serve = (robots: string, page: (req: http.IncomingMessage) => string) =>
       http.createServer((req, res) => {
         if (req.url === '/robots.txt') {
+          robotsReads.push(req.socket.localPort!);
           res.writeHead(200, { 'content-type': 'text/plain' });
           return res.end(robots);
         }
@@ -382,9 +384,50 @@ describe('robots.txt per origin', () => {
       assert.ok(urls.includes(`http://127.0.0.1:${otherPort}/open`), urls.join(' '));
       assert.deepEqual(fetched.filter((f) => f.startsWith(`${otherPort}/`)), [`${otherPort}/open`]);
       assert.equal(res.json.pages, 2);
+      assert.deepEqual(robotsReads.filter((p) => p === otherPort), [otherPort], 'read once per crawl');
+
+      // A link the limit leaves unvisited costs no robots.txt request on its origin.
+      robotsReads.length = 0;
+      const one = await s.call('POST', '/api/v1/crawl', { key, body: { url: `http://127.0.0.1:${(start.address() as AddressInfo).port}/`, limit: 1 } });
+      assert.equal(one.status, 200, one.text);
+      assert.equal(one.json.pages, 1);
+      assert.deepEqual(robotsReads.filter((p) => p === otherPort), []);
     } finally {
       await s.close();
       for (const server of [start, other]) {
+        server.closeAllConnections();
+        server.close();
+      }
+    }
+  });
+});
+
+describe('crawl across many origins of one host', () => {
+  it('follows at most 8 origins of the site, however many ports a page links to', async () => {
+    const origins = new Set<number>();
+    const servers: http.Server[] = [];
+    const links: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const server = http.createServer((req, res) => {
+        if (req.url !== '/robots.txt') origins.add(req.socket.localPort!);
+        res.writeHead(req.url === '/robots.txt' ? 404 : 200, { 'content-type': 'text/html' });
+        res.end(i === 0 ? links.join('') : '<p>page</p>');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      servers.push(server);
+      links.push(`<a href="http://127.0.0.1:${(server.address() as AddressInfo).port}/p">port</a>`);
+    }
+    const s = await startServer({ serviceConfig: webConfig(), env: { ALLOW_PRIVATE_NETWORK: 'true' } });
+    try {
+      const { key } = await s.createKey({ credits: 1000 });
+      const res = await s.call('POST', '/api/v1/crawl', { key, body: { url: `http://127.0.0.1:${(servers[0]!.address() as AddressInfo).port}/`, limit: 20 } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(origins.size, 8);
+      // The start page, its own /p and one page on each of the 7 other origins.
+      assert.equal(res.json.pages, 9);
+    } finally {
+      await s.close();
+      for (const server of servers) {
         server.closeAllConnections();
         server.close();
       }

@@ -65,6 +65,9 @@ export function normaliseUrl(raw: string): string | undefined {
   return u.href;
 }
 
+/** Distinct origins (scheme, host, port) of one site a crawl follows links to. */
+const MAX_ORIGINS = 8;
+
 /** Same site: the same host, with or without a leading `www.` (scheme may differ). */
 export function siteOf(url: string): string {
   return new URL(url).hostname.toLowerCase().replace(/^www\./, '');
@@ -128,7 +131,17 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
   let lastStart = 0;
   let startError: unknown;
 
+  // Origins of the site links may lead to (`www.`, the other scheme, other ports): bounded, so a
+  // page linking to hundreds of ports cannot make the crawl fetch hundreds of robots.txt files.
+  const origins = new Set<string>([start.origin]);
+
   const visit = async (item: { url: string; depth: number; order: number }) => {
+    // robots.txt of another origin is read when one of its pages is about to be fetched (never
+    // for links that the limit or the deadline leave unvisited).
+    if (item.order !== 0) {
+      const robotsOk = (await robotsFor(new URL(item.url))).isAllowed(item.url, ROBOTS_AGENT) !== false;
+      if (!robotsOk || Date.now() >= opts.deadline || ctx.signal.aborted) return;
+    }
     if (delayMs > 0) {
       const wait = lastStart + delayMs - Date.now();
       if (lastStart > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -157,8 +170,11 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
         if (!norm || seen.has(norm)) continue;
         const u = new URL(norm);
         if (siteOf(norm) !== site || SKIP_EXTENSIONS.test(u.pathname)) continue;
+        if (!origins.has(u.origin)) {
+          if (origins.size >= MAX_ORIGINS) continue;
+          origins.add(u.origin);
+        }
         seen.add(norm);
-        if ((await robotsFor(u)).isAllowed(norm, ROBOTS_AGENT) === false) continue;
         queue.push({ url: norm, depth: item.depth + 1, order: nextOrder++ });
       }
     }
