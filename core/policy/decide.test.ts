@@ -1,7 +1,7 @@
 /** Most specific rule wins: exact id, provider, key `*`, deployment default, allow. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide } from './decide.js';
+import { capabilityAllowed, decide } from './decide.js';
 
 describe('policy decide', () => {
   const t = { capability: 'search_news', endpoint: 'search_a.news', provider: 'search_a' };
@@ -21,5 +21,20 @@ describe('policy decide', () => {
     assert.equal(decide({ block: ['search_news'] }, {}, t), false);
     assert.equal(decide({ allow: ['search_news'], block: ['*'] }, {}, t), true);
     assert.equal(decide({ allow: ['search_news'], block: ['search_a'] }, {}, t), false);
+  });
+
+  it('capability gate: a deployment block of a capability yields to the key\'s own allow rules, as decide does', () => {
+    const dep = { block: ['search_news'] };
+    const gate = (key: { allow?: string[]; block?: string[] } | undefined) =>
+      capabilityAllowed(key, dep, 'search_news', decide(key, dep, t) ? 1 : 0, 1);
+    assert.equal(gate(undefined), false);
+    assert.equal(gate({ block: ['other'] }), false);
+    assert.equal(gate({ allow: ['search_a'] }), true);
+    assert.equal(gate({ allow: ['*'] }), true);
+    assert.equal(gate({ allow: ['search_a.news'] }), true);
+    // The key naming the capability decides either way.
+    assert.equal(gate({ allow: ['search_a'], block: ['search_news'] }), false);
+    // A key with an allow for an unrelated provider still gets nothing through this one.
+    assert.equal(gate({ allow: ['crawler_a'] }), false);
   });
 });

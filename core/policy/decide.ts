@@ -43,16 +43,18 @@ export function decide(key: Policy | undefined, deployment: Policy | undefined, 
 }
 
 /**
- * True when a rule names the capability itself and blocks it (the key's rules first, then the
- * deployment's). Unlike {@link decide} with only a capability, `*` does not count: under
- * `{ allow: ['search_a'], block: ['*'] }` the capabilities search_a serves stay usable through it.
+ * True when a rule names the capability itself and blocks it. Unlike {@link decide} with only a
+ * capability, `*` does not count: under `{ allow: ['search_a'], block: ['*'] }` the capabilities
+ * search_a serves stay usable through it. The key's rules come first, as in `decide`: a key that
+ * names the capability decides; a key with allow rules of its own (`*`, a provider, an endpoint)
+ * is judged per provider by `decide`, where those rules outrank the deployment's capability rule;
+ * only for a key without any allow rule does the deployment's block of the capability settle it.
  */
 export function capabilityBlocked(key: Policy | undefined, deployment: Policy | undefined, capability: string): boolean {
-  for (const policy of [key, deployment]) {
-    const verdict = rule(policy, capability);
-    if (verdict) return verdict === 'block';
-  }
-  return false;
+  const own = rule(key, capability);
+  if (own) return own === 'block';
+  if (key?.allow?.length) return false;
+  return rule(deployment, capability) === 'block';
 }
 
 /** Whether a key may use a capability: not blocked by name, and through at least one allowed provider (or by the `*` rules when it has none). */
