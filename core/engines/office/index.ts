@@ -11,6 +11,7 @@
  * sandbox's `/usr/bin/bwrap`) with no network at all and a file system of `/usr`, the few `/etc`
  * files fonts and the loader need, and the office work dir.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { EngineOptions } from '../options.js';
@@ -53,6 +54,22 @@ export function officeJail(bwrap: string, dir: string): string[] {
   return argv;
 }
 
+/**
+ * The jail if it works here (one `true` run inside it, ~10 ms); otherwise LibreOffice runs
+ * unconfined and the log says so loudly, since links inside documents then reach the network.
+ */
+function usableJail(jail: string[], log: EngineOptions['log']): string[] {
+  const risk = 'LibreOffice runs unconfined: links inside converted documents can reach the network and host files';
+  if (jail.length === 0) {
+    log.warn({}, `bubblewrap not found (OFFICE_BWRAP_BIN): ${risk}`);
+    return jail;
+  }
+  const probe = spawnSync(jail[0]!, [...jail.slice(1), '/bin/true'], { timeout: 10_000, encoding: 'utf8' });
+  if (probe.status === 0) return jail;
+  log.warn({ status: probe.status, stderr: probe.stderr?.trim() || probe.error?.message }, `bubblewrap cannot confine LibreOffice here: ${risk}`);
+  return [];
+}
+
 /** Creates the LibreOffice pool; processes start at `warm()` or at the first conversion. */
 export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(): Promise<void> } {
   const env = opts.env;
@@ -71,7 +88,7 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
     driverPath,
     profileRoot: root,
     workDir: join(root, 'jobs'),
-    jail: officeJail(env.OFFICE_BWRAP_BIN?.trim() || '/usr/bin/bwrap', root),
+    jail: usableJail(officeJail(env.OFFICE_BWRAP_BIN?.trim() || '/usr/bin/bwrap', root), opts.log),
     log: opts.log,
   });
   // None left behind: if the service dies without a graceful close, kill the process groups.

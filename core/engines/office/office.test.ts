@@ -67,3 +67,20 @@ test('timeout, recycling, bad input and a clean shutdown', async () => {
   assert.deepEqual(processesUsing(dataDir), []);
   await rm(dataDir, { recursive: true, force: true });
 });
+
+test('without a working bubblewrap the pool says loudly that LibreOffice runs unconfined', async () => {
+  for (const bwrap of ['/nonexistent/bwrap', '/bin/false']) {
+    const warnings: string[] = [];
+    const dataDir = await mkdtemp(join(tmpdir(), 'office-test-'));
+    const office = createOfficeEngine({
+      dataDir,
+      publicBaseUrl: () => '',
+      env: { OFFICE_BWRAP_BIN: bwrap },
+      log: { ...log, warn: (_o: unknown, msg?: string) => void warnings.push(String(msg)) },
+    });
+    await office.close();
+    await rm(dataDir, { recursive: true, force: true });
+    assert.equal(warnings.length, 1, bwrap);
+    assert.match(warnings[0]!, /LibreOffice runs unconfined/);
+  }
+});
