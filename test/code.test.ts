@@ -390,6 +390,30 @@ print("wrote 300 MB")`;
     assert.deepEqual(again.stdout, ['ok']);
   });
 
+  it('a run that fills its work dir leaves the space of a concurrent run alone', { skip: process.geteuid?.() !== 0 && 'needs root to mount' }, async () => {
+    // The first run fills its 256 MB and holds it; the second, started meanwhile, writes 100 MB.
+    const fill = `import time
+written = 0
+try:
+    for i in range(40):
+        with open(f"/work/fill{i}", "wb") as f:
+            f.write(b"x" * (15 * 1024 * 1024))
+        written += 15
+except OSError:
+    pass
+print("full" if written < 600 else "never full")
+time.sleep(6)`;
+    const write = `for i in range(10):
+    with open(f"/work/part{i}", "wb") as f:
+        f.write(b"y" * (10 * 1024 * 1024))
+print("wrote 100 MB")`;
+    const filling = py({ commands: 'true', code: fill });
+    await new Promise((r) => setTimeout(r, 3000));
+    const other = ok(await py({ commands: 'true', code: write }));
+    assert.deepEqual(other.stdout, ['wrote 100 MB']);
+    assert.deepEqual(ok(await filling).stdout, ['full']);
+  });
+
   it('runs commands first in the same work dir (a local step writing a module)', async () => {
     const logs = ok(await py({ commands: 'mkdir -p .packages && printf "def answer():\\n    return 42\\n" > .packages/helper.py', code: 'import helper\nprint(helper.answer())' }));
     assert.deepEqual(logs.stdout, ['42']);

@@ -19,18 +19,22 @@ test('a root left mounted by a dead service is unmounted and removed at the next
   mkdirSync(stale, { recursive: true });
   execFileSync('/bin/mount', ['-t', 'tmpfs', '-o', 'size=8m', 'code-sandbox', stale]);
   writeFileSync(join(stale, 'left-behind'), 'x'.repeat(1024));
+  // A run directory of that service, mounted below its root.
+  mkdirSync(join(stale, 'run'));
+  execFileSync('/bin/mount', ['-t', 'tmpfs', '-o', 'size=8m', 'code-sandbox', join(stale, 'run')]);
   assert.ok(mountedAt(stale));
 
   const dir = await makeRunDir(null, 64);
   assert.equal(mountedAt(stale), false);
+  assert.equal(mountedAt(join(stale, 'run')), false);
   assert.equal(existsSync(stale), false);
-  // This process's own root is a tmpfs named after its pid.
+  // This process's own root is named after its pid; the run directory is a tmpfs of its own.
   const own = dirname(dir.path);
   assert.match(own, new RegExp(`code-sandbox-${process.pid}-`));
-  assert.ok(mountedAt(own));
+  assert.ok(mountedAt(dir.path));
   await dir.remove();
+  assert.equal(mountedAt(dir.path), false);
   await removeRunRoot();
-  assert.equal(mountedAt(own), false);
   assert.equal(existsSync(own), false);
 });
 

@@ -33,7 +33,7 @@ export interface SandboxSettings {
   maxFileMb: number;
   /** Size of the run's tmpfs work dir and /tmp. */
   tmpfsMb: number;
-  /** Size of the tmpfs holding the run directories of runs with `commands` (all runs together). */
+  /** Size of the tmpfs work dir of one run with `commands` (as root). */
   runDirMb: number;
   /** First uid (and gid) of the range runs are started under when the service is root. */
   uidBase: number;
@@ -52,8 +52,8 @@ export const SANDBOX_SETTINGS_DOC: Record<string, { description: string; default
   SANDBOX_TIMEOUT_MS: { description: 'Wall-clock limit of submitted code.', default: '10000' },
   SANDBOX_COMMANDS_TIMEOUT_MS: { description: 'Wall-clock limit of the `commands` step (package installs).', default: '60000' },
   SANDBOX_JS_MEMORY_MB: { description: 'Heap limit of one JavaScript isolate.', default: '128' },
-  SANDBOX_PYTHON_MEMORY_MB: { description: 'Address-space limit of one Python run.', default: '512' },
-  SANDBOX_COMMANDS_MEMORY_MB: { description: 'Address-space limit of each process of the `commands` step.', default: '2048' },
+  SANDBOX_PYTHON_MEMORY_MB: { description: 'Memory of one Python run: each process\'s address space and, through a memory cgroup, the run as a whole.', default: '512' },
+  SANDBOX_COMMANDS_MEMORY_MB: { description: 'Memory of the `commands` step: per process and, through a memory cgroup, in all.', default: '2048' },
   SANDBOX_JS_WORKERS: { description: 'Worker processes holding JavaScript isolates.', default: 'CPU count, 2 to 4' },
   SANDBOX_MAX_CONCURRENT: { description: 'Python runs and `commands` steps at once (one uid each).', default: '8' },
   SANDBOX_MAX_QUEUE: { description: 'Runs that may wait for a worker before 429.', default: '200' },
@@ -62,6 +62,10 @@ export const SANDBOX_SETTINGS_DOC: Record<string, { description: string; default
   SANDBOX_MAX_PROCESSES: { description: 'Processes/threads of one Python run (RLIMIT_NPROC).', default: '64' },
   SANDBOX_MAX_FILE_MB: { description: 'Largest file a run may write.', default: '16' },
   SANDBOX_TMPFS_MB: { description: 'Size of the run\'s tmpfs work dir.', default: '64' },
+  SANDBOX_RUN_DIR_MB: {
+    description: 'Size of the work dir of a run with `commands`, a tmpfs of its own when the service is root; a run that fills it gets `No space left on device`, other runs keep theirs.',
+    default: '2048',
+  },
   SANDBOX_UID_BASE: { description: 'First uid of the range sandboxes run under when the service runs as root.', default: '61000' },
   SANDBOX_PYTHON_BIN: { description: 'CPython interpreter.', default: '/usr/bin/python3' },
   SANDBOX_BWRAP_BIN: { description: 'bubblewrap binary.', default: '/usr/bin/bwrap' },
