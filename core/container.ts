@@ -40,6 +40,8 @@ export interface ContainerOptions {
 export interface Services {
   container: DependencyContainer;
   settings: ServiceSettings;
+  /** Records where this instance listens, for the admin CLI (embedded store only). */
+  advertise(url: string): void;
   close(): Promise<void>;
 }
 
@@ -52,7 +54,8 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     for (const close of closers.reverse()) await close().catch((err) => logger.error({ err }, 'shutdown step failed'));
   };
   try {
-    const db: Db = settings.databaseUrl ? await openPostgres(settings.databaseUrl) : await openPglite(join(settings.dataDir, 'db'));
+    const embedded = settings.databaseUrl ? undefined : await openPglite(join(settings.dataDir, 'db'));
+    const db: Db = embedded ?? (await openPostgres(settings.databaseUrl!));
     closers.push(() => db.close());
     await migrate(db);
 
@@ -97,7 +100,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     c.register(TOKENS.Registry, { useValue: registry });
     c.register(TOKENS.Executor, { useValue: executor });
     c.register(TOKENS.ServiceConfig, { useValue: opts.serviceConfig });
-    return { container: c, settings, close: closeAll };
+    return { container: c, settings, advertise: (url) => embedded?.lock?.advertise(url), close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

@@ -40,6 +40,7 @@ export async function startService(env: Record<string, string | undefined>, extr
   const port = typeof addr === 'object' && addr ? addr.port : services.settings.port;
   const host = services.settings.host.includes(':') ? `[${services.settings.host}]` : services.settings.host;
   url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  services.advertise(url);
   let stopping: Promise<void> | undefined;
   return {
     app,

@@ -1,19 +1,21 @@
 /** The admin CLI works on the configured store and the server then accepts the key it made. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from './helpers/server.js';
 
 const exec = promisify(execFile);
-const cli = (dataDir: string, ...args: string[]) =>
+const cliWith = (env: Record<string, string>, ...args: string[]) =>
   exec(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/admin/cli.ts', ...args], {
     cwd: join(import.meta.dirname, '..'),
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+    env: { PATH: process.env.PATH, ...env },
   });
+const cli = (dataDir: string, ...args: string[]) => cliWith({ DATA_DIR: dataDir }, ...args);
 
 describe('admin CLI', () => {
   it('creates a key, adds credits with a reason, and the server honours both', async () => {
@@ -37,6 +39,51 @@ describe('admin CLI', () => {
       } finally {
         await s.close();
       }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('while a server holds the embedded store, commands go through its admin API; a second server is refused', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
+    const s = await startServer({ dataDir, processMode: true });
+    try {
+      // Without the admin token the CLI refuses instead of opening the store behind the server's back.
+      const refused = await cli(dataDir, 'keys', 'list').then(() => null, (e) => e);
+      assert.match(refused.stderr, /is in use by process \d+ \(serving http:\/\/127\.0\.0\.1:\d+\).*set ADMIN_TOKEN/);
+      const withToken = { DATA_DIR: dataDir, ADMIN_TOKEN: s.adminToken };
+      const created = JSON.parse((await cliWith(withToken, 'keys', 'create', '--name', 'live', '--credits', '30')).stdout);
+      assert.match(created.key, /^cia_/);
+      await cliWith(withToken, 'credits', 'add', created.id, '20', '--reason', 'while running');
+      // The running server sees the credits at once: they went through it, not around it.
+      const bal = await s.call('GET', '/api/v2/balance', { key: created.key });
+      assert.equal(bal.json.data.credits, 50);
+      const listed = JSON.parse((await cliWith(withToken, 'keys', 'list')).stdout);
+      assert.deepEqual(listed.map((k: { id: string }) => k.id), [created.id]);
+      const tx = JSON.parse((await cliWith(withToken, 'transactions', created.id)).stdout);
+      assert.equal(tx[0].reason, 'while running');
+      const denied = await cliWith({ ...withToken, ADMIN_TOKEN: 'wrong' }, 'keys', 'list').then(() => null, (e) => e);
+      assert.ok(denied, 'a wrong admin token fails');
+      // A second server on the same DATA_DIR does not start.
+      await assert.rejects(startServer({ dataDir }), /is in use by process/);
+    } finally {
+      await s.close();
+    }
+    // Once the server has stopped, the CLI opens the store itself again.
+    const after = JSON.parse((await cli(dataDir, 'keys', 'list')).stdout);
+    assert.equal(after.length, 1);
+    assert.equal(after[0].credits, 50);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('a lock left by a process that died is taken over', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
+    try {
+      const dead = spawnSync('/bin/true').pid!;
+      await writeFile(join(dataDir, 'db.lock'), JSON.stringify({ pid: dead, url: 'http://127.0.0.1:1' }));
+      const listed = JSON.parse((await cli(dataDir, 'keys', 'list')).stdout);
+      assert.deepEqual(listed, []);
+      assert.equal(existsSync(join(dataDir, 'db.lock')), false, 'released after the command');
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

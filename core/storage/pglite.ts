@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Db, Queryable, Row } from './db.js';
 import type { ThreadReply, ThreadRequest } from './pglite-thread.js';
+import { lockEmbedded, type EmbeddedLock } from './embedded-lock.js';
 
 /** A PGlite error carried across the thread boundary. */
 class PgliteError extends Error {
@@ -15,8 +16,18 @@ class PgliteError extends Error {
   }
 }
 
-/** Opens (creating if needed) the embedded database at `dir`. */
-export async function openPglite(dir: string): Promise<Db> {
+/** Opens (creating if needed) the embedded database at `dir`, locked to this process (see embedded-lock.ts). */
+export async function openPglite(dir: string): Promise<Db & { lock?: EmbeddedLock }> {
+  const lock = dir.startsWith('memory://') ? undefined : lockEmbedded(dir);
+  try {
+    return await openLocked(dir, lock);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+async function openLocked(dir: string, lock: EmbeddedLock | undefined): Promise<Db & { lock?: EmbeddedLock }> {
   // Built code runs pglite-thread.js; under tsx (tests, `npm run dev`) the source is .ts.
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   const threadModule = new URL(`./pglite-thread${ext}`, import.meta.url).href;
@@ -63,6 +74,7 @@ export async function openPglite(dir: string): Promise<Db> {
   let openTx: Promise<void> | null = null;
   return {
     kind: 'embedded',
+    lock,
     async query<R extends Row>(sql: string, params?: unknown[]) {
       while (openTx) await openTx;
       return (await send('query', sql, params)) as R[];
@@ -99,6 +111,7 @@ export async function openPglite(dir: string): Promise<Db> {
       await txQueue;
       if (!failure) await send('close').catch(() => {});
       await worker.terminate();
+      lock?.release();
     },
   };
 }

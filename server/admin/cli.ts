@@ -1,6 +1,7 @@
 /**
  * `npm run admin -- <command>`: the admin operations on the configured store (DATABASE_URL, or
- * the embedded database under DATA_DIR — stop the server first, PGlite belongs to one process).
+ * the embedded database under DATA_DIR). PGlite belongs to one process: while a server holds the
+ * embedded store, the command goes through that server's admin API (with ADMIN_TOKEN) instead.
  *
  *   keys create --name NAME [--credits N] [--rate N] [--budget N] [--policy JSON]
  *   keys list [--page N] [--limit N]
@@ -15,6 +16,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSettings } from '../../core/config.js';
 import { openPglite } from '../../core/storage/pglite.js';
+import { EmbeddedInUseError } from '../../core/storage/embedded-lock.js';
+import type { Db } from '../../core/storage/db.js';
 import { openPostgres } from '../../core/storage/postgres.js';
 import { migrate } from '../../core/storage/migrations.js';
 import { KeyStore } from '../../core/keys/key-store.js';
@@ -41,6 +44,77 @@ function num(v: string | undefined): number | undefined {
   return n;
 }
 
+/** One admin operation: run on the store directly, or sent to a running server's admin API. */
+interface Operation {
+  direct(svc: AdminService): Promise<unknown>;
+  http: { method: string; path: string; body?: unknown; query?: Record<string, string | undefined> };
+  /** Paged HTTP answers carry `{ items }`; the CLI prints the items either way. */
+  paged?: boolean;
+}
+
+function operation(values: Record<string, string | boolean | undefined>, positionals: string[]): Operation | undefined {
+  const v = values as Record<string, string | undefined>;
+  const [group, action, ...rest] = positionals;
+  const page = { page: num(v.page) ?? 1, limit: num(v.limit) ?? 50 };
+  const pageQuery = { page: v.page, limit: v.limit };
+  const id = encodeURIComponent(rest[0] ?? '');
+  if (group === 'keys' && action === 'create') {
+    const body = {
+      name: v.name,
+      credits: num(v.credits),
+      rateLimitPerMinute: num(v.rate),
+      budget: v.budget === undefined ? undefined : v.budget === 'null' ? null : num(v.budget),
+      policy: v.policy ? JSON.parse(v.policy) : undefined,
+    };
+    return { direct: (svc) => svc.createKey(body), http: { method: 'POST', path: '/keys', body } };
+  }
+  if (group === 'keys' && action === 'list') {
+    return { direct: (svc) => svc.listKeys(page.page, page.limit), http: { method: 'GET', path: '/keys', query: pageQuery }, paged: true };
+  }
+  if (group === 'keys' && action === 'get' && rest[0]) return { direct: (svc) => svc.getKey(rest[0]!), http: { method: 'GET', path: `/keys/${id}` } };
+  if (group === 'keys' && action === 'update' && rest[0]) {
+    const patch: Record<string, unknown> = {};
+    if (v.name !== undefined) patch.name = v.name;
+    if (v.active !== undefined) patch.active = v.active === 'true';
+    if (v.rate !== undefined) patch.rateLimitPerMinute = num(v.rate);
+    if (v.budget !== undefined) patch.budget = v.budget === 'null' ? null : num(v.budget);
+    if (v.policy !== undefined) patch.policy = JSON.parse(v.policy);
+    return { direct: (svc) => svc.updateKey(rest[0]!, patch), http: { method: 'PATCH', path: `/keys/${id}`, body: patch } };
+  }
+  if (group === 'credits' && action === 'add' && rest[0] && rest[1]) {
+    const body = { amount: num(rest[1]), reason: v.reason };
+    return { direct: (svc) => svc.adjustCredits(rest[0]!, body), http: { method: 'POST', path: `/keys/${id}/credits`, body } };
+  }
+  if (group === 'usage' && action) {
+    const q = { limit: v.limit, page: v.page, status: v.status };
+    return { direct: (svc) => svc.usageOf(action, usageQuery(q)), http: { method: 'GET', path: `/keys/${encodeURIComponent(action)}/usage`, query: q }, paged: true };
+  }
+  if (group === 'transactions' && action) {
+    return { direct: (svc) => svc.transactionsOf(action, page.page, page.limit), http: { method: 'GET', path: `/keys/${encodeURIComponent(action)}/transactions`, query: pageQuery }, paged: true };
+  }
+  return undefined;
+}
+
+/** Sends the operation to the running server that holds the embedded database. */
+async function viaServer(op: Operation, url: string, token: string): Promise<unknown> {
+  const target = new URL(`/admin${op.http.path}`, url);
+  for (const [k, val] of Object.entries(op.http.query ?? {})) if (val !== undefined) target.searchParams.set(k, val);
+  const res = await fetch(target, {
+    method: op.http.method,
+    headers: { authorization: `Bearer ${token}`, ...(op.http.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: op.http.body === undefined ? undefined : JSON.stringify(op.http.body),
+  });
+  const text = await res.text();
+  let json: { error?: string; items?: unknown } | undefined;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (!res.ok) throw new Error(json?.error ?? `the server answered ${res.status}`);
+  return op.paged ? json?.items : json;
+}
+
 async function main(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -59,41 +133,31 @@ async function main(argv: string[]): Promise<unknown> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const [group, action, ...rest] = positionals;
-  if (values.help || !group) return USAGE;
+  if (values.help || !positionals[0]) return USAGE;
+  const op = operation(values, positionals);
+  if (!op) return USAGE;
 
   const settings = loadSettings(process.env);
-  const db = settings.databaseUrl ? await openPostgres(settings.databaseUrl, { max: 2 }) : await openPglite(join(settings.dataDir, 'db'));
+  let db: Db;
+  if (settings.databaseUrl) db = await openPostgres(settings.databaseUrl, { max: 2 });
+  else {
+    const dir = join(settings.dataDir, 'db');
+    try {
+      db = await openPglite(dir);
+    } catch (err) {
+      if (!(err instanceof EmbeddedInUseError)) throw err;
+      // A running server owns the embedded store (and its balances): go through its admin API.
+      const token = process.env.ADMIN_TOKEN?.trim();
+      if (err.holder.url && token) return viaServer(op, err.holder.url, token);
+      throw new Error(`${err.message} Stop that server first, or set ADMIN_TOKEN to its admin token so this command goes through its admin API${err.holder.url ? ` at ${err.holder.url}` : ''}.`);
+    }
+  }
   await migrate(db);
   const ledger = db.kind === 'embedded' ? new MemoryLedger(db) : new SqlLedger(db);
   const usage = new UsageLog(db);
   const svc = new AdminService(new KeyStore(db, 0), ledger, usage, settings.defaultRateLimit);
   try {
-    const page = { page: num(values.page) ?? 1, limit: num(values.limit) ?? 50 };
-    if (group === 'keys' && action === 'create') {
-      return await svc.createKey({
-        name: values.name,
-        credits: num(values.credits),
-        rateLimitPerMinute: num(values.rate),
-        budget: values.budget === undefined ? undefined : values.budget === 'null' ? null : num(values.budget),
-        policy: values.policy ? JSON.parse(values.policy) : undefined,
-      });
-    }
-    if (group === 'keys' && action === 'list') return await svc.listKeys(page.page, page.limit);
-    if (group === 'keys' && action === 'get' && rest[0]) return await svc.getKey(rest[0]);
-    if (group === 'keys' && action === 'update' && rest[0]) {
-      const patch: Record<string, unknown> = {};
-      if (values.name !== undefined) patch.name = values.name;
-      if (values.active !== undefined) patch.active = values.active === 'true';
-      if (values.rate !== undefined) patch.rateLimitPerMinute = num(values.rate);
-      if (values.budget !== undefined) patch.budget = values.budget === 'null' ? null : num(values.budget);
-      if (values.policy !== undefined) patch.policy = JSON.parse(values.policy);
-      return await svc.updateKey(rest[0], patch);
-    }
-    if (group === 'credits' && action === 'add' && rest[0] && rest[1]) return await svc.adjustCredits(rest[0], { amount: num(rest[1]), reason: values.reason });
-    if (group === 'usage' && action) return await svc.usageOf(action, usageQuery({ limit: values.limit, page: values.page, status: values.status }));
-    if (group === 'transactions' && action) return await svc.transactionsOf(action, page.page, page.limit);
-    return USAGE;
+    return await op.direct(svc);
   } finally {
     await usage.close();
     await ledger.close();

@@ -95,6 +95,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   let child: ChildProcess | undefined;
   let url: string;
   if (opts.processMode) {
+    // The child is known to be up from its `listening on` log line, an info-level line.
+    if (opts.env?.LOG_LEVEL === undefined) env.LOG_LEVEL = 'info';
     const s = await spawnServer(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>);
     url = s.url;
     child = s.child;
