@@ -2,7 +2,9 @@
 import { Type, defineCapability, flat, perUnit } from '../../core/sdk.js';
 import { AnyObject } from './common.js';
 
-const Query = Type.String({ description: 'Search query.', minLength: 1, maxLength: 2048 });
+// `\S`: a query of only whitespace is "missing" (spec §4.4 `query parameter is required`), so it is
+// rejected before credits are reserved or a provider is called.
+const Query = Type.String({ description: 'Search query (at least one non-space character).', minLength: 1, maxLength: 2048, pattern: '\\S' });
 const Country = Type.Optional(Type.String({ description: 'Two-letter country code, ISO 3166-1 alpha-2 (forwarded lower-cased as gl), e.g. us, gb.', minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$' }));
 const Language = Type.Optional(Type.String({ description: 'Interface language code (forwarded as hl), e.g. en, de, pt-br.', minLength: 2, maxLength: 10, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$' }));
 const Location = Type.Optional(Type.String({ description: 'Location to bias results, in the canonical form listed by GET /api/v1/engine-locations (e.g. "London,England,United Kingdom").', minLength: 1, maxLength: 200 }));
@@ -27,6 +29,7 @@ export const engineSearch = defineCapability({
   output: results('organic', 'Organic results, best first (title, link, snippet, position…).'),
   cost: flat(10),
   messages: { query: 'query parameter is required' },
+  examples: [{ title: 'Web results for a company, in English from the US', input: { query: 'apple inc', country: 'us', language: 'en' } }],
 });
 
 export const searchNews = defineCapability({
@@ -45,6 +48,7 @@ export const searchNews = defineCapability({
   output: results('news', 'News articles, best first (title, link, snippet, date, source, imageUrl, position).'),
   cost: flat(10),
   messages: { query: 'query parameter is required' },
+  examples: [{ title: 'UK news from the past week', input: { query: 'renewable energy', dateRange: 'pastWeek', country: 'gb' } }],
 });
 
 export const searchPlaces = defineCapability({
@@ -56,6 +60,7 @@ export const searchPlaces = defineCapability({
   output: results('places', 'Places, best first (title, address, latitude, longitude, rating, category, phoneNumber, website, cid).'),
   cost: flat(10),
   messages: { query: 'query parameter is required' },
+  examples: [{ title: 'Coffee shops in a city', input: { query: 'coffee shops', location: 'Austin,Texas,United States' } }],
 });
 
 export const getEngineReviews = defineCapability({
@@ -90,6 +95,7 @@ export const engineAutocomplete = defineCapability({
   }),
   cost: flat(30),
   messages: { query: 'query parameter is required' },
+  examples: [{ title: 'Suggestions for a prefix, UK English', input: { query: 'how to learn', country: 'gb', language: 'en' } }],
 });
 
 export const engineLocations = defineCapability({
@@ -99,7 +105,7 @@ export const engineLocations = defineCapability({
   tags: ['search', 'locations'],
   visibility: 'legacy',
   input: Type.Object({
-    q: Type.Optional(Type.String({ description: 'Case-insensitive substring of the location name (e.g. london).', maxLength: 200 })),
+    q: Type.Optional(Type.String({ description: 'Case- and accent-insensitive substring of the short or the canonical name (e.g. london, texas, "London,England").', maxLength: 200 })),
     countryCode: Type.Optional(Type.String({ description: 'Only locations in this country (ISO 3166-1 alpha-2, e.g. GB).', pattern: '^[A-Za-z]{2}$' })),
     type: Type.Optional(Type.String({ description: 'Only locations of this type: Country, State, Province, Region or City (case-insensitive).', minLength: 1, maxLength: 40 })),
   }),

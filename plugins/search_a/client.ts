@@ -1,11 +1,12 @@
 /**
  * Client of the search_a API (Serper-compatible, contracts §1): `POST {base}/{endpoint}` with the
  * key in `X-API-KEY` and the parameters as a JSON body. Upstream failures become catalogue errors
- * here (spec §7.1): 401/403 → 500 provider auth, 429 → 503, 400 → 400 with the provider's reason,
- * anything else (5xx, timeout, unreachable, non-JSON) → 502. Messages never carry the key or the
+ * here (spec §7.1): search_a's own special case first (its 400 "Not enough credits" is our
+ * account, not the caller's input), then the SDK's `providerStatusError` for every other status;
+ * timeouts, unreachable hosts and non-JSON bodies → 502. Messages never carry the key or the
  * configured base URL.
  */
-import { InputError, ProviderAuthError, UpstreamError, UpstreamRateLimitError, ServiceError, type HttpResponse, type RunContext } from '../../core/sdk.js';
+import { ProviderAuthError, ServiceError, UpstreamError, providerStatusError, type HttpResponse, type RunContext } from '../../core/sdk.js';
 
 const NAME = 'search_a';
 /** Default time allowed for one upstream call (overridable with SEARCH_A_TIMEOUT_MS). */
@@ -54,7 +55,7 @@ export async function serperCall(ctx: RunContext<unknown>, endpoint: SerperEndpo
     if (err instanceof ServiceError && !(err instanceof UpstreamError) && err.code !== 'PAYLOAD_TOO_LARGE') throw err;
     throw new UpstreamError(`Failed to retrieve results from the ${NAME} service.`, { cause: err });
   }
-  if (res.status < 200 || res.status >= 300) throw mapError(res);
+  if (res.status < 200 || res.status >= 300) throw mapError(res.status, upstreamMessage(res));
   try {
     return res.json();
   } catch (err) {
@@ -62,27 +63,34 @@ export async function serperCall(ctx: RunContext<unknown>, endpoint: SerperEndpo
   }
 }
 
-/** The provider's `message` field, when the error body has one (contracts §1 "Errors"). */
+/**
+ * The provider's `message` field (contracts §1 "Errors": `{ message, statusCode }`). Any other
+ * body (an HTML error page, say) is not shown to callers: the status alone describes it.
+ */
 function upstreamMessage(res: HttpResponse): string {
   try {
     const body = res.json<{ message?: unknown }>();
     if (body && typeof body.message === 'string') return body.message.trim().slice(0, 300);
   } catch {
-    // Not JSON: fall back to the text.
+    // Not JSON.
   }
-  return res.text().trim().slice(0, 300);
+  return '';
 }
 
-/** Maps a non-2xx answer to the catalogue (spec §7.1). */
-function mapError(res: HttpResponse): ServiceError {
-  const message = upstreamMessage(res);
-  const cause = new Error(`${NAME} HTTP ${res.status}: ${message}`);
-  if (res.status === 401 || res.status === 403) return new ProviderAuthError({ cause });
-  if (res.status === 429) return new UpstreamRateLimitError({ cause });
-  // The provider reports an exhausted account as a 400 too; that is the operator's problem, not the caller's.
-  if (res.status === 400 && /credit/i.test(message)) return new ProviderAuthError({ cause });
-  if (res.status === 400) return new InputError(`The ${NAME} service rejected the request: ${message.replace(/[.\s]+$/, '') || 'invalid parameters'}.`, { cause });
-  return new UpstreamError(`Failed to retrieve results from the ${NAME} service (HTTP ${res.status}).`, { cause });
+/**
+ * How the provider reports an exhausted account (contracts §1 "Errors": 400 `Not enough credits`).
+ * Matched narrowly so a 400 about a `credits`-like parameter stays the caller's input error.
+ */
+const OUT_OF_CREDITS = /\b(not enough|insufficient|out of) credits?\b/i;
+
+/**
+ * Maps a non-2xx answer to the catalogue (spec §7.1). An exhausted provider account is the
+ * operator's problem like a revoked key (the provider also answers 403 for it), so it is the same
+ * 500 `Service authentication failed` and the next provider of a capability is tried.
+ */
+export function mapError(status: number, message: string): ServiceError {
+  if (status === 400 && OUT_OF_CREDITS.test(message)) return new ProviderAuthError({ cause: new Error(`${NAME} HTTP 400: ${message}`) });
+  return providerStatusError(NAME, status, message.replace(/[.\s]+$/, ''));
 }
 
 /** The payload without the provider's own credit count, which would read like ours (spec §8.1). */

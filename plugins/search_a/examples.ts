@@ -1,6 +1,8 @@
 /**
- * Example calls of the search_a endpoints and capabilities. Discovery shows them and the contract
- * test runs each endpoint example through the server against the fake (design: "Tests").
+ * Example calls of the search_a endpoints. Boot validation checks them against the input schemas,
+ * `/api/v2/details` shows them and the contract test runs each one through the server against the
+ * fake (design: "Tests"). Examples of the capabilities search_a serves are declared with the
+ * capabilities themselves (plugins/capabilities/search.ts), since any provider may serve those.
  */
 import type { Example } from '../../core/sdk.js';
 
@@ -24,10 +26,3 @@ export const endpointExamples: Record<string, Example[]> = {
   patents: [{ title: 'Patents on a technology', input: { q: 'solid state battery electrolyte' } }],
 };
 
-/** Example inputs of the capabilities search_a serves (shown in the README). */
-export const capabilityExamples = {
-  engine_search: { query: 'apple inc', country: 'us', language: 'en' },
-  search_news: { query: 'renewable energy', dateRange: 'pastWeek', country: 'gb' },
-  search_places: { query: 'coffee shops', location: 'Austin,Texas,United States' },
-  engine_autocomplete: { query: 'how to learn', country: 'gb', language: 'en' },
-};

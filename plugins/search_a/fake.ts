@@ -1,16 +1,18 @@
 /**
- * A loopback fake of the search_a API (Serper-compatible, contracts §1) for tests: `POST /<endpoint>`
- * for the ten endpoints, the key in `X-API-KEY` (403 `{"message":"Unauthorized.","statusCode":403}`
- * otherwise), parameters from the JSON body or the query string (body wins), the documented
- * validation (400 for a missing `q` or mistyped fields) and the documented response shapes built
- * from the request. `setMode` makes it answer 403, 429, 500, slowly, with garbage or with a body of
- * the wrong shape.
+ * A loopback fake of the search_a API (Serper-compatible, contracts §1) for tests, as strict as the
+ * contract: `POST /<endpoint>` only (405 otherwise) for the ten endpoints, the key in `X-API-KEY`
+ * (403 `{"message":"Unauthorized.","statusCode":403}` otherwise), a JSON body sent as
+ * `application/json` (400 for another media type) or parameters in the query string (body wins),
+ * the documented validation (400 for a missing `q`, mistyped fields or a `safe` other than
+ * `active`/`off`) and the documented response shapes built from the request. `setMode` makes it
+ * answer 401, 403, the exhausted-account 400 `Not enough credits`, 429, 500, slowly, with garbage
+ * or with a body of the wrong shape.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** How the fake answers the next requests. */
-export type FakeMode = 'ok' | 'unauthorized' | 'rate_limited' | 'server_error' | 'slow' | 'garbage' | 'wrong_shape';
+export type FakeMode = 'ok' | 'unauthorized' | 'unauthorized_401' | 'out_of_credits' | 'rate_limited' | 'server_error' | 'slow' | 'garbage' | 'wrong_shape';
 
 /** A running fake. */
 export interface SearchAFake {
@@ -46,6 +48,7 @@ function invalid(p: Params): string | undefined {
   if (p.num !== undefined && ((p.num as number) < 1 || (p.num as number) > 100)) return 'num must be between 1 and 100';
   if (p.page !== undefined && (p.page as number) < 1) return 'page must be at least 1';
   if (p.autocorrect !== undefined && typeof p.autocorrect !== 'boolean') return 'Invalid autocorrect parameter';
+  if (p.safe !== undefined && p.safe !== 'active' && p.safe !== 'off') return 'safe must be active or off';
   return undefined;
 }
 
@@ -134,14 +137,19 @@ export async function startFake(opts: { apiKey?: string } = {}): Promise<SearchA
       }
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
       requests.push({ path: `/${path}`, body, headers });
+      if (mode === 'unauthorized_401') return fail(401, 'Unauthorized.');
       if (req.headers['x-api-key'] !== apiKey || mode === 'unauthorized') return fail(403, 'Unauthorized.');
-      if (req.method !== 'POST' && req.method !== 'GET') return fail(405, 'Method not allowed');
+      if (req.method !== 'POST') return fail(405, 'Method not allowed');
       if (!ENDPOINTS.has(path)) return fail(404, 'Not found');
+      // Parameters may come in the query string alone (no body); a body must be declared JSON.
+      if (raw.trim() !== '' && !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) return fail(400, 'Content-Type must be application/json');
       if (typeof body === 'string' || Array.isArray(body) || (body !== undefined && (body === null || typeof body !== 'object'))) return fail(400, 'Invalid JSON body');
       const params: Params = { ...fromQuery(u.searchParams), ...((body as Params | undefined) ?? {}) };
       const why = invalid(params);
       if (why) return fail(400, why);
       switch (mode) {
+        case 'out_of_credits':
+          return fail(400, 'Not enough credits');
         case 'rate_limited':
           return fail(429, 'Too many requests, please slow down.');
         case 'server_error':

@@ -49,7 +49,11 @@ function serperEndpoint(operation: SerperEndpoint, title: string, summary: strin
     messages: { q: "'q' parameter is required and must be a non-empty string." },
     async run(body: Record<string, unknown>, ctx) {
       // Only the documented parameters go upstream; extra fields in a v2 input are not forwarded.
-      const raw = await serperCall(ctx, operation, Object.fromEntries(fields.filter((f) => f in body).map((f) => [f, body[f]])));
+      const params: Record<string, unknown> = Object.fromEntries(fields.filter((f) => f in body).map((f) => [f, body[f]]));
+      // The schema accepts `GB` like the capabilities' `country`; the provider's codes are lower-case
+      // (contracts §1), and doing it here treats direct endpoint calls and capability runs alike.
+      if (typeof params.gl === 'string') params.gl = params.gl.toLowerCase();
+      const raw = await serperCall(ctx, operation, params);
       ctx.setNative(raw);
       return withoutCredits(raw) as never;
     },
@@ -69,9 +73,9 @@ const endpoints = [
   serperEndpoint('patents', 'search_a patent search', 'Patents with dates, inventor, assignee and publication number.', ['patents', 'inventions'], BasicInput, resultOf('organic', PatentItem, 'Patents, best first.')),
 ];
 
-/** Capability input (spec names) → provider parameters shared by all four capabilities. */
+/** Capability input (spec names) → provider parameters shared by all four capabilities (`gl` is lower-cased by the endpoint). */
 function locale(i: { query: string; country?: string; language?: string; location?: string }) {
-  return { q: i.query, gl: i.country?.toLowerCase(), hl: i.language, location: i.location };
+  return { q: i.query, gl: i.country, hl: i.language, location: i.location };
 }
 
 /** spec §4.9 `dateRange` → the provider's `tbs` time filter (contracts §1); `anyTime` sends none. */

@@ -14,8 +14,9 @@ const Int = (description: string) => Type.Optional(Type.Integer({ description })
 
 /** Request fields every endpoint accepts (contracts §1 "Common request fields"). */
 export const commonInput = {
-  q: Type.String({ minLength: 1, maxLength: 2048, description: 'Query text.' }),
-  gl: Type.Optional(Type.String({ minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$', description: 'Country code, ISO 3166-1 alpha-2 lower-case (e.g. us, gb, de). Default us.' })),
+  // `\S`: a query of only whitespace is rejected before credits are reserved or the provider is called.
+  q: Type.String({ minLength: 1, maxLength: 2048, pattern: '\\S', description: 'Query text (at least one non-space character).' }),
+  gl: Type.Optional(Type.String({ minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$', description: 'Country code, ISO 3166-1 alpha-2 (e.g. us, gb, de; sent lower-cased as the provider expects). Default us.' })),
   hl: Type.Optional(Type.String({ minLength: 2, maxLength: 10, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$', description: 'Interface language code (e.g. en, pt-br, de). Default en.' })),
   location: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Canonical location to geo-target results, e.g. "Austin,Texas,United States" (see GET /api/v1/engine-locations).' })),
   num: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page (default 10).' })),
@@ -209,8 +210,8 @@ export function resultOf(key: string, item: TSchema, description: string, extra:
 
 /** Extra top-level blocks of a web search response. */
 export const searchExtras = {
-  knowledgeGraph: Type.Optional(Type.Object({ title: Str('Entity name.'), type: Str('Entity type.'), website: Str('Official website.'), imageUrl: Str('Image URL.'), description: Str('Description.'), descriptionSource: Str('Source of the description.'), descriptionLink: Str('Link to the source.'), attributes: Type.Optional(Type.Object({}, open)) }, { ...open, description: 'Knowledge panel about the main entity.' })),
-  answerBox: Type.Optional(Type.Object({ title: Str('Title.'), answer: Str('Direct answer.'), snippet: Str('Snippet.'), snippetHighlighted: Type.Optional(Type.Array(Type.String())), link: Str('Source URL.') }, { ...open, description: 'Direct answer box.' })),
+  knowledgeGraph: Type.Optional(Type.Object({ title: Str('Entity name.'), type: Str('Entity type.'), website: Str('Official website.'), imageUrl: Str('Image URL.'), description: Str('Description.'), descriptionSource: Str('Source of the description.'), descriptionLink: Str('Link to the source.'), attributes: Type.Optional(Type.Object({}, { ...open, description: 'Facts about the entity as label → value text, e.g. { "Founded": "1976" }.' })) }, { ...open, description: 'Knowledge panel about the main entity.' })),
+  answerBox: Type.Optional(Type.Object({ title: Str('Title.'), answer: Str('Direct answer.'), snippet: Str('Snippet.'), snippetHighlighted: Type.Optional(Type.Array(Type.String(), { description: 'Parts of the snippet the engine highlights as the answer.' })), link: Str('Source URL.') }, { ...open, description: 'Direct answer box.' })),
   peopleAlsoAsk: Type.Optional(Type.Array(Type.Object({ question: Str('Question.'), snippet: Str('Answer excerpt.'), title: Str('Source title.'), link: Str('Source URL.') }, open), { description: 'Related questions.' })),
   relatedSearches: Type.Optional(Type.Array(Type.Object({ query: Str('Related query.') }, open), { description: 'Related searches.' })),
   topStories: Type.Optional(Type.Array(Type.Object({ title: Str('Headline.'), link: Str('URL.'), source: Str('Publisher.'), date: Str('Date as shown.'), imageUrl: Str('Image URL.') }, open), { description: 'Top stories carousel.' })),

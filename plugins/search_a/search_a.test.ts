@@ -14,6 +14,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { Engines } from '../../core/engines/types.js';
 import type { ServiceConfig } from '../../core/registry/types.js';
 import { startServer, type TestServer } from '../../test/helpers/server.js';
+import { undocumentedFields } from '../../core/registry/build.js';
 
 const serviceConfig: ServiceConfig = {
   plugins: {
@@ -96,8 +97,11 @@ describe('search_a client against the fake', () => {
     assert.equal(await failure(run('news', q, { apiKey: 'wrong-key' })), '500 Service authentication failed. Please contact support.');
     const cases: [Parameters<SearchAFake['setMode']>[0], string | RegExp][] = [
       ['unauthorized', '500 Service authentication failed. Please contact support.'],
+      ['unauthorized_401', '500 Service authentication failed. Please contact support.'],
+      // Our provider account is out of credits: the operator's problem, not the caller's input.
+      ['out_of_credits', '500 Service authentication failed. Please contact support.'],
       ['rate_limited', '503 Rate limit exceeded. Please try again later.'],
-      ['server_error', '502 Failed to retrieve results from the search_a service (HTTP 500).'],
+      ['server_error', '502 Failed to retrieve data from search_a: Internal server error.'],
       ['garbage', '502 Received invalid data structure from search_a service.'],
     ];
     try {
@@ -116,11 +120,33 @@ describe('search_a client against the fake', () => {
       fake.setMode('ok');
     }
     // Bypassing the schema, the provider's own 400 comes back as a 400 with its reason.
-    assert.equal(await failure(run('search', { q: '' })), '400 The search_a service rejected the request: Missing query parameter.');
+    assert.equal(await failure(run('search', { q: '' })), '400 search_a rejected the request: Missing query parameter.');
+    assert.equal(await failure(run('news', { q: 'x', safe: 'sometimes' })), '400 search_a rejected the request: safe must be active or off.');
     const closed = await startFake();
     await closed.close();
     const unreachable = await failure(run('search', q, { baseUrl: closed.url }));
     assert.equal(unreachable, '502 Failed to retrieve results from the search_a service.');
+  });
+
+  it('the fake holds callers to the contract: POST only, JSON media type, key, enum values', async () => {
+    const call = (init: RequestInit & { path?: string }) => fetch(`${fake.url}${init.path ?? '/news'}`, init).then(async (r) => [r.status, (await r.json()).message]);
+    const headers = { 'x-api-key': fake.apiKey, 'content-type': 'application/json' };
+    assert.deepEqual(await call({ method: 'GET', path: '/news?q=x', headers }), [405, 'Method not allowed']);
+    assert.deepEqual(await call({ method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: '{"q":"x"}' }), [400, 'Content-Type must be application/json']);
+    assert.deepEqual(await call({ method: 'POST', headers: { ...headers, 'x-api-key': 'other' }, body: '{"q":"x"}' }), [403, 'Unauthorized.']);
+    assert.deepEqual(await call({ method: 'POST', headers, body: '{"q":"x","safe":"maybe"}' }), [400, 'safe must be active or off']);
+    assert.deepEqual(await call({ method: 'POST', headers, body: '{"q":"   "}' }), [400, 'Missing query parameter']);
+    // Parameters in the query string of a POST without a body (LangChain's way) are read too.
+    const viaQuery = await fetch(`${fake.url}/news?q=tides&num=2`, { method: 'POST', headers: { 'x-api-key': fake.apiKey } });
+    assert.equal(viaQuery.status, 200);
+    assert.equal((await viaQuery.json()).news.length, 2);
+  });
+
+  it('every response field of every endpoint has a description (boot validation)', () => {
+    for (const ep of plugin.endpoints!) {
+      assert.deepEqual(undocumentedFields(ep.input), [], `${ep.operation} input`);
+      assert.deepEqual(undocumentedFields(ep.output), [], `${ep.operation} output`);
+    }
   });
 });
 
@@ -241,12 +267,50 @@ describe('search_a through the server', () => {
     assert.equal(await balance(), before - 30);
   });
 
+  it('a query of only whitespace is missing: spec 400 / INVALID_INPUT, nothing charged, provider not called', async () => {
+    const before = await balance();
+    const sent = fake.requests.length;
+    for (const path of ['/api/v1/search-news', '/api/v1/get-autocomplete']) {
+      const r = await s.call('POST', path, { key, body: { query: ' \t\n ' } });
+      assert.deepEqual([r.status, r.json], [400, { error: 'query parameter is required' }], path);
+    }
+    for (const id of ['engine_search', 'search_news', 'search_places']) {
+      const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id, input: { query: '   ' } } });
+      assert.deepEqual([r.status, r.json.code, r.json.error], [400, 'INVALID_INPUT', 'query parameter is required'], id);
+    }
+    const direct = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: 'search_a.news', input: { q: '  ' } } });
+    assert.deepEqual([direct.status, direct.json.code, direct.json.error], [400, 'INVALID_INPUT', "'q' parameter is required and must be a non-empty string."]);
+    assert.equal(fake.requests.length, sent, 'the provider was not called');
+    assert.equal(await balance(), before);
+  });
+
+  it('gl is sent lower-cased whether the endpoint is called directly or through a capability', async () => {
+    const direct = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: 'search_a.search', input: { q: 'tea', gl: 'GB' } } });
+    assert.equal(direct.status, 200, direct.text);
+    assert.deepEqual(fake.requests.at(-1)!.body, { q: 'tea', gl: 'gb' });
+    assert.equal(direct.json.data.searchParameters.gl, 'gb');
+    const viaCapability = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'engine_search', input: { query: 'tea', country: 'GB' } } });
+    assert.equal(viaCapability.status, 200);
+    assert.deepEqual(fake.requests.at(-1)!.body, { q: 'tea', gl: 'gb' });
+  });
+
+  it('the capabilities search_a serves carry examples that details shows and that run', async () => {
+    for (const id of ['engine_search', 'search_news', 'search_places']) {
+      const d = await s.call('POST', '/api/v2/details', { key, body: { id } });
+      assert.ok(d.json.data.examples.length > 0, id);
+      const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id, input: d.json.data.examples[0].input } });
+      assert.equal(r.status, 200, `${id}: ${r.text}`);
+    }
+  });
+
   it('every upstream fault is mapped in both lanes and releases the credits', async () => {
     const before = await balance();
     const cases: [Parameters<SearchAFake['setMode']>[0], number, string, string | RegExp][] = [
       ['unauthorized', 500, 'PROVIDER_AUTH_FAILED', 'Service authentication failed. Please contact support.'],
+      ['unauthorized_401', 500, 'PROVIDER_AUTH_FAILED', 'Service authentication failed. Please contact support.'],
+      ['out_of_credits', 500, 'PROVIDER_AUTH_FAILED', 'Service authentication failed. Please contact support.'],
       ['rate_limited', 503, 'UPSTREAM_RATE_LIMITED', 'Rate limit exceeded. Please try again later.'],
-      ['server_error', 502, 'UPSTREAM_ERROR', 'Failed to retrieve results from the search_a service (HTTP 500).'],
+      ['server_error', 502, 'UPSTREAM_ERROR', 'Failed to retrieve data from search_a: Internal server error.'],
       ['garbage', 502, 'UPSTREAM_ERROR', 'Received invalid data structure from search_a service.'],
       ['wrong_shape', 502, 'UPSTREAM_ERROR', 'Received invalid data structure from search_a service.'],
       ['slow', 502, 'UPSTREAM_ERROR', 'The search_a service timed out.'],
