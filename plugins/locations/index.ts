@@ -43,13 +43,16 @@ export function loadLocations(): Location[] {
   return out.sort((a, b) => rank(a.type) - rank(b.type) || a.name.localeCompare(b.name, 'en') || a.canonicalName.localeCompare(b.canonicalName, 'en'));
 }
 
-/** Lower-case without diacritics, so `sao paulo` finds `São Paulo` and `turkiye` finds `Türkiye`. */
+/**
+ * Lower-case without diacritics, so `sao paulo` finds `São Paulo` and `turkiye` finds `Türkiye`;
+ * spaces around commas are dropped so `London, England` matches the canonical `London,England,…`.
+ */
 function fold(s: string): string {
-  return s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  return s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s*,\s*/g, ',').trim();
 }
 
 const Input = Type.Object({
-  q: Type.Optional(Type.String({ description: 'Case-insensitive substring of the location name (e.g. london).', maxLength: 200 })),
+  q: Type.Optional(Type.String({ description: 'Case- and accent-insensitive substring of the short or the canonical name (e.g. london, texas, "London,England").', maxLength: 200 })),
   countryCode: Type.Optional(Type.String({ description: 'Only locations in this country (ISO 3166-1 alpha-2, e.g. GB).', pattern: '^[A-Za-z]{2}$' })),
   type: Type.Optional(Type.String({ description: `Only locations of this type: ${LOCATION_TYPES.join(', ')} (case-insensitive).`, minLength: 1, maxLength: 40 })),
 });
@@ -81,13 +84,14 @@ const list = defineEndpoint({
     { title: 'Cities in Germany', input: { countryCode: 'DE', type: 'City' } },
   ],
   async run(input, ctx) {
-    const all = (ctx.state as { locations: Location[] }).locations;
+    const all = (ctx.state as { locations: (Location & { search: string })[] }).locations;
     const type = input.type === undefined ? undefined : LOCATION_TYPES.find((t) => t.toLowerCase() === input.type!.trim().toLowerCase());
     if (input.type !== undefined && !type) throw new InputError(`type must be one of ${LOCATION_TYPES.join(', ')}.`);
-    const q = input.q === undefined ? '' : fold(input.q.trim());
+    const q = input.q === undefined ? '' : fold(input.q);
     const cc = input.countryCode?.toUpperCase();
-    const locations = all.filter((l) => (!q || fold(l.name).includes(q)) && (!cc || l.countryCode === cc) && (!type || l.type === type));
-    return { locations, total: locations.length };
+    // The canonical name holds the short one, so `texas` finds the state and every city in it.
+    const locations = all.filter((l) => (!q || l.search.includes(q)) && (!cc || l.countryCode === cc) && (!type || l.type === type));
+    return { locations: locations.map(({ search: _search, ...l }) => l), total: locations.length };
   },
 });
 
@@ -100,5 +104,6 @@ export default definePlugin({
   managed: true,
   endpoints: [list],
   implements: [{ capability: 'engine_locations', endpoint: 'list' }],
-  setup: () => ({ locations: loadLocations() }),
+  // Folded once at boot, so a request only compares strings.
+  setup: () => ({ locations: loadLocations().map((l) => ({ ...l, search: fold(l.canonicalName) })) }),
 });

@@ -61,10 +61,29 @@ describe('GET /api/v1/engine-locations', () => {
     const portland = await s.call('GET', '/api/v1/engine-locations?q=portland', { key });
     assert.deepEqual(portland.json.locations.map((l: any) => l.canonicalName), ['Portland,Maine,United States', 'Portland,Oregon,United States']);
     const accents = await s.call('GET', '/api/v1/engine-locations?q=turkiye', { key });
-    assert.deepEqual(accents.json.locations.map((l: any) => [l.name, l.countryCode]), [['Türkiye', 'TR']]);
+    assert.deepEqual(accents.json.locations.map((l: any) => [l.name, l.countryCode]), [['Türkiye', 'TR'], ['Ankara', 'TR'], ['Istanbul', 'TR'], ['Izmir', 'TR']]);
     const none = await s.call('GET', '/api/v1/engine-locations?q=atlantis', { key });
     assert.deepEqual(none.json, { locations: [], total: 0 });
     assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 5);
+  });
+
+  it('q matches the canonical name too, so a region or "City,Region" finds its places', async () => {
+    const names = async (q: string) => {
+      const r = await s.call('GET', `/api/v1/engine-locations?q=${encodeURIComponent(q)}`, { key });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.total, r.json.locations.length);
+      return r.json.locations.map((l: any) => l.canonicalName);
+    };
+    const texas = await names('texas');
+    assert.equal(texas[0], 'Texas,United States', 'the state first, then its cities');
+    assert.ok(texas.includes('Austin,Texas,United States') && texas.includes('Houston,Texas,United States'), texas.join(' | '));
+    for (const n of texas.slice(1)) assert.match(n, /,Texas,United States$/);
+    assert.deepEqual(await names('London,England'), ['London,England,United Kingdom']);
+    assert.deepEqual(await names('london, ENGLAND'), ['London,England,United Kingdom'], 'spaces after commas and case do not matter');
+    assert.deepEqual(await names('Austin,Texas,United States'), ['Austin,Texas,United States']);
+    assert.deepEqual(await names('ISTANBUL, Turkiye'), ['Istanbul,Istanbul,Türkiye'], 'accents do not matter');
+    assert.deepEqual(await names('São Paulo,Brazil'), ['Sao Paulo,Brazil', 'Campinas,Sao Paulo,Brazil', 'Sao Paulo,Sao Paulo,Brazil']);
+    assert.deepEqual(await names('Texas,England'), []);
   });
 
   it('lists everything without q (countries first) and filters by country and type', async () => {
