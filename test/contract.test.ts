@@ -1,7 +1,8 @@
 /**
  * The plugin contract, for every plugin listed in plugins.config.ts: id and folder agree, a README
- * exists, examples validate (boot) and run through the real server — against the plugin's fake
- * when it has one — and every v1 route answers through its row of the mapping table.
+ * exists, every schema field is described and examples validate (boot), examples run through the
+ * real server — v2 for public entries, their v1 row for legacy ones, against the plugin's fake when
+ * it has one — and every v1 route answers through its row of the mapping table.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,8 +11,10 @@ import { join } from 'node:path';
 import serviceConfig from '../plugins.config.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
-import type { PluginDef } from '../core/plugin/types.js';
-import { configEnv } from '../core/registry/build.js';
+import type { Example, PluginDef } from '../core/plugin/types.js';
+import { buildRegistry, configEnv, RegistryError } from '../core/registry/build.js';
+import { Type, defineEndpoint, definePlugin, flat } from '../core/sdk.js';
+import type { Engines } from '../core/engines/types.js';
 
 const root = join(import.meta.dirname, '..');
 const exists = (p: string) => access(p).then(() => true, () => false);
@@ -110,6 +113,73 @@ describe('plugin contract', () => {
     }
   });
 
+  /** The plugin serving a capability through a v1 row: the first in provider order, as the executor tries them. */
+  function firstProvider(capability: string): { plugin: string; endpoint: string; mapped: boolean } | undefined {
+    const implementers = plugins.flatMap(([pid, def]) => (def.implements ?? []).filter((i) => i.capability === capability).map((i) => ({ plugin: pid, endpoint: i.endpoint, mapped: !!i.mapInput })));
+    const order = serviceConfig.providerOrder?.[capability] ?? [];
+    const rank = (p: string) => (order.includes(p) ? order.indexOf(p) : order.length);
+    return implementers.sort((a, b) => rank(a.plugin) - rank(b.plugin))[0];
+  }
+
+  /** Calls a v1 row with an example input (a GET row takes it as the query string). */
+  async function callRow(row: (typeof LEGACY_ROUTES)[number], input: unknown) {
+    if (row.method === 'POST') return s.call('POST', row.path, { key, body: input });
+    const qs = new URLSearchParams(Object.entries(input as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+    return s.call('GET', `${row.path}${qs.size ? `?${qs}` : ''}`, { key });
+  }
+
+  const checkRun = (r: { status: number; text: string; json: any }, ex: Example, what: string, body: (r: any) => unknown) => {
+    assert.equal(r.status, 200, `${what} "${ex.title}": ${r.status} ${r.text.slice(0, 300)}`);
+    if (ex.output !== undefined) assert.deepEqual(body(r.json), ex.output, `${what} "${ex.title}" answers its declared output`);
+  };
+
+  it('every legacy endpoint example runs through the v1 row that reaches it', async () => {
+    let ran = 0;
+    for (const [id, def] of plugins) {
+      for (const ep of def.endpoints ?? []) {
+        if (ep.visibility !== 'legacy' || !ep.examples?.length) continue;
+        const endpointId = `${id}.${ep.operation}`;
+        // A row naming the endpoint, or its capability when this endpoint serves it first and unmapped.
+        const row = LEGACY_ROUTES.find((r) => {
+          if (r.target === `endpoint:${endpointId}`) return true;
+          const first = r.target.startsWith('capability:') ? firstProvider(r.target.slice('capability:'.length)) : undefined;
+          return first?.plugin === id && first.endpoint === ep.operation && !first.mapped;
+        });
+        assert.ok(row, `${endpointId} is v1-only and has examples, but no v1 row runs it with its own input; add a row or drop visibility 'legacy'`);
+        for (const ex of ep.examples) {
+          checkRun(await callRow(row, ex.input), ex, `${row.method} ${row.path} (${endpointId})`, (j) => j);
+          ran += 1;
+        }
+      }
+    }
+    assert.ok(ran >= 2, 'locations.list examples at least');
+  });
+
+  it('capability examples run through v2 (public) or their v1 row (legacy) when every provider has a fake', async () => {
+    const withFake = new Set<string>();
+    for (const [id] of plugins) if (await exists(join(root, 'plugins', id, 'fake.ts'))) withFake.add(id);
+    const ran: string[] = [];
+    for (const [, def] of plugins) {
+      for (const cap of def.capabilities ?? []) {
+        const providers = plugins.filter(([, d]) => (d.implements ?? []).some((i) => i.capability === cap.id)).map(([pid]) => pid);
+        // Without a fake for each provider an example could reach the internet (no test may).
+        if (!cap.examples?.length || providers.length === 0 || !providers.every((p) => withFake.has(p))) continue;
+        const row = LEGACY_ROUTES.find((r) => r.target === `capability:${cap.id}`);
+        for (const ex of cap.examples) {
+          if (cap.visibility === 'legacy') {
+            assert.ok(row, `capability ${cap.id} is v1-only but no v1 row runs it`);
+            checkRun(await callRow(row, ex.input), ex, `${row.method} ${row.path}`, (j) => j);
+          } else {
+            const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: cap.id, input: ex.input } });
+            checkRun(r, ex, `capability ${cap.id}`, (j) => j.data);
+          }
+          ran.push(cap.id);
+        }
+      }
+    }
+    for (const id of ['engine_search', 'search_news', 'search_places', 'engine_autocomplete']) assert.ok(ran.includes(id), `${id} examples ran`);
+  });
+
   it('every v1 route answers through its table row (never an unknown route)', async () => {
     for (const row of LEGACY_ROUTES) {
       const r = await s.call(row.method, row.path, { key, body: row.method === 'POST' ? {} : undefined });
@@ -117,5 +187,39 @@ describe('plugin contract', () => {
       assert.equal(typeof r.json?.error === 'string' || r.status === 200 || typeof r.json?.error === 'object', true, `${row.path}: ${r.text}`);
       assert.ok(r.headers['x-ratelimit-limit'], row.path);
     }
+  });
+});
+
+describe('boot validation: every schema field is described', () => {
+  it('rejects a plugin with an undescribed field at any depth, naming plugin, target, field and fix', async () => {
+    const Described = (d: string) => Type.String({ description: d });
+    const plugin = definePlugin({
+      id: 'sloppy',
+      apiVersion: 1,
+      title: 't',
+      summary: 's',
+      endpoints: [
+        defineEndpoint({
+          operation: 'op',
+          title: 't',
+          summary: 's',
+          input: Type.Object({ q: Described('Query.'), page: Type.Optional(Type.Integer()) }),
+          output: Type.Object({
+            items: Type.Array(Type.Object({ name: Type.String(), tags: Type.Array(Type.String(), { description: 'Tags.' }) }), { description: 'Items.' }),
+            extra: Type.Optional(Type.Object({ inner: Type.Union([Type.Object({ deep: Type.Number() }), Type.Null()], { description: 'Inner.' }) }, { description: 'Extra.' })),
+          }),
+          cost: flat(1),
+          run: async () => ({ items: [] }),
+        }),
+      ],
+    });
+    const log = { debug() {}, info() {}, warn() {}, error() {} };
+    const err = await buildRegistry({ plugins: { sloppy: async () => ({ default: plugin }) } }, { env: {}, engines: {} as Engines, log }).then(() => undefined, (e) => e);
+    assert.ok(err instanceof RegistryError, String(err));
+    assert.deepEqual(err.problems, [
+      "plugin 'sloppy' endpoint 'sloppy.op' input: field 'page' has no description; add { description: '…' } to its schema (house style 2).",
+      "plugin 'sloppy' endpoint 'sloppy.op' output: field 'items[].name' has no description; add { description: '…' } to its schema (house style 2).",
+      "plugin 'sloppy' endpoint 'sloppy.op' output: field 'extra.inner.deep' has no description; add { description: '…' } to its schema (house style 2).",
+    ]);
   });
 });
