@@ -16,7 +16,10 @@ export class GroupCommitter<T, R = void> {
   private waiters: { resolve: (r: R) => void; reject: (err: unknown) => void }[] = [];
   private scheduled = false;
   private inFlight = 0;
-  private idle: (() => void)[] = [];
+  /** Batches being written, each settled (never rejected) when its write ends. */
+  private readonly writing = new Set<Promise<void>>();
+  /** Resolved when the batch now filling has been written; made only when `drain` asks. */
+  private filling: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
     private readonly db: Queryable,
@@ -44,33 +47,50 @@ export class GroupCommitter<T, R = void> {
     // Let the requests already in flight reach their commit point first, so batches fill.
     setImmediate(() => {
       this.scheduled = false;
-      void this.flushOne();
+      this.flushOne();
     });
   }
 
-  private async flushOne(): Promise<void> {
+  private flushOne(): void {
     if (this.pending.length === 0 || this.inFlight >= this.maxInFlight) return;
     const batch = this.pending;
     const waiters = this.waiters;
+    const filled = this.filling;
     this.pending = [];
     this.waiters = [];
+    this.filling = undefined;
     this.inFlight += 1;
-    try {
-      const results = await this.write(this.db, batch);
-      waiters.forEach((w, i) => w.resolve((results ? results[i] : undefined) as R));
-    } catch (err) {
-      for (const w of waiters) w.reject(err ?? new Error('group commit failed'));
-    } finally {
+    const written = (async () => {
+      try {
+        const results = await this.write(this.db, batch);
+        waiters.forEach((w, i) => w.resolve((results ? results[i] : undefined) as R));
+      } catch (err) {
+        for (const w of waiters) w.reject(err ?? new Error('group commit failed'));
+      }
+    })();
+    this.writing.add(written);
+    void written.then(() => {
+      this.writing.delete(written);
       this.inFlight -= 1;
-      if (this.inFlight === 0 && this.pending.length === 0) for (const done of this.idle.splice(0)) done();
+      filled?.resolve();
       this.schedule();
-    }
+    });
   }
 
-  /** Waits until everything submitted so far is written. */
+  /**
+   * Waits until everything submitted before this call is written (items submitted later do not
+   * hold it up, so a busy committer never starves a reader).
+   */
   async drain(): Promise<void> {
-    while (this.inFlight > 0 || this.pending.length > 0 || this.scheduled) {
-      await new Promise<void>((r) => this.idle.push(r));
+    const waits = [...this.writing];
+    if (this.pending.length > 0) {
+      if (!this.filling) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        this.filling = { promise, resolve };
+      }
+      waits.push(this.filling.promise);
     }
+    await Promise.all(waits);
   }
 }
