@@ -14,6 +14,25 @@ import { InputError, InsufficientCreditsError, NotFoundError } from '../errors.j
 /** Reservations older than this belong to a crashed instance and are released. */
 const STALE_RESERVATION_MS = 15 * 60_000;
 
+/** PostgreSQL aborts one of two statements that lock rows in opposite orders (deadlock) or collide under serialisable isolation. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/**
+ * Runs an atomic statement again when PostgreSQL aborted it as a deadlock victim. A settlement
+ * batch updates several keys' rows in no fixed order, so two instances settling overlapping keys
+ * can deadlock; the aborted statement changed nothing, so running it again is safe.
+ */
+export async function retryOnConflict<T>(run: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (i >= attempts || !RETRYABLE.has((err as { code?: string })?.code ?? '')) throw err;
+      await new Promise((r) => setTimeout(r, 5 * i + Math.random() * 20));
+    }
+  }
+}
+
 /** PostgreSQL ledger. */
 export class SqlLedger implements Ledger {
   private readonly reaper: NodeJS.Timeout;
@@ -21,8 +40,8 @@ export class SqlLedger implements Ledger {
   private readonly settler: GroupCommitter<[string, number, string], number>;
 
   constructor(private readonly db: Db) {
-    this.settler = new GroupCommitter(db, (q, batch) => this.settleBatch(q, batch));
-    this.reaper = setInterval(() => void this.reapStale().catch(() => {}), 60_000);
+    this.settler = new GroupCommitter(db, (q, batch) => retryOnConflict(() => this.settleBatch(q, batch)));
+    this.reaper = setInterval(() => void retryOnConflict(() => this.reapStale()).catch(() => {}), 60_000);
     this.reaper.unref();
   }
 
