@@ -2,7 +2,7 @@
  * Service settings from the environment (README "Configuration"). Read once at boot from an
  * explicit env object, so several servers with different settings can run in one test process.
  */
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 
 /** The service's own settings; provider settings are declared by each plugin. */
 export interface ServiceSettings {
@@ -51,7 +51,8 @@ function int(env: Record<string, string | undefined>, name: string, fallback: nu
 
 /** Reads the service settings. */
 export function loadSettings(env: Record<string, string | undefined>): ServiceSettings {
-  const dataDir = env.DATA_DIR?.trim() || join(process.cwd(), 'data');
+  // Absolute, so engines that hand paths to other processes (LibreOffice, sandboxes) see the same place.
+  const dataDir = resolve(env.DATA_DIR?.trim() || 'data');
   return {
     port: int(env, 'PORT', 3000),
     host: env.HOST?.trim() || '127.0.0.1',
