@@ -8,6 +8,12 @@ const server = await startService(process.env).catch((err) => {
 });
 server.app.log.info({ url: server.url }, `listening on ${server.url}`);
 
+// A promise some plugin forgot to handle must not take every caller's requests down with it
+// (Node ends the process on one by default): log it loudly and keep serving.
+process.on('unhandledRejection', (reason) => {
+  server.app.log.error({ err: reason }, 'unhandled promise rejection (a bug: please report it)');
+});
+
 let signals = 0;
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.on(sig, () => {

@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import type { FastifyInstance } from 'fastify';
 import { createServices, type ContainerOptions } from '../core/container.js';
 import { buildServer } from './app.js';
+import { TOKENS } from '../core/tokens.js';
 import { LEGACY_ROUTES } from './v1/legacy-routes.js';
 import serviceConfig from '../plugins.config.js';
 
@@ -52,6 +53,9 @@ export async function startService(env: Record<string, string | undefined>, extr
         grace.unref();
         await app.close();
         clearTimeout(grace);
+        // Calls cut off by the grace period are aborted; let them release their reservations first.
+        const idle = await services.container.resolve(TOKENS.Executor).idle(services.settings.shutdownGraceMs);
+        if (!idle) app.log.error('calls still running at shutdown; their reservations are released at the next start (PostgreSQL: by the stale-reservation sweep)');
         await services.close();
       })();
       return stopping;

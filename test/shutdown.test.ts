@@ -4,7 +4,19 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import net from 'node:net';
 import { startServer } from './helpers/server.js';
+import { BACKENDS, postgresBackend } from './helpers/storage.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
+
+const slowBody = (delayMs: number) => JSON.stringify({ type: 'capability', id: 'test_echo', input: { text: 'slow', delayMs } });
+
+/** Polls until `check` holds (the usage log is written in batches). */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`never happened: ${what}`);
+}
 
 describe('graceful shutdown', () => {
   it('finishes a request in flight, persists its charge, then refuses new work', async () => {
@@ -58,5 +70,53 @@ describe('graceful shutdown', () => {
     assert.match(second!, /x-request-id: \S+/i);
     const envelope = JSON.parse(second!.slice(second!.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, ''));
     assert.deepEqual({ ...envelope, requestId: typeof envelope.requestId }, { success: false, requestId: 'string', error: 'The service is shutting down. Please retry.', code: 'SHUTTING_DOWN' });
+  });
+
+  for (const { name, make } of BACKENDS) {
+    it(`on ${name}: a client that hangs up mid-call is not charged and its call is logged as 499`, async () => {
+      const backend = await make();
+      const s = await startServer({ env: backend.env, serviceConfig: echoOnlyConfig() });
+      try {
+        const { key } = await s.createKey({ credits: 100 });
+        const ctl = new AbortController();
+        const call = fetch(s.url + '/api/v2/run', { method: 'POST', signal: ctl.signal, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: slowBody(1500) });
+        await new Promise((r) => setTimeout(r, 300));
+        ctl.abort();
+        await assert.rejects(call);
+        await eventually(async () => (await s.call('GET', '/api/v2/usage?objectId=test_echo', { key })).json.data.items.length === 1, 'a usage row for the abandoned call');
+        const row = (await s.call('GET', '/api/v2/usage?objectId=test_echo', { key })).json.data.items[0];
+        assert.equal(row.status, 499);
+        assert.equal(row.code, 'CLIENT_CLOSED');
+        assert.equal(row.credits, 0);
+        const bal = (await s.call('GET', '/api/v2/balance', { key })).json.data;
+        assert.deepEqual([bal.credits, bal.reserved], [100, 0]);
+      } finally {
+        await s.close();
+        await backend.dispose();
+      }
+    });
+  }
+
+  it('on PostgreSQL: a call cut off when the grace period ends releases its reservation before the instance stops', async () => {
+    const backend = await postgresBackend();
+    let s = await startServer({ env: { ...backend.env, SHUTDOWN_GRACE_MS: '300' }, serviceConfig: echoOnlyConfig() });
+    try {
+      const { key } = await s.createKey({ credits: 100 });
+      const cut = fetch(s.url + '/api/v2/run', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: slowBody(5000) }).then(
+        (r) => `answered ${r.status}`,
+        () => 'cut',
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await s.close();
+      assert.equal(await cut, 'cut', 'the connection is closed once the grace period is over');
+      s = await startServer({ env: backend.env, serviceConfig: echoOnlyConfig() });
+      const bal = (await s.call('GET', '/api/v2/balance', { key })).json.data;
+      assert.deepEqual([bal.credits, bal.reserved], [100, 0]);
+      const rows = (await s.call('GET', '/api/v2/usage?objectId=test_echo', { key })).json.data.items;
+      assert.deepEqual(rows.map((r: { status: number; credits: number }) => [r.status, r.credits]), [[499, 0]]);
+    } finally {
+      await s.close();
+      await backend.dispose();
+    }
   });
 });

@@ -58,6 +58,10 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 
 /** Runs registry targets for both lanes. */
 export class Executor {
+  /** Calls between reservation and settle/release; shutdown waits for them before closing the ledger. */
+  private active = 0;
+  private readonly whenIdle: (() => void)[] = [];
+
   constructor(
     private readonly registry: Registry,
     private readonly ledger: Ledger,
@@ -96,11 +100,36 @@ export class Executor {
     return { cost: cap.def.cost, targetId: cap.id, chain: configured };
   }
 
+  /**
+   * Resolves once no call holds a reservation (or after `timeoutMs`): a call whose client was cut
+   * off at shutdown still releases or settles its credits before the ledger closes.
+   */
+  async idle(timeoutMs: number): Promise<boolean> {
+    if (this.active === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      new Promise<true>((r) => this.whenIdle.push(() => r(true))),
+      new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    return done;
+  }
+
   /** Runs a call; on failure throws a catalogue error with `provider` set to the last provider tried. */
   async execute(req: ExecuteRequest): Promise<ExecuteResult> {
     const { cost, targetId, chain } = this.plan(req);
     const reserve = cost.reserve(req.input);
     if (!isCreditAmount(reserve)) throw new InternalError(undefined, { cause: new Error(`bad reservation ${reserve} for ${targetId}`) });
+    this.active += 1;
+    try {
+      return await this.reserveAndRun(req, cost, targetId, chain, reserve);
+    } finally {
+      this.active -= 1;
+      if (this.active === 0) for (const wake of this.whenIdle.splice(0)) wake();
+    }
+  }
+
+  private async reserveAndRun(req: ExecuteRequest, cost: CostRule, targetId: string, chain: ProviderBinding[] | RegisteredEndpoint, reserve: number): Promise<ExecuteResult> {
     await this.ledger.reserve(req.key, req.requestId, reserve);
     let lastProvider: string | null = null;
     try {

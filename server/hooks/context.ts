@@ -18,6 +18,8 @@ export interface CallContext {
   rate?: RateDecision;
   call?: CallRecord;
   startedAt: bigint;
+  /** Set once the usage row is written (a call is recorded exactly once). */
+  recorded?: boolean;
 }
 
 declare module 'fastify' {
