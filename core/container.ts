@@ -61,7 +61,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
 
     let limiter: RateLimiter;
     if (settings.redisUrl) {
-      const redis = new RedisRateLimiter(settings.redisUrl);
+      const redis = new RedisRateLimiter(settings.redisUrl, (err) => logger.error({ err: err.message }, 'Redis (rate limits) is unreachable; reconnecting'));
       await redis.ping();
       limiter = redis;
     } else limiter = new MemoryRateLimiter();

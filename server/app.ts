@@ -71,10 +71,15 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
     if (opts.isDraining()) return reply.code(503).send({ status: 'draining' });
     try {
       await c.resolve(TOKENS.Db).query('SELECT 1');
-      return { status: 'ready' };
     } catch {
       return reply.code(503).send({ status: 'storage unavailable' });
     }
+    try {
+      await c.resolve(TOKENS.RateLimiter).ping?.();
+    } catch {
+      return reply.code(503).send({ status: 'rate limiter unavailable' });
+    }
+    return { status: 'ready' };
   });
 
   await app.register(v1Routes, { prefix: '/api/v1', container: c });

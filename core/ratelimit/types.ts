@@ -13,6 +13,8 @@ export interface RateDecision {
 /** Counts requests per key in fixed one-minute windows, atomically. */
 export interface RateLimiter {
   hit(keyId: string, limit: number): Promise<RateDecision>;
+  /** Checks that a shared counter store answers (`/readyz`). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
