@@ -90,6 +90,8 @@ for (const { name, make } of BACKENDS) {
       const limitedV1 = await s.call('POST', '/api/v1/search-news', { key, body: { query: 'x' } });
       assert.equal(limitedV1.status, 429);
       assert.equal(typeof limitedV1.json.error, 'string');
+      assert.ok(Number(limitedV1.headers['retry-after']) >= 1);
+      assert.deepEqual([limitedV1.headers['x-ratelimit-limit'], limitedV1.headers['x-ratelimit-remaining']], ['3', '0']);
       assert.equal((await s.call('GET', '/admin/keys/' + 'x', {})).status, 401);
     });
 

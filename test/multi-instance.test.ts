@@ -17,8 +17,11 @@ describe('two instances sharing PostgreSQL + Redis', () => {
   let b: TestServer;
   before(async () => {
     backend = await postgresBackend();
-    a = await startServer({ env: backend.env, serviceConfig: echoOnlyConfig() });
-    b = await startServer({ env: { ...backend.env, KEY_CACHE_TTL_MS: '0' }, serviceConfig: echoOnlyConfig() });
+    // Two processes, as behind a load balancer: nothing is shared but PostgreSQL and Redis.
+    [a, b] = await Promise.all([
+      startServer({ env: backend.env, serviceConfig: echoOnlyConfig(), processMode: true }),
+      startServer({ env: { ...backend.env, KEY_CACHE_TTL_MS: '0' }, serviceConfig: echoOnlyConfig(), processMode: true }),
+    ]);
   });
   after(async () => {
     await a?.close();

@@ -6,6 +6,8 @@ import { InputError, NotFoundError } from '../../core/errors.js';
 import { ok } from './envelope.js';
 import { abortSignalOf } from '../v1/routes.js';
 
+const MAX_ID_LENGTH = 128;
+
 /** Registers the route. */
 export function runRoute(app: FastifyInstance, c: DependencyContainer): void {
   const registry = c.resolve(TOKENS.Registry);
@@ -16,6 +18,8 @@ export function runRoute(app: FastifyInstance, c: DependencyContainer): void {
     const { type, id, provider, input, options } = body;
     if (type !== 'capability' && type !== 'endpoint') throw new InputError("Invalid input: 'type' must be 'capability' or 'endpoint'.", { details: { field: 'type' } });
     if (typeof id !== 'string' || id.length === 0) throw new InputError("Invalid input: 'id' is required and must be a non-empty string.", { details: { field: 'id' } });
+    // Ids are short words; a long one is echoed back and logged, so it is refused before that.
+    if (id.length > MAX_ID_LENGTH) throw new InputError(`Invalid input: 'id' must be at most ${MAX_ID_LENGTH} characters.`, { details: { field: 'id' } });
     if (provider !== undefined && (typeof provider !== 'string' || provider.length === 0)) throw new InputError("Invalid input: 'provider' must be a non-empty string.", { details: { field: 'provider' } });
     if (input === undefined || input === null || typeof input !== 'object' || Array.isArray(input)) throw new InputError("Invalid input: 'input' is required and must be an object.", { details: { field: 'input' } });
     if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) throw new InputError("Invalid input: 'options' must be an object.", { details: { field: 'options' } });

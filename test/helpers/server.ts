@@ -24,7 +24,10 @@ export interface StartOptions {
   dataDir?: string;
   /** Replace plugins.config.ts (test plugins). */
   serviceConfig?: ServiceConfig;
-  /** Run `server/main.ts` in a child process with exactly `env` (plus PATH/HOME). */
+  /**
+   * Run the service in a child process with exactly `env` (plus PATH/HOME): `server/main.ts`, or
+   * with `serviceConfig` set to the test plugins, `test/fixtures/echo-server.ts` (echoOnlyConfig).
+   */
   processMode?: boolean;
 }
 
@@ -64,8 +67,8 @@ export async function request(url: string, method: string, opts: { token?: strin
   return { status: res.status, headers: Object.fromEntries(res.headers), json, text };
 }
 
-async function spawnServer(env: Record<string, string | undefined>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/main.ts'], {
+async function spawnServer(entry: string, env: Record<string, string | undefined>): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', entry], {
     cwd: join(import.meta.dirname, '..', '..'),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -97,7 +100,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   if (opts.processMode) {
     // The child is known to be up from its `listening on` log line, an info-level line.
     if (opts.env?.LOG_LEVEL === undefined) env.LOG_LEVEL = 'info';
-    const s = await spawnServer(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>);
+    const entry = opts.serviceConfig ? 'test/fixtures/echo-server.ts' : 'server/main.ts';
+    const s = await spawnServer(entry, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>);
     url = s.url;
     child = s.child;
   } else {
