@@ -8,6 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from './helpers/server.js';
+import { postgresBackend } from './helpers/storage.js';
+import { echoOnlyConfig } from './fixtures/test-plugins.js';
 
 const exec = promisify(execFile);
 const cliWith = (env: Record<string, string>, ...args: string[]) =>
@@ -86,6 +88,37 @@ describe('admin CLI', () => {
       assert.equal(existsSync(join(dataDir, 'db.lock')), false, 'released after the command');
     } finally {
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('on PostgreSQL: works beside a running server, deducts with a reason and filters usage', async () => {
+    const backend = await postgresBackend();
+    const s = await startServer({ env: backend.env, serviceConfig: echoOnlyConfig() });
+    const pg = { DATABASE_URL: backend.env.DATABASE_URL! };
+    try {
+      const created = JSON.parse((await cliWith(pg, 'keys', 'create', '--name', 'pg', '--credits', '100')).stdout);
+      const run = (text: string) => s.call('POST', '/api/v2/run', { key: created.key, body: { type: 'capability', id: 'test_echo', input: { text } } });
+      assert.equal((await run('one')).status, 200);
+      assert.equal((await s.call('POST', '/api/v2/run', { key: created.key, body: { type: 'capability', id: 'nope', input: {} } })).status, 404);
+      const after = JSON.parse((await cliWith(pg, 'credits', 'deduct', created.id, '30', '--reason', 'refund reversed')).stdout);
+      assert.equal(after.credits, 60);
+      // The server sees the deduction at once: both work on the one shared database.
+      assert.equal((await s.call('GET', '/api/v2/balance', { key: created.key })).json.data.credits, 60);
+      const tx = JSON.parse((await cliWith(pg, 'transactions', created.id)).stdout);
+      assert.deepEqual([tx[0].kind, tx[0].amount, tx[0].reason], ['deduct', -30, 'refund reversed']);
+      const tooMuch = await cliWith(pg, 'credits', 'deduct', created.id, '61', '--reason', 'x').then(() => null, (e) => e);
+      assert.match(tooMuch.stderr, /Deduction larger than the spendable balance/);
+      let rows: { objectId: string; status: number }[] = [];
+      for (let i = 0; i < 50 && rows.length === 0; i++) {
+        rows = JSON.parse((await cliWith(pg, 'usage', created.id, '--object-id', 'test_echo', '--status', '200')).stdout);
+        if (rows.length === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual(rows.map((r) => [r.objectId, r.status]), [['test_echo', 200]]);
+      const errors = JSON.parse((await cliWith(pg, 'usage', created.id, '--status', 'error', '--object-type', 'capability')).stdout);
+      assert.deepEqual(errors.map((r: { objectId: string; status: number }) => [r.objectId, r.status]), [['nope', 404]]);
+    } finally {
+      await s.close();
+      await backend.dispose();
     }
   });
 });

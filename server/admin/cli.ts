@@ -7,9 +7,10 @@
  *   keys list [--page N] [--limit N]
  *   keys get ID
  *   keys update ID [--name S] [--active true|false] [--rate N] [--budget N|null] [--policy JSON]
- *   credits add ID AMOUNT --reason TEXT        (a negative AMOUNT deducts)
- *   usage ID [--limit N] [--status success|error|CODE]
- *   transactions ID [--limit N]
+ *   credits add ID AMOUNT --reason TEXT
+ *   credits deduct ID AMOUNT --reason TEXT
+ *   usage ID [--page N] [--limit N] [--status success|error|HTTP] [--object-type T] [--object-id ID] [--provider P]
+ *   transactions ID [--page N] [--limit N]
  */
 import 'reflect-metadata';
 import { join } from 'node:path';
@@ -33,9 +34,10 @@ const USAGE = `usage: npm run admin -- <command>
   keys list [--page N] [--limit N]
   keys get ID
   keys update ID [--name S] [--active true|false] [--rate N] [--budget N|null] [--policy JSON]
-  credits add ID AMOUNT --reason TEXT      (deduct: credits add ID --reason TEXT -- -AMOUNT)
-  usage ID [--limit N] [--status success|error|CODE]
-  transactions ID [--limit N]`;
+  credits add ID AMOUNT --reason TEXT
+  credits deduct ID AMOUNT --reason TEXT
+  usage ID [--page N] [--limit N] [--status success|error|HTTP] [--object-type T] [--object-id ID] [--provider P]
+  transactions ID [--page N] [--limit N]`;
 
 function num(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -81,12 +83,13 @@ function operation(values: Record<string, string | boolean | undefined>, positio
     if (v.policy !== undefined) patch.policy = JSON.parse(v.policy);
     return { direct: (svc) => svc.updateKey(rest[0]!, patch), http: { method: 'PATCH', path: `/keys/${id}`, body: patch } };
   }
-  if (group === 'credits' && action === 'add' && rest[0] && rest[1]) {
-    const body = { amount: num(rest[1]), reason: v.reason };
+  if (group === 'credits' && (action === 'add' || action === 'deduct') && rest[0] && rest[1]) {
+    const amount = num(rest[1]);
+    const body = { amount: action === 'deduct' && amount !== undefined ? -amount : amount, reason: v.reason };
     return { direct: (svc) => svc.adjustCredits(rest[0]!, body), http: { method: 'POST', path: `/keys/${id}/credits`, body } };
   }
   if (group === 'usage' && action) {
-    const q = { limit: v.limit, page: v.page, status: v.status };
+    const q = { limit: v.limit, page: v.page, status: v.status, objectType: v['object-type'], objectId: v['object-id'], provider: v.provider };
     return { direct: (svc) => svc.usageOf(action, usageQuery(q)), http: { method: 'GET', path: `/keys/${encodeURIComponent(action)}/usage`, query: q }, paged: true };
   }
   if (group === 'transactions' && action) {
@@ -130,6 +133,9 @@ async function main(argv: string[]): Promise<unknown> {
       page: { type: 'string' },
       limit: { type: 'string' },
       status: { type: 'string' },
+      'object-type': { type: 'string' },
+      'object-id': { type: 'string' },
+      provider: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
