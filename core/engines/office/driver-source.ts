@@ -14,9 +14,16 @@ stdout, so no document pays LibreOffice's cold start. It never decides policy (t
 restarts): the Node supervisor does, and kills this process and soffice when needed.
 
 Job:    {"id": n, "input": "/abs/in.docx", "output": "/abs/out.pdf", "importFilter": "..."|null, "importOptions": "..."|null,
-         "pdfVersion": 0|1|2|3, "tagged": bool, "pdfua": bool}
-Events: {"ready": true, "pid": n} once connected; {"dead": true, "error": "..."} if soffice exits.
-Answer: {"id": n, "ok": true, "pages": n} or {"id": n, "ok": false, "kind": "load"|"export"|"dead", "error": "..."}
+         "plainText": bool, "formats": ["docx", ...]|null, "pdfVersion": 0|1|2|3, "tagged": bool, "pdfua": bool}
+Events: {"ready": true, "pid": n} once connected; {"ready": false, "error": "..."} if it never was;
+        {"dead": true, "error": "..."} if soffice exits.
+Answer: {"id": n, "ok": true, "pages": n, "type": "..."} or
+        {"id": n, "ok": false, "kind": "load"|"type"|"export"|"internal"|"dead", "reason": "...", "error": "..."}
+
+Without an import filter, LibreOffice's own deep type detection names the type first: when it
+finds nothing, or only its plain-text import (which takes any bytes) and the job does not accept
+plain text, the job fails with kind "type" before anything is loaded; with "formats", a type
+none of whose extensions is listed fails too.
 """
 import json
 import os
@@ -56,15 +63,21 @@ def emit(obj):
         sys.stdout.flush()
 
 
-def connect(pipe, deadline):
+def connect(pipe, deadline, office):
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
     url = "uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe
     last = None
     while time.time() < deadline:
+        # A binary that exits at once (missing libraries, wrong program) fails now, not at the deadline.
+        if office.poll() is not None:
+            raise RuntimeError("LibreOffice exited with status %s before accepting connections" % office.returncode)
         try:
             ctx = resolver.resolve(url)
-            return ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+            smgr = ctx.ServiceManager
+            desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+            detection = smgr.createInstanceWithContext("com.sun.star.document.TypeDetection", ctx)
+            return desktop, detection
         except Exception as e:  # NoConnectException until soffice listens
             last = e
             time.sleep(0.1)
@@ -103,7 +116,62 @@ def check_alive(desktop, err):
         raise Dead("%s (after %s)" % (e, err))
 
 
-def convert(desktop, job):
+def failure(kind, error, reason=None):
+    return {"ok": False, "kind": kind, "reason": reason, "error": error}
+
+
+def check_paths(job):
+    """Job files the service failed to provide are its own fault (a 500), never the input's."""
+    src, out = job.get("input") or "", job.get("output") or ""
+    if not os.path.isabs(src) or not os.path.isfile(src) or not os.access(src, os.R_OK):
+        return failure("internal", "the input file %r is not readable here" % src)
+    if not os.path.isabs(out) or not os.access(os.path.dirname(out), os.W_OK):
+        return failure("internal", "the output directory of %r is not writable here" % out)
+    return None
+
+
+def detect(detection, url, job):
+    """(type, filter) LibreOffice would use, or a failure when the job must not go on."""
+    found = detection.queryTypeByDescriptor((prop("URL", url),), True)
+    type_name = found[0] or ""
+    filter_name = ""
+    for p in found[1]:
+        if p.Name == "FilterName":
+            filter_name = p.Value or ""
+    if not type_name:
+        return failure("type", "no type matches", "unknown")
+    # generic_Text reads any bytes as characters: right for text, a page of noise for binary.
+    if (type_name == "generic_Text" or filter_name.startswith("Text")) and not job.get("plainText"):
+        return failure("type", "only the plain-text import accepts it (%s)" % type_name, "plain")
+    formats = job.get("formats")
+    if formats is not None:
+        info = dict((p.Name, p.Value) for p in detection.getByName(type_name))
+        exts = set(e.lower() for e in (info.get("Extensions") or ()))
+        if not exts & set(formats):
+            return failure("type", info.get("UIName") or type_name, "unsupported")
+    return type_name, filter_name
+
+
+def convert(desktop, detection, job):
+    bad = check_paths(job)
+    if bad:
+        return bad
+    try:
+        url = uno.systemPathToFileUrl(job["input"])
+        out_url = uno.systemPathToFileUrl(job["output"])
+    except Exception as e:
+        return failure("internal", "bad job path: %s" % e)
+    type_name = None
+    filter_name = job.get("importFilter")
+    if not filter_name:
+        try:
+            found = detect(detection, url, job)
+        except Exception as e:
+            check_alive(desktop, e)
+            return failure("load", "type detection failed: %s" % getattr(e, "Message", str(e)))
+        if isinstance(found, dict):
+            return found
+        type_name, filter_name = found
     load = [
         prop("Hidden", True),
         prop("ReadOnly", True),
@@ -113,18 +181,18 @@ def convert(desktop, job):
         # A wrong (empty) password makes a protected file fail to load instead of prompting.
         prop("Password", ""),
     ]
-    if job.get("importFilter"):
-        load.append(prop("FilterName", job["importFilter"]))
+    if filter_name:
+        load.append(prop("FilterName", filter_name))
     if job.get("importOptions"):
         load.append(prop("FilterOptions", job["importOptions"]))
     try:
-        doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(job["input"]), "_blank", 0, tuple(load))
+        doc = desktop.loadComponentFromURL(url, "_blank", 0, tuple(load))
     except Exception as e:
         check_alive(desktop, e)
-        return {"ok": False, "kind": "load", "error": "%s: %s" % (type(e).__name__, getattr(e, "Message", str(e)))}
+        return failure("load", "%s: %s" % (type(e).__name__, getattr(e, "Message", str(e))))
     if doc is None:
         check_alive(desktop, RuntimeError("no document"))
-        return {"ok": False, "kind": "load", "error": "the document could not be opened"}
+        return failure("load", "the document could not be opened")
     try:
         data = [prop("UseTaggedPDF", bool(job.get("tagged"))), prop("ExportBookmarks", True)]
         if job.get("pdfVersion"):
@@ -135,11 +203,11 @@ def convert(desktop, job):
         filter_data = uno.Any("[]com.sun.star.beans.PropertyValue", tuple(data))
         store = (prop("FilterName", export_filter(doc)), prop("FilterData", filter_data), prop("Overwrite", True))
         try:
-            uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(job["output"]), store))
+            uno.invoke(doc, "storeToURL", (out_url, store))
         except Exception as e:
             check_alive(desktop, e)
-            return {"ok": False, "kind": "export", "error": "%s: %s" % (type(e).__name__, getattr(e, "Message", str(e)))}
-        return {"ok": True, "pages": page_count(doc)}
+            return failure("export", "%s: %s" % (type(e).__name__, getattr(e, "Message", str(e))))
+        return {"ok": True, "pages": page_count(doc), "type": type_name}
     finally:
         try:
             doc.close(True)
@@ -179,9 +247,13 @@ def watch(office):
 def main():
     binary, profile_dir, pipe = sys.argv[1], sys.argv[2], sys.argv[3]
     deadline = time.time() + float(sys.argv[4] if len(sys.argv) > 4 else 60)
-    office = start_office(binary, profile_dir, pipe)
     try:
-        desktop = connect(pipe, deadline)
+        office = start_office(binary, profile_dir, pipe)
+    except Exception as e:  # a missing or non-executable binary
+        emit({"ready": False, "error": "cannot run %s: %s" % (binary, e)})
+        return 2
+    try:
+        desktop, detection = connect(pipe, deadline, office)
     except Exception as e:
         emit({"ready": False, "error": str(e)})
         stop_office(office)
@@ -194,7 +266,7 @@ def main():
             continue
         job = json.loads(line)
         try:
-            result = convert(desktop, job)
+            result = convert(desktop, detection, job)
         except Exception as e:
             # The bridge is gone (soffice crashed or was killed): tell the supervisor and stop.
             emit({"id": job.get("id"), "ok": False, "kind": "dead", "error": "%s: %s" % (type(e).__name__, e)})

@@ -73,7 +73,8 @@ function usableJail(jail: string[], log: EngineOptions['log']): string[] {
 /** Creates the LibreOffice pool; processes start at `warm()` or at the first conversion. */
 export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(): Promise<void> } {
   const env = opts.env;
-  const root = env.OFFICE_WORK_DIR?.trim() || join(opts.dataDir, 'office');
+  // Absolute: the driver turns paths into file URLs, and inside the jail `--chdir` moves the cwd.
+  const root = resolve(env.OFFICE_WORK_DIR?.trim() || join(opts.dataDir, 'office'));
   mkdirSync(root, { recursive: true });
   const driverPath = join(root, 'driver.py');
   writeFileSync(driverPath, DRIVER_SOURCE);

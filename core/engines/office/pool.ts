@@ -3,13 +3,16 @@
  * a bounded FIFO queue (full → `BusyError`, 429), a per-conversion timeout that starts when a
  * worker takes the job (queue wait does not count), and restarts after N conversions, a crash or
  * a hang. Gotenberg runs one LibreOffice; a pool lets conversions overlap.
+ *
+ * A job's input file is written when the job is accepted, before it waits, so handing it to a
+ * free worker is synchronous: no worker can die between being chosen and taking the job.
  */
 import { mkdir, rm, writeFile, readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { BusyError, InputError, OperationFailedError } from '../../errors.js';
 import type { OfficeConvertInput, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './types.js';
-import { JobFailure, OfficeWorker, type WorkerConfig } from './worker.js';
+import { JobFailure, OfficeWorker, WorkerStopped, type DriverJob, type WorkerConfig } from './worker.js';
 
 /** Pool settings (read from the environment by the factory). */
 export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
@@ -21,9 +24,12 @@ export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
 }
 
 interface Queued {
-  input: OfficeConvertInput;
-  opts: OfficeConvertOptions;
+  job: DriverJob;
+  dir: string;
+  ext: string | null;
   enqueuedAt: number;
+  /** The input file is written; until then a free worker passes this job over. */
+  ready: boolean;
   resolve: (r: OfficeConvertResult) => void;
   reject: (e: unknown) => void;
   cleanup: () => void;
@@ -40,10 +46,26 @@ const IMPORT_FILTERS: Record<string, { filter: string; options?: string }> = {
   csv: { filter: 'Text - txt - csv (StarCalc)', options: '44,34,76,1,,0,false,true' },
 };
 
+/** Extensions whose content is text, so LibreOffice's plain-text import is the right one by default. */
+const PLAIN_TEXT = new Set(['txt', 'csv', 'tsv', 'tab']);
+
+/** Valid UTF-8 text is imported as UTF-8 rather than left to the charset guess. */
+function textFilter(data: Uint8Array): { filter: string; options?: string } | undefined {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(data);
+    return { filter: 'Text (encoded)', options: 'UTF8' };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The public text of a failed conversion (spec §4.6: `Failed to convert to PDF: [error details]`). */
 export function conversionFailed(details: string, cause?: unknown): OperationFailedError {
   return new OperationFailedError(`Failed to convert to PDF: ${details}`, { cause });
 }
+
+/** Delay before the n-th retry (n ≥ 1) of a worker that failed to start: 1 s doubling to a minute. */
+const retryDelay = (n: number) => Math.min(60_000, 1000 * 2 ** Math.min(n - 1, 6));
 
 /** A pool of warm LibreOffice workers with a bounded queue. */
 export class OfficePool {
@@ -51,7 +73,9 @@ export class OfficePool {
   private readonly queue: Queued[] = [];
   private started: Promise<void> | null = null;
   private closed = false;
-  private startFailures = 0;
+  /** Start failures in a row per worker; a worker in here is down until a start succeeds. */
+  private readonly failedStarts = new Map<OfficeWorker, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly cfg: PoolConfig) {
     const workerCfg = { ...cfg, poolSize: cfg.size, token: randomBytes(6).toString('hex') };
@@ -69,23 +93,42 @@ export class OfficePool {
     return this.started;
   }
 
+  /** True when every worker's last start failed and none is trying again right now. */
+  private unavailable(): boolean {
+    return this.workers.every((w) => this.failedStarts.has(w) && w.state !== 'starting');
+  }
+
+  private later(fn: () => void, ms: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
   private async startWorker(w: OfficeWorker): Promise<void> {
     if (this.closed) return;
     try {
       await w.start();
-      this.startFailures = 0;
+      this.failedStarts.delete(w);
     } catch (err) {
-      this.cfg.log.error({ err, worker: w.index }, 'LibreOffice worker failed to start');
-      this.startFailures++;
+      // Closing interrupts starts; nothing failed, and the profile may already be someone else's.
+      if (this.closed || err instanceof WorkerStopped) return;
+      const failures = (this.failedStarts.get(w) ?? 0) + 1;
+      this.failedStarts.set(w, failures);
+      this.cfg.log.error({ err, worker: w.index, failures }, 'LibreOffice worker failed to start');
       // A damaged profile is the usual cause of repeated start failures: start the next one fresh.
       const profile = w.claimedProfile;
       if (profile) await rm(profile, { recursive: true, force: true }).catch(() => {});
-      if (this.workers.every((x) => x.state === 'stopped')) {
-        for (const q of this.queue.splice(0)) q.reject(conversionFailed('LibreOffice is not available.', err));
+      if (this.unavailable()) {
+        for (const q of this.queue.splice(0)) {
+          q.cleanup();
+          q.reject(conversionFailed('LibreOffice is not available.', err));
+        }
       }
-      if (!this.closed && this.startFailures < 20) {
-        setTimeout(() => void this.startWorker(w), Math.min(30_000, 500 * 2 ** Math.min(this.startFailures, 6))).unref();
-      }
+      // Keep trying in the background, slowly: requests meanwhile fail at once (see `convert`).
+      if (!this.closed) this.later(() => void this.startWorker(w), retryDelay(failures));
       return;
     }
     if (this.closed) {
@@ -102,89 +145,100 @@ export class OfficePool {
     // A worker that keeps crashing right after it starts is retried with a growing delay.
     w.quickDeaths = crashed && Date.now() - w.startedAt < 10_000 ? w.quickDeaths + 1 : 0;
     if (w.quickDeaths === 0) return void this.startWorker(w);
-    setTimeout(() => void this.startWorker(w), Math.min(30_000, 250 * 2 ** Math.min(w.quickDeaths, 7))).unref();
+    this.later(() => void this.startWorker(w), Math.min(30_000, 250 * 2 ** Math.min(w.quickDeaths, 7)));
   }
 
   /** Converts one document; see `OfficeEngine.convert` for the errors. */
-  convert(input: OfficeConvertInput, opts: OfficeConvertOptions = {}): Promise<OfficeConvertResult> {
-    if (this.closed) return Promise.reject(conversionFailed('the converter is shutting down.'));
-    if (this.queue.length >= this.cfg.queueLimit) {
-      return Promise.reject(new BusyError('The document converter is busy: too many conversions are waiting. Please retry shortly.'));
+  async convert(input: OfficeConvertInput, opts: OfficeConvertOptions = {}): Promise<OfficeConvertResult> {
+    if (this.closed) throw conversionFailed('the converter is shutting down.');
+    if (this.started && this.unavailable()) throw conversionFailed('LibreOffice is not available.');
+    // Jobs beyond the free workers wait; `queueLimit` of them may (0: none, only free workers serve).
+    const idle = this.workers.filter((w) => w.state === 'idle').length;
+    if (this.queue.length - idle >= this.cfg.queueLimit) {
+      throw new BusyError('The document converter is busy: too many conversions are waiting. Please retry shortly.');
     }
+    opts.signal?.throwIfAborted();
     void this.warm();
-    return new Promise<OfficeConvertResult>((resolve, reject) => {
-      const item: Queued = { input, opts, enqueuedAt: Date.now(), resolve, reject, cleanup: () => {} };
-      const signal = opts.signal;
-      if (signal) {
-        const onAbort = () => {
-          const i = this.queue.indexOf(item);
-          if (i >= 0) {
-            this.queue.splice(i, 1);
-            reject(signal.reason ?? new Error('aborted'));
-          }
-        };
-        if (signal.aborted) return reject(signal.reason ?? new Error('aborted'));
-        signal.addEventListener('abort', onAbort, { once: true });
-        item.cleanup = () => signal.removeEventListener('abort', onAbort);
-      }
-      this.queue.push(item);
-      this.dispatch();
+    const ext = input.extension?.toLowerCase() || null;
+    const dir = join(this.cfg.workDir, randomBytes(8).toString('hex'));
+    const forced = (ext && IMPORT_FILTERS[ext]) || (ext === 'txt' ? textFilter(input.data) : undefined);
+    const job: DriverJob = {
+      input: join(dir, ext ? `input.${ext}` : 'input'),
+      output: join(dir, 'output.pdf'),
+      importFilter: forced?.filter ?? null,
+      importOptions: forced?.options ?? null,
+      plainText: opts.plainText ?? (ext !== null && PLAIN_TEXT.has(ext)),
+      formats: ext ? null : (opts.formats ?? null),
+      pdfVersion: opts.pdfa ?? 0,
+      tagged: opts.tagged ?? true,
+      pdfua: opts.pdfua ?? false,
+    };
+    let item!: Queued;
+    const done = new Promise<OfficeConvertResult>((resolve, reject) => {
+      item = { job, dir, ext, enqueuedAt: Date.now(), ready: false, resolve, reject, cleanup: () => {} };
     });
+    const signal = opts.signal;
+    if (signal) {
+      const onAbort = () => {
+        const i = this.queue.indexOf(item);
+        if (i >= 0) {
+          this.queue.splice(i, 1);
+          item.reject(signal.reason ?? new Error('aborted'));
+        }
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      item.cleanup = () => signal.removeEventListener('abort', onAbort);
+    }
+    // The slot is taken in arrival order now; the job becomes eligible once its file is written.
+    this.queue.push(item);
+    try {
+      await mkdir(dir, { recursive: true });
+      await writeFile(job.input, input.data);
+      item.ready = true;
+      this.dispatch();
+    } catch (err) {
+      const i = this.queue.indexOf(item);
+      if (i >= 0) {
+        this.queue.splice(i, 1);
+        item.cleanup();
+        item.reject(conversionFailed('the input could not be written for LibreOffice.', err));
+      }
+    }
+    try {
+      return await done;
+    } finally {
+      await rm(dir, { recursive: true, force: true }).catch(() => {});
+    }
   }
 
   private dispatch(): void {
     for (const w of this.workers) {
-      if (this.queue.length === 0) return;
       if (w.state !== 'idle') continue;
-      const item = this.queue.shift()!;
-      item.cleanup();
-      void this.runOn(w, item);
+      const i = this.queue.findIndex((q) => q.ready);
+      if (i < 0) return;
+      const [item] = this.queue.splice(i, 1);
+      item!.cleanup();
+      void this.runOn(w, item!);
     }
   }
 
   private async runOn(w: OfficeWorker, item: Queued): Promise<void> {
     const queuedMs = Date.now() - item.enqueuedAt;
-    const dir = join(this.cfg.workDir, randomBytes(8).toString('hex'));
-    const ext = item.input.extension.toLowerCase();
-    const input = join(dir, `input.${ext}`);
-    const output = join(dir, 'output.pdf');
-    // Hold the worker while the input is written so nothing else is dispatched to it.
-    w.state = 'busy';
     const started = Date.now();
     try {
-      await mkdir(dir, { recursive: true });
-      await writeFile(input, item.input.data);
-      if (w.state !== 'busy') {
-        // The worker died while the input was written: give the job to the next free worker.
-        this.queue.unshift(item);
-        return;
-      }
-      w.state = 'idle';
-      const { pages } = await this.runAndRecycle(w,
-        {
-          input,
-          output,
-          importFilter: IMPORT_FILTERS[ext]?.filter ?? null,
-          importOptions: IMPORT_FILTERS[ext]?.options ?? null,
-          pdfVersion: item.opts.pdfa ?? 0,
-          tagged: item.opts.tagged ?? true,
-          pdfua: item.opts.pdfua ?? false,
-        },
-        this.cfg.timeoutMs,
-      );
-      const pdf = await readFile(output).catch(() => undefined);
+      const { pages, type } = await this.runAndRecycle(w, item.job, this.cfg.timeoutMs);
+      const pdf = await readFile(item.job.output).catch(() => undefined);
       if (!pdf || pdf.byteLength === 0) throw new JobFailure('export', 'LibreOffice produced no output');
-      item.resolve({ pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), pages, convertMs: Date.now() - started, queuedMs });
+      item.resolve({ pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), pages, type, convertMs: Date.now() - started, queuedMs });
     } catch (err) {
-      item.reject(this.toPublic(err, ext));
+      item.reject(this.toPublic(err, item.ext));
     } finally {
-      await rm(dir, { recursive: true, force: true }).catch(() => {});
       this.dispatch();
     }
   }
 
   /** Runs a job, then retires the worker if it reached its conversion limit, before anyone else gets it. */
-  private async runAndRecycle(w: OfficeWorker, job: Parameters<OfficeWorker['run']>[0], timeoutMs: number) {
+  private async runAndRecycle(w: OfficeWorker, job: DriverJob, timeoutMs: number) {
     try {
       return await w.run(job, timeoutMs);
     } finally {
@@ -196,11 +250,24 @@ export class OfficePool {
     }
   }
 
-  private toPublic(err: unknown, ext: string): Error {
+  private toPublic(err: unknown, ext: string | null): Error {
     if (!(err instanceof JobFailure)) return conversionFailed('an unexpected error occurred.', err);
+    const what = ext ? `.${ext}` : 'a document';
     switch (err.kind) {
       case 'load':
-        return new InputError(`The file could not be opened as .${ext}: it is corrupt, password-protected or not a valid .${ext} file.`, { cause: err });
+        return new InputError(`The file could not be opened as ${what}: it is corrupt, password-protected or not a valid ${ext ? what : 'document'}.`, { cause: err });
+      case 'type':
+        if (err.reason === 'unsupported') return new InputError(`Unsupported file format: LibreOffice reads the file as ${err.message}, which is not in the supported list.`, { cause: err });
+        if (!ext) return new InputError('Unrecognised file format: neither its signature nor LibreOffice recognises the contents.', { cause: err });
+        return new InputError(
+          err.reason === 'plain'
+            ? `The file is not a valid ${what} file: LibreOffice could only read it as plain text.`
+            : `The file is not a valid ${what} file: LibreOffice does not recognise its contents.`,
+          { cause: err },
+        );
+      case 'internal':
+        // Our own job files were unusable (a configuration fault): a 500, never the caller's input.
+        return conversionFailed('the converter could not use its work directory.', err);
       case 'timeout':
         return conversionFailed(`${err.message}.`, err);
       case 'dead':
@@ -220,10 +287,15 @@ export class OfficePool {
     };
   }
 
-  /** Stops every worker and fails whatever is still queued. */
+  /** Stops every worker, cancels pending restarts and fails whatever is still queued. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const q of this.queue.splice(0)) q.reject(conversionFailed('the converter is shutting down.'));
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const q of this.queue.splice(0)) {
+      q.cleanup();
+      q.reject(conversionFailed('the converter is shutting down.'));
+    }
     await Promise.allSettled(this.workers.map((w) => w.stop()));
     for (const w of this.workers) w.release();
   }

@@ -7,8 +7,11 @@
 export interface OfficeConvertInput {
   /** The document bytes. */
   data: Uint8Array;
-  /** Lower-case extension without the dot (`docx`, `html`…); LibreOffice detects the format from it and the bytes. */
-  extension: string;
+  /**
+   * Lower-case extension without the dot (`docx`, `html`…): LibreOffice's type detection prefers
+   * it and checks the bytes. `null`: the bytes alone decide (see `OfficeConvertOptions.formats`).
+   */
+  extension: string | null;
 }
 
 /** Export options of one conversion. */
@@ -19,6 +22,13 @@ export interface OfficeConvertOptions {
   pdfua?: boolean;
   /** PDF/A part written by LibreOffice's exporter (1 = PDF/A-1b, 2 = PDF/A-2b, 3 = PDF/A-3b). */
   pdfa?: 1 | 2 | 3;
+  /**
+   * Accept LibreOffice's plain-text import, which takes any bytes. Default: only for text
+   * extensions (txt, csv, tsv); otherwise a file only that import accepts is a 400.
+   */
+  plainText?: boolean;
+  /** With `extension: null`: the extensions the detected type must have one of (else a 400). */
+  formats?: readonly string[];
   /** Aborts the wait in the queue (a running conversion finishes or times out). */
   signal?: AbortSignal;
 }
@@ -28,6 +38,8 @@ export interface OfficeConvertResult {
   pdf: Uint8Array;
   /** Page count as LibreOffice reported it, when it could. */
   pages: number | null;
+  /** LibreOffice's name of the detected type (`writer_MS_Word_2007`), null when an import filter was forced. */
+  type: string | null;
   /** Time spent converting, excluding queue wait (ms). */
   convertMs: number;
   queuedMs: number;
@@ -44,9 +56,11 @@ export interface OfficeStats {
 
 /**
  * The LibreOffice pool. `convert` throws `BusyError` (429) when the queue is full, `InputError`
- * (400) when LibreOffice cannot open the document (corrupt or password-protected), and
- * `OperationFailedError` (500, `Failed to convert to PDF: …`) when the export fails, times out or
- * LibreOffice dies mid-conversion.
+ * (400) when LibreOffice cannot open the document (corrupt or password-protected) or its type
+ * detection does not accept the bytes as the extension's format, and `OperationFailedError`
+ * (500, `Failed to convert to PDF: …`) when LibreOffice is not available (every worker failed to
+ * start: answered at once while starts are retried in the background), the export fails, times
+ * out, LibreOffice dies mid-conversion or the work directory is unusable.
  */
 export interface OfficeEngine {
   convert(input: OfficeConvertInput, opts?: OfficeConvertOptions): Promise<OfficeConvertResult>;

@@ -34,19 +34,32 @@ export interface DriverJob {
   output: string;
   importFilter: string | null;
   importOptions: string | null;
+  /** Whether LibreOffice's plain-text import may take the input (see the driver's docstring). */
+  plainText: boolean;
+  /** With no import filter and no extension: the extensions the detected type must have one of. */
+  formats: readonly string[] | null;
   pdfVersion: number;
   tagged: boolean;
   pdfua: boolean;
 }
 
-/** How a job ended when it did not succeed. */
-export type FailureKind = 'load' | 'export' | 'dead' | 'timeout';
+/**
+ * How a job ended when it did not succeed: `load` LibreOffice could not open it, `type` its type
+ * detection refused it, `internal` the job files were unusable (our fault), `export`, `dead`, `timeout`.
+ */
+export type FailureKind = 'load' | 'type' | 'export' | 'internal' | 'dead' | 'timeout';
 
-/** A failed job with the reason LibreOffice gave. */
+/** A failed job with the reason LibreOffice gave; `reason` refines `type` (`plain`, `unknown`, `unsupported`). */
 export class JobFailure extends Error {
-  constructor(readonly kind: FailureKind, message: string) {
+  constructor(readonly kind: FailureKind, message: string, readonly reason?: string) {
     super(message);
   }
+}
+
+/** A finished job: pages as LibreOffice counted them and the type it detected. */
+export interface JobDone {
+  pages: number | null;
+  type: string | null;
 }
 
 let generation = 0;
@@ -70,6 +83,13 @@ function exited(child: ChildProcess | null): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+/** Thrown by `start()` when `stop()` interrupted it: a shutdown, not a failure. */
+export class WorkerStopped extends Error {
+  constructor(index: number) {
+    super(`LibreOffice worker ${index} was stopped while starting`);
+  }
+}
+
 /** One LibreOffice listener behind its driver; `onDeath` fires when it crashes (`crashed`) or was killed after a hang. */
 export class OfficeWorker {
   state: 'starting' | 'idle' | 'busy' | 'stopped' = 'stopped';
@@ -83,7 +103,7 @@ export class OfficeWorker {
   private officePid: number | null = null;
   private stopping = false;
   private nextId = 1;
-  private pending: { id: number; resolve: (v: { pages: number | null }) => void; reject: (e: JobFailure) => void } | null = null;
+  private pending: { id: number; resolve: (v: JobDone) => void; reject: (e: JobFailure) => void } | null = null;
   private ready: ((ok: boolean, error?: string) => void) | null = null;
   private stderrTail = '';
 
@@ -138,13 +158,16 @@ export class OfficeWorker {
     driver.once('error', (err) => this.died(driver, `the LibreOffice driver could not start: ${err.message}`));
 
     const ok = await new Promise<{ ok: boolean; error?: string }>((resolve) => {
-      const timer = setTimeout(() => resolve({ ok: false, error: 'start timed out' }), this.cfg.startTimeoutMs + 2000);
+      // Unref'd and always cleared: `stop()` during warm-up settles this wait at once.
+      const timer = setTimeout(() => this.ready?.(false, 'start timed out'), this.cfg.startTimeoutMs + 2000);
+      timer.unref();
       this.ready = (ok, error) => {
         clearTimeout(timer);
         this.ready = null;
         resolve({ ok, error });
       };
     });
+    if (this.stopping) throw new WorkerStopped(this.index);
     if (!ok.ok) {
       await this.stop();
       throw new Error(`LibreOffice worker ${this.index} failed to start: ${ok.error ?? 'unknown'} ${this.stderrTail.trim()}`.trim());
@@ -153,7 +176,7 @@ export class OfficeWorker {
   }
 
   private onLine(line: string): void {
-    let msg: { ready?: boolean; dead?: boolean; pid?: number; error?: string; id?: number; ok?: boolean; kind?: FailureKind; pages?: number | null };
+    let msg: { ready?: boolean; dead?: boolean; pid?: number; error?: string; id?: number; ok?: boolean; kind?: FailureKind; reason?: string; pages?: number | null; type?: string | null };
     try {
       msg = JSON.parse(line);
     } catch {
@@ -172,13 +195,16 @@ export class OfficeWorker {
     const p = this.pending;
     if (!p || msg.id !== p.id) return;
     this.pending = null;
-    if (msg.ok) p.resolve({ pages: typeof msg.pages === 'number' ? msg.pages : null });
-    else p.reject(new JobFailure(msg.kind ?? 'export', msg.error ?? 'unknown error'));
+    if (msg.ok) p.resolve({ pages: typeof msg.pages === 'number' ? msg.pages : null, type: msg.type ?? null });
+    else p.reject(new JobFailure(msg.kind ?? 'export', msg.error ?? 'unknown error', msg.reason ?? undefined));
   }
 
   private died(child: ChildProcess, why: string): void {
     if (child !== this.driver) return;
-    if (this.stopping) return;
+    if (this.stopping) {
+      this.ready?.(false, 'stopped');
+      return;
+    }
     this.cfg.log.warn({ worker: this.index, why, stderr: this.stderrTail.trim() || undefined }, 'LibreOffice worker died');
     this.ready?.(false, why);
     const p = this.pending;
@@ -193,11 +219,11 @@ export class OfficeWorker {
   }
 
   /** Runs one job; a hang past `timeoutMs` kills the worker and fails with `timeout`. */
-  run(job: DriverJob, timeoutMs: number): Promise<{ pages: number | null }> {
+  run(job: DriverJob, timeoutMs: number): Promise<JobDone> {
     if (this.state !== 'idle' || !this.driver?.stdin) return Promise.reject(new JobFailure('dead', 'worker not ready'));
     this.state = 'busy';
     const id = this.nextId++;
-    return new Promise<{ pages: number | null }>((resolve, reject) => {
+    return new Promise<JobDone>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (this.pending?.id !== id) return;
         this.pending = null;
@@ -229,11 +255,16 @@ export class OfficeWorker {
 
   /** Stops both processes: SIGTERM, then SIGKILL after a grace period. */
   async stop(graceMs = 3000): Promise<void> {
+    const warmingUp = this.state === 'starting';
     this.stopping = true;
+    // A start in progress gives up now (its wait would otherwise outlive the pool).
+    this.ready?.(false, 'stopped');
     const driver = this.driver;
     const pgid = driver?.pid;
     // Closing stdin asks the driver to stop LibreOffice and exit; SIGKILL the group if it lingers.
+    // A driver still connecting reads no stdin, and has no document to save: kill it at once.
     driver?.stdin?.end();
+    if (warmingUp) killGroup(driver, 'SIGKILL');
     const timer = setTimeout(() => killGroup(driver, 'SIGKILL'), graceMs);
     await exited(driver);
     clearTimeout(timer);
