@@ -116,9 +116,6 @@ export const UNDESCRIBED_ALLOWED: ReadonlySet<string> = new Set([
   'browser_a.screenshot input viewport.height',
   'browser_a.scrape input elements[].timeout',
   ...['selector', 'results', 'results[].html', 'results[].text', 'results[].width', 'results[].height', 'results[].top', 'results[].left', 'results[].attributes', 'results[].attributes[].name', 'results[].attributes[].value'].map((f) => `browser_a.scrape output data[].${f}`),
-  'test_echo.units input items',
-  'test_echo.units input produce',
-  'test_echo.units output produced',
 ]);
 
 /** Adds a problem per undescribed field of `schema` (or a warning for a listed one). */
