@@ -227,6 +227,20 @@ describe('fallback along the provider chain', () => {
     assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 100);
   });
 
+  it('a key over its share of an endpoint (perKeyConcurrency) gets 429 BUSY at no cost; other keys are unaffected', async () => {
+    const [{ key }, other] = [await s.createKey({ credits: 100 }), await s.createKey({ credits: 100 })];
+    const pair = (k: string) => s.call('POST', '/api/v2/run', { key: k, body: { type: 'endpoint', id: 'test_echo.echo_pair', input: { text: 'x', delayMs: 600 } } });
+    const first = [pair(key), pair(key)];
+    await new Promise((r) => setTimeout(r, 150));
+    const third = await pair(key);
+    assert.equal(third.status, 429);
+    assert.deepEqual([third.json.code, third.json.error], ['BUSY', 'This API key already has 2 calls of test_echo.echo_pair running; retry when one has finished.']);
+    assert.equal((await pair(other.key)).status, 200);
+    assert.deepEqual((await Promise.all(first)).map((r) => r.status), [200, 200]);
+    assert.equal((await pair(key)).status, 200, 'a slot frees when a call ends');
+    assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 70);
+  });
+
   it('choosing an unconfigured provider answers NOT_CONFIGURED; an unknown one is a 400', async () => {
     const { key } = await s.createKey({ credits: 100 });
     const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', provider: 'test_keyed', input: { text: 'x' } } });

@@ -15,6 +15,7 @@ import { isCreditAmount } from '../credits/cost.js';
 import { capabilityAllowed, decide } from '../policy/decide.js';
 import { validateInput } from './validate.js';
 import {
+  BusyError,
   InputError,
   InternalError,
   NotConfiguredError,
@@ -60,6 +61,8 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 export class Executor {
   /** Calls between reservation and settle/release; shutdown waits for them before closing the ledger. */
   private active = 0;
+  /** Running calls per `<key id> <endpoint id>` of endpoints with a `perKeyConcurrency`. */
+  private readonly perKey = new Map<string, number>();
   private readonly whenIdle: (() => void)[] = [];
 
   constructor(
@@ -176,7 +179,24 @@ export class Executor {
     return reserve;
   }
 
+  /** Runs one endpoint within the key's share of it (`perKeyConcurrency`). */
   private async runEndpoint(req: ExecuteRequest, endpoint: RegisteredEndpoint, binding?: ProviderBinding): Promise<{ data: unknown; units: Units; native?: unknown }> {
+    const cap = endpoint.def.perKeyConcurrency;
+    if (cap === undefined) return this.runEndpointNow(req, endpoint, binding);
+    const slot = `${req.key.id} ${endpoint.id}`;
+    const running = this.perKey.get(slot) ?? 0;
+    if (running >= cap) throw new BusyError(`This API key already has ${cap} calls of ${endpoint.id} running; retry when one has finished.`);
+    this.perKey.set(slot, running + 1);
+    try {
+      return await this.runEndpointNow(req, endpoint, binding);
+    } finally {
+      const left = (this.perKey.get(slot) ?? 1) - 1;
+      if (left === 0) this.perKey.delete(slot);
+      else this.perKey.set(slot, left);
+    }
+  }
+
+  private async runEndpointNow(req: ExecuteRequest, endpoint: RegisteredEndpoint, binding?: ProviderBinding): Promise<{ data: unknown; units: Units; native?: unknown }> {
     const input = binding?.impl.mapInput ? binding.impl.mapInput(req.input) : req.input;
     if (binding && !endpoint.input.Check(input)) {
       const e = endpoint.input.Errors(input).First();

@@ -86,6 +86,12 @@ export interface EndpointDef<IS extends TSchema = TSchema, OS extends TSchema = 
   visibility?: Visibility;
   /** Upper bound on run time before the executor aborts the call (ms). */
   timeoutMs?: number;
+  /**
+   * Calls of this endpoint one API key may have running at once on an instance; more are
+   * answered 429 `BUSY` at once. For endpoints that share a bounded engine queue (browser,
+   * LibreOffice, sandboxes), so one key cannot fill it and shut every other key out.
+   */
+  perKeyConcurrency?: number;
   /** Cross-field checks TypeBox cannot express; return the spec's message to reject. */
   validate?(input: Static<IS>): string | undefined;
   /** The spec's 400 text per top-level field, used when that field is missing or invalid. */
