@@ -20,3 +20,11 @@ test('otherwise the last line that parses wins; no JSON keeps the lines', () => 
   assert.deepEqual(shapeLogs(['plain', 'text'], true), ['plain', 'text']);
   assert.deepEqual(shapeLogs(['not json'], true), ['not json']);
 });
+
+test('a truncated stream is never parsed: the lines and the note stay visible', () => {
+  const note = '[output truncated: the stream is limited to 3 lines and 1000000 bytes]';
+  assert.deepEqual(shapeLogs(['{"n":1}', '{"n":2}', '{"n":3}', note], true), ['{"n":1}', '{"n":2}', '{"n":3}', note]);
+  assert.deepEqual(shapeLogs(['[1,', note], true), ['[1,', note]);
+  // Without the cut the same lines parse as before.
+  assert.deepEqual(shapeLogs(['{"n":1}', '{"n":2}', '{"n":3}'], true), { n: 3 });
+});
