@@ -5,14 +5,21 @@
  * uid (set by the spawn itself: setgid, setgroups(0), setuid, which also drops every capability)
  * with rlimits from `prlimit` or from the program inside. Started by root the sandbox would be
  * host root in disguise and RLIMIT_NPROC would not hold (measured in issue 6), hence the uid drop.
+ * Inside, no new user namespaces can be made (`--disable-userns`), `/dev` is read-only with a
+ * small `/dev/shm`, and a seccomp filter (seccomp.ts) refuses the kernel interfaces code never needs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { seccompProgram } from './seccomp.js';
+
+/** Size of the sandbox's `/dev/shm` (POSIX semaphores and shared memory of multiprocessing). */
+export const DEV_SHM_MB = 16;
 
 /** Resource limits applied with prlimit before bubblewrap starts (or by the program inside). */
 export interface OsLimits {
-  /** Processes and threads of the uid (RLIMIT_NPROC). */
-  nproc: number;
+  /** Processes and threads of the uid (RLIMIT_NPROC); omit when the uid is shared with the service. */
+  nproc?: number;
   /** Address space in bytes (RLIMIT_AS); omit for tools that reserve large virtual ranges (node, esbuild). */
   asBytes?: number;
   /** Largest file in bytes (RLIMIT_FSIZE). */
@@ -44,6 +51,11 @@ export interface OsSandboxSpec {
   binds?: [string, string][];
   /** Open a fourth pipe (fd 3) for a structured result. */
   resultFd?: boolean;
+  /**
+   * Make fd 3 a Node IPC channel (JSON serialization) instead of stdio pipes: stdin and stdout
+   * are ignored, stderr is a pipe. For the JavaScript workers, whose only way out is this channel.
+   */
+  ipc?: boolean;
   /** Memory cgroup directory the sandbox joins before it starts (see `SandboxCgroups`). */
   cgroup?: string;
 }
@@ -53,12 +65,18 @@ export function canSwitchUid(): boolean {
   return typeof process.geteuid === 'function' && process.geteuid() === 0;
 }
 
-/** Builds the full argv: [prlimit →] bwrap → command. */
-export function sandboxArgv(spec: OsSandboxSpec): string[] {
+/** The fd of the child that carries the seccomp program to bwrap: the one after the stdio fds. */
+function seccompFd(spec: OsSandboxSpec): number {
+  return spec.resultFd || spec.ipc ? 4 : 3;
+}
+
+/** Builds the full argv: [prlimit →] bwrap → command (`seccomp`: pass the filter on its fd). */
+export function sandboxArgv(spec: OsSandboxSpec, seccomp = false): string[] {
   const l = spec.limits;
   const prlimit: string[] = [];
   if (l) {
-    prlimit.push('/usr/bin/prlimit', `--nproc=${l.nproc}`, `--fsize=${l.fsizeBytes}`, `--nofile=${l.nofile}`, `--cpu=${l.cpuSeconds}`, '--core=0');
+    prlimit.push('/usr/bin/prlimit', `--fsize=${l.fsizeBytes}`, `--nofile=${l.nofile}`, `--cpu=${l.cpuSeconds}`, '--core=0');
+    if (l.nproc !== undefined) prlimit.push(`--nproc=${l.nproc}`);
     if (l.asBytes !== undefined) prlimit.push(`--as=${l.asBytes}`);
     prlimit.push('--');
   }
@@ -67,6 +85,8 @@ export function sandboxArgv(spec: OsSandboxSpec): string[] {
     // Every namespace, network included: even `commands` only get out through the egress proxy.
     '--unshare-all',
     '--unshare-user',
+    // No nested user namespaces: they are the usual door to kernel code paths root-only otherwise.
+    '--disable-userns',
     '--die-with-parent',
     '--new-session',
     '--cap-drop', 'ALL',
@@ -78,6 +98,10 @@ export function sandboxArgv(spec: OsSandboxSpec): string[] {
     '--symlink', 'usr/sbin', '/sbin',
     '--proc', '/proc',
     '--dev', '/dev',
+    // `--dev` is a tmpfs of its own that the read-only root does not cover: bound /dev/shm, then
+    // make the rest of /dev read-only.
+    '--size', String(DEV_SHM_MB * 1024 * 1024), '--tmpfs', '/dev/shm',
+    '--remount-ro', '/dev',
     '--size', String(spec.tmpfsMb * 1024 * 1024), '--tmpfs', '/tmp',
   ];
   if (spec.network) {
@@ -92,14 +116,30 @@ export function sandboxArgv(spec: OsSandboxSpec): string[] {
   else bw.push('--size', String(spec.work.tmpfsMb * 1024 * 1024), '--tmpfs', '/work');
   // The root itself is a tmpfs made by bwrap: make it read-only so only /work and /tmp take writes.
   bw.push('--remount-ro', '/', '--chdir', '/work', '--clearenv');
-  for (const [k, v] of Object.entries(spec.env)) bw.push('--setenv', k, v);
+  const env = spec.ipc ? { ...spec.env, NODE_CHANNEL_FD: '3', NODE_CHANNEL_SERIALIZATION_MODE: 'json' } : spec.env;
+  for (const [k, v] of Object.entries(env)) bw.push('--setenv', k, v);
+  if (seccomp) bw.push('--seccomp', String(seccompFd(spec)));
   bw.push('--', ...spec.argv);
   return [...prlimit, ...bw];
 }
 
 /** Spawns the sandbox in its own process group; stdio are pipes (plus fd 3 when asked). */
 export function spawnOsSandbox(spec: OsSandboxSpec): ChildProcess {
-  const argv = sandboxArgv(spec);
+  const program = seccompProgram();
+  const child = startSandbox(spec, program !== undefined);
+  if (program) {
+    const fd = child.stdio[seccompFd(spec)] as Writable | null;
+    fd?.on('error', () => undefined);
+    fd?.end(program);
+  }
+  return child;
+}
+
+function startSandbox(spec: OsSandboxSpec, seccomp: boolean): ChildProcess {
+  const argv = sandboxArgv(spec, seccomp);
+  const stdio: ('pipe' | 'ignore' | 'ipc')[] = spec.ipc ? ['ignore', 'ignore', 'pipe', 'ipc'] : spec.resultFd ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'];
+  if (seccomp) stdio.push('pipe');
+  const serialization = spec.ipc ? ({ serialization: 'json' } as const) : {};
   if (spec.uid !== null && spec.cgroup) {
     // A root shell moves itself into the run's cgroup, then setpriv drops to the run's uid (and
     // with it every capability) before the launchers start: nothing of the run is ever outside.
@@ -107,15 +147,12 @@ export function spawnOsSandbox(spec: OsSandboxSpec): ChildProcess {
       '/bin/sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', spec.cgroup,
       '/usr/bin/setpriv', `--reuid=${spec.uid}`, `--regid=${spec.uid}`, '--clear-groups', '--', ...argv,
     ];
-    return spawn(bin!, args, {
-      stdio: spec.resultFd ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
-      detached: true,
-      env: { PATH: '/usr/bin:/bin' },
-    });
+    return spawn(bin!, args, { stdio, ...serialization, detached: true, env: { PATH: '/usr/bin:/bin' } });
   }
   const [bin, ...args] = argv;
   return spawn(bin!, args, {
-    stdio: spec.resultFd ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+    stdio,
+    ...serialization,
     detached: true,
     // The launchers themselves get no secrets either: bwrap clears the environment anyway.
     env: { PATH: '/usr/bin:/bin' },
