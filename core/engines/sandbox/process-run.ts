@@ -18,6 +18,8 @@ export interface ProcessOutcome {
   signal: NodeJS.Signals | null;
   timedOut: boolean;
   aborted: boolean;
+  /** Killed for printing far past the output caps (the capped logs are still the answer). */
+  flooded: boolean;
   durationMs: number;
 }
 
@@ -41,13 +43,17 @@ export function driveProcess(child: ChildProcess, opts: DriveOptions): Promise<P
   let result = '';
   let timedOut = false;
   let aborted = false;
+  let flooded = false;
   let killing: Promise<void> | undefined;
   const kill = () => (killing ??= killSandbox(child, opts.uid));
   // Past 16× the cap the run is only burning CPU: stop it and report the truncation.
   const floodLimit = opts.maxBytes * 16;
   const onData = (c: StreamCollector) => (chunk: Buffer) => {
     c.push(chunk);
-    if (c.droppedBytes > floodLimit) void kill();
+    if (c.droppedBytes > floodLimit) {
+      flooded = true;
+      void kill();
+    }
   };
   child.stdout?.on('data', onData(out));
   child.stderr?.on('data', onData(err));
@@ -93,6 +99,7 @@ export function driveProcess(child: ChildProcess, opts: DriveOptions): Promise<P
         signal: sig,
         timedOut,
         aborted,
+        flooded,
         durationMs: performance.now() - started,
       });
     });

@@ -3,8 +3,14 @@
  * for the user's code on stdin (so a sandbox can be started before a request arrives), runs it as
  * `__main__`, and writes the error object `{ name, value, traceback }` (spec §4.8) as JSON to fd 3
  * — a pipe only the host reads — with the runner's own frames removed from the traceback. Before
- * reading anything it sets its rlimits (argv 1-5) as hard limits.
+ * reading anything it sets its rlimits (argv 1-5) as hard limits. Each error field is cut to
+ * `ERROR_FIELD_MAX_BYTES` with the host's note, so a huge message still fits the result pipe
+ * (`raise Exception('x' * 5_000_000)` must stay a readable error, never a cut-off result), and
+ * the runner exits 1 after an error.
  */
+import { ERROR_FIELD_MAX_BYTES, FIELD_TRUNCATED_NOTE } from './output.js';
+
+/** Source passed to `python3 -c`. */
 export const PYTHON_RUNNER = String.raw`
 import sys, os, resource
 def _limit(which, value):
@@ -20,6 +26,18 @@ _limit(resource.RLIMIT_CPU, _cpu)
 _limit(resource.RLIMIT_CORE, 0)
 os.set_inheritable(3, False)
 _main_pid = os.getpid()
+_CAP = ${ERROR_FIELD_MAX_BYTES}
+_NOTE = ${JSON.stringify(FIELD_TRUNCATED_NOTE)}
+def _cap(text):
+    data = text.encode('utf-8', 'replace')
+    if len(data) <= _CAP:
+        return text
+    return data[:_CAP - len(_NOTE.encode())].decode('utf-8', 'ignore') + _NOTE
+def _text(fn):
+    try:
+        return _cap(fn())
+    except BaseException:
+        return '<unprintable>'
 def _run():
     import json, linecache, traceback
     data = sys.stdin.buffer.read()
@@ -39,13 +57,12 @@ def _run():
     except SystemExit as e:
         code = e.code
         if code not in (None, 0):
-            err = ('SystemExit', str(code), 'SystemExit: %s\n' % code)
+            err = ('SystemExit', _text(lambda: str(code)), _text(lambda: 'SystemExit: %s\n' % code))
     except BaseException as e:
         tb = e.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != name:
             tb = tb.tb_next
-        text = ''.join(traceback.format_exception(type(e), e, tb))
-        err = (type(e).__name__, str(e), text)
+        err = (_text(lambda: type(e).__name__), _text(lambda: str(e)), _text(lambda: ''.join(traceback.format_exception(type(e), e, tb))))
     if os.getpid() != _main_pid:
         # A process forked by the code fell through to here: only the main process reports.
         os._exit(0 if err is None else 1)
@@ -62,9 +79,11 @@ def _run():
     else:
         res.write('{}')
     res.close()
+    status = 0 if err is None else 1
     import threading
     if threading.active_count() == 1:
         # Nothing left to wait for: skip interpreter teardown, which costs milliseconds per run.
-        os._exit(0)
-_run()
+        os._exit(status)
+    return status
+sys.exit(_run())
 `;

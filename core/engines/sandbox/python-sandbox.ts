@@ -11,11 +11,12 @@ import type { ExecutionErrorInfo, PythonSandbox, SandboxResult, SandboxRunReques
 import type { SandboxSettings } from './settings.js';
 import { UidPool, type UidLease } from './uid-pool.js';
 import { canSwitchUid, killSandbox, spawnOsSandbox } from './os-sandbox.js';
-import { SandboxCgroups, cgroupWarning } from './cgroup.js';
+import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from './cgroup.js';
 import { driveProcess, type ProcessOutcome } from './process-run.js';
 import { PYTHON_RUNNER } from './python-runner.js';
 import { runCommands } from './commands.js';
 import { makeRunDir, removeRunRoot } from './run-dir.js';
+import { capError } from './output.js';
 
 const PY_ENV: Record<string, string> = {
   HOME: '/work',
@@ -50,8 +51,7 @@ export class PythonSandboxEngine implements PythonSandbox {
   ) {
     this.pool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase : null, settings.maxQueue);
     this.warmTarget = Math.min(3, settings.maxConcurrent - 1);
-    this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log));
-    if (canSwitchUid() && !this.cgroups.available) log.warn('no memory cgroup for Python runs: each process keeps its memory limit, a run as a whole has none');
+    this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log), cgroupUnavailableWarning(log, 'Python runs'));
   }
 
   /** Starts the pre-started sandboxes (called at engine creation). */
@@ -77,7 +77,7 @@ export class PythonSandboxEngine implements PythonSandbox {
 
   /** The uid's memory cgroup, limited to one Python run's memory. */
   private cgroupFor(uid: number | null): string | undefined {
-    return this.cgroups.prepare(uid, this.settings.pythonMemoryMb * 1024 * 1024);
+    return this.cgroups.prepare(uid, this.settings.pythonMemoryMb * 1024 * 1024, 'code', this.settings.maxProcesses);
   }
 
   private spawn(uid: number | null, runDir: string | undefined, cgroup: string | undefined): ChildProcess {
@@ -151,7 +151,7 @@ export class PythonSandboxEngine implements PythonSandbox {
     const lease = await this.pool.acquire(req.signal);
     const dir = await makeRunDir(lease.uid, this.settings.runDirMb);
     try {
-      const commandsCgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024, 'commands');
+      const commandsCgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024, 'commands', Math.max(256, this.settings.maxProcesses));
       const failed = await runCommands(req.commands!, { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup: commandsCgroup });
       if (failed) return { stdout: [], stderr: [], truncated: false, error: failed, durationMs: 0 };
       await killSandbox(undefined, lease.uid);
@@ -170,15 +170,8 @@ export class PythonSandboxEngine implements PythonSandbox {
     const base = { stdout: o.stdout, stderr: o.stderr, truncated: o.truncated, durationMs: o.durationMs };
     if (o.timedOut) return { ...base, error: timeoutError(timeoutMs) };
     if (o.aborted) return { ...base, error: { name: 'AbortError', value: 'The run was stopped.', traceback: '' } };
-    let error: ExecutionErrorInfo | undefined;
-    try {
-      const parsed = JSON.parse(o.result || '{}') as Partial<ExecutionErrorInfo>;
-      if (typeof parsed.name === 'string') {
-        error = { name: parsed.name, value: String(parsed.value ?? ''), traceback: stripAnsi(String(parsed.traceback ?? '')) };
-      }
-    } catch {
-      error = undefined;
-    }
+    const reported = readResult(o.result);
+    let error = reported === 'unreadable' || reported === 'ok' ? undefined : reported;
     if (error?.name === 'MemoryError' && error.value === '') {
       error.value = `The run exceeded its memory limit of ${this.settings.pythonMemoryMb} MB.`;
     }
@@ -186,15 +179,16 @@ export class PythonSandboxEngine implements PythonSandbox {
     if (!error && outOfMemory) {
       error = { name: 'MemoryError', value: `The run exceeded its memory limit of ${this.settings.pythonMemoryMb} MB.`, traceback: o.stderr.slice(-20).join('\n') };
     }
-    if (!error && (o.exitCode !== 0 || o.signal)) {
-      if (o.signal === 'SIGXCPU') error = timeoutError(timeoutMs);
-      else if (o.truncated && o.signal === 'SIGKILL') error = undefined; // stopped for flooding output: keep the capped logs
-      else {
-        const how = o.signal ? `was killed by ${o.signal}` : `exited with status ${o.exitCode}`;
-        error = { name: 'ProcessExitError', value: `The Python process ${how}.`, traceback: o.stderr.slice(-20).join('\n') };
-      }
+    if (!error && o.flooded) return base; // stopped for flooding output: the capped logs are the answer
+    if (!error && o.signal === 'SIGXCPU') error = timeoutError(timeoutMs);
+    // No readable result means the run did not finish as the runner intended (killed, exited
+    // early, or its result was cut): an error, never a success that would be charged.
+    if (!error && (reported === 'unreadable' || o.exitCode !== 0 || o.signal)) {
+      const how = o.signal ? `was killed by ${o.signal}` : `exited with status ${o.exitCode}`;
+      const unreported = reported === 'unreadable' ? ' without reporting its result' : '';
+      error = { name: 'ProcessExitError', value: `The Python process ${how}${unreported}.`, traceback: o.stderr.slice(-20).join('\n') };
     }
-    return error ? { ...base, error } : base;
+    return error ? { ...base, error: capError(error) } : base;
   }
 
   /** Stops the pre-started sandboxes and rejects queued runs. */
@@ -219,6 +213,18 @@ export class PythonSandboxEngine implements PythonSandbox {
 export function timeoutError(timeoutMs: number): ExecutionErrorInfo {
   const s = timeoutMs / 1000;
   return { name: 'TimeoutError', value: `Execution timed out after ${s} second${s === 1 ? '' : 's'}.`, traceback: '' };
+}
+
+/** The runner's fd 3 report: `{}` for success, the error object, or unreadable (missing, cut, not ours). */
+function readResult(raw: string): ExecutionErrorInfo | 'ok' | 'unreadable' {
+  try {
+    const parsed = JSON.parse(raw) as Partial<Record<keyof ExecutionErrorInfo, unknown>> | null;
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'unreadable';
+    if (typeof parsed.name !== 'string') return Object.keys(parsed).length === 0 ? 'ok' : 'unreadable';
+    return capError({ name: parsed.name, value: String(parsed.value ?? ''), traceback: stripAnsi(String(parsed.traceback ?? '')) });
+  } catch {
+    return 'unreadable';
+  }
 }
 
 function stripAnsi(text: string): string {
