@@ -127,6 +127,7 @@ describe('convert-to-pdf', () => {
       assert.equal(file.type, 'application/pdf');
       assert.equal(file.body.subarray(0, 5).toString(), '%PDF-');
       assert.equal(await pdfTools.pageCount(file.body), pages);
+      assert.ok((await pdfTools.check(file.body)).ok, 'qpdf --check');
       if (text) assert.match(pdftotext(file.body), text);
       else assert.match(execFileSync('pdfimages', ['-list', '-'], { input: file.body }).toString(), /image/);
     });
@@ -136,7 +137,7 @@ describe('convert-to-pdf', () => {
     const inputs: [string, string, RegExp][] = [
       ['<!DOCTYPE html><html><body><h1>First heading stays</h1><p>Grüße 東京</p></body></html>', 'html', /First heading stays[\s\S]*Grüße/],
       ['name,city\nAda,Zürich\nLin,東京\n', 'csv', /Ada\s+Zürich/],
-      ['Plain text line one\nPlain text line two ✓\n', 'txt', /Plain text line two/],
+      ['Plain text line one\nGrüße aus Zürich — 東京 ✓\n', 'txt', /Plain text line one\s+Grüße aus Zürich — 東京 ✓/],
       ['<svg xmlns="http://www.w3.org/2000/svg" width="400" height="100"><text x="10" y="50" font-size="20">Vector label</text></svg>', 'svg', /Vector label/],
     ];
     for (const [content, ext, expected] of inputs) {
@@ -144,6 +145,7 @@ describe('convert-to-pdf', () => {
       assert.equal(res.status, 200, `${ext}: ${res.text}`);
       const file = await download(res.json.url);
       assert.equal(await pdfTools.pageCount(file.body), 1, ext);
+      assert.ok((await pdfTools.check(file.body)).ok, `qpdf --check ${ext}`);
       assert.match(pdftotext(file.body), expected, ext);
     }
   });
@@ -171,10 +173,14 @@ describe('convert-to-pdf', () => {
   test('takes the type from the URL path, or from the Content-Type when the path has none', async () => {
     const byPath = await convert({ inputMethod: 'url', file: `${originUrl}/writer.odt` });
     assert.equal(byPath.status, 200, byPath.text);
-    assert.match(pdftotext((await download(byPath.json.url)).body), /Fixture writer page one/);
+    const odt = (await download(byPath.json.url)).body;
+    assert.match(pdftotext(odt), /Fixture writer page one/);
+    assert.ok((await pdfTools.check(odt)).ok, 'qpdf --check');
     const byType = await convert({ inputMethod: 'url', file: `${originUrl}/download` });
     assert.equal(byType.status, 200, byType.text);
-    assert.equal(await pdfTools.pageCount((await download(byType.json.url)).body), 2);
+    const docx = (await download(byType.json.url)).body;
+    assert.equal(await pdfTools.pageCount(docx), 2);
+    assert.ok((await pdfTools.check(docx)).ok, 'qpdf --check');
     // A malformed escape where the extension would be: the Content-Type decides, no 500.
     const malformed = await convert({ inputMethod: 'url', file: `${originUrl}/download.%E0%A4` });
     assert.equal(malformed.status, 200, malformed.text);
@@ -338,6 +344,7 @@ describe('merge-pdfs', () => {
     assert.equal(res.status, 200, res.text);
     const pdf = (await download(res.json.url)).body;
     assert.equal(await pdfTools.pageCount(pdf), 3);
+    assert.ok((await pdfTools.check(pdf)).ok, 'qpdf --check');
     assert.match(execFileSync('pdftotext', ['-f', '1', '-l', '1', '-', '-'], { input: pdf }).toString(), /Merge input one/);
     const missing = await merge({ inputMethod: 'url', files: [`${originUrl}/one.pdf`, `${originUrl}/missing.pdf`] });
     assert.equal(missing.status, 400, missing.text);
@@ -374,7 +381,9 @@ describe('merge-pdfs', () => {
     execFileSync('qpdf', ['--encrypt', '', 'owner-pw', '256', '--print=none', '--', plain, restricted]);
     const res = await merge({ inputMethod: 'base64', files: [b64(await readFile(restricted)), b64(one)] });
     assert.equal(res.status, 200, res.text);
-    assert.equal(await pdfTools.pageCount((await download(res.json.url)).body), 2);
+    const pdf = (await download(res.json.url)).body;
+    assert.equal(await pdfTools.pageCount(pdf), 2);
+    assert.ok((await pdfTools.check(pdf)).ok, 'qpdf --check');
   });
 });
 
@@ -418,7 +427,9 @@ describe('LibreOffice faults', () => {
     assert.equal(await balance(key), start);
     const next = await convert({ inputMethod: 'base64', file: b64('after the crash') });
     assert.equal(next.status, 200, next.text);
-    assert.match(pdftotext((await download(next.json.url)).body), /after the crash/);
+    const pdf = (await download(next.json.url)).body;
+    assert.match(pdftotext(pdf), /after the crash/);
+    assert.ok((await pdfTools.check(pdf)).ok, 'qpdf --check');
   });
 });
 
@@ -436,7 +447,7 @@ describe('queue and retention', () => {
   });
   after(async () => q?.close());
 
-  test('URL inputs pass the SSRF guard and every input the size cap; refusals cost nothing', async () => {
+  test('URL inputs pass the SSRF guard and every input the size cap (413); refusals cost nothing', async () => {
     const call = (path: string, body: unknown) => q.call('POST', path, { key: qKey, body });
     const loop = await call('/api/v1/convert-to-pdf', { inputMethod: 'url', file: `${originUrl}/writer.docx` });
     assert.equal(loop.status, 400, loop.text);
@@ -444,10 +455,10 @@ describe('queue and retention', () => {
     const mergeLoop = await call('/api/v1/merge-pdfs', { inputMethod: 'url', files: [`${originUrl}/a.pdf`, `${originUrl}/b.pdf`] });
     assert.equal(mergeLoop.status, 400, mergeLoop.text);
     const big = await call('/api/v1/convert-to-pdf', { inputMethod: 'base64', file: b64('x'.repeat(30_000)) });
-    assert.equal(big.status, 400, big.text);
+    assert.equal(big.status, 413, big.text);
     assert.match(big.json.error, /'file' is larger than the 20 KB limit/);
     const bigMerge = await call('/api/v1/merge-pdfs', { inputMethod: 'base64', files: [b64('%PDF-1.7 small'), b64('%PDF-1.7 ' + 'x'.repeat(30_000))] });
-    assert.equal(bigMerge.status, 400, bigMerge.text);
+    assert.equal(bigMerge.status, 413, bigMerge.text);
     assert.match(bigMerge.json.error, /'files\[1\]' is larger than the 20 KB limit/);
     assert.equal((await q.call('GET', '/api/v2/balance', { key: qKey })).json.data.credits, 1000);
   });

@@ -4,14 +4,17 @@
  */
 import { InputError, OperationFailedError, ServiceError, type Engines, type UsageRecorder } from '../../core/sdk.js';
 import { SUPPORTED_EXTENSIONS, extensionOfMediaType, isSupported } from './formats.js';
-import { checkFormat, detectFormat } from './sniff.js';
-import { decodeBase64, download, size, type RawInput } from './inputs.js';
+import { checkFormat, detectFormat, isText, plainTextAllowed } from './sniff.js';
+import { decodeBase64, download, tooLarge, type RawInput } from './inputs.js';
 import { storePdf, type Limits } from './store.js';
 
 const LIST_HINT = 'GET /api/v1/convert-to-pdf lists the supported formats.';
 
-/** The format of an input: URL path extension, then media type, then the bytes (spec §4.6). */
-export function resolveFormat(raw: RawInput): string {
+/**
+ * The format of an input: URL path extension, then media type, then the bytes (spec §4.6).
+ * `null`: binary content no signature here names, left to LibreOffice's type detection.
+ */
+export function resolveFormat(raw: RawInput): string | null {
   if (raw.pathExtension && isSupported(raw.pathExtension)) return raw.pathExtension === 'jpeg' ? 'jpg' : raw.pathExtension;
   const fromType = extensionOfMediaType(raw.contentType);
   if (fromType && isSupported(fromType)) return fromType;
@@ -20,6 +23,7 @@ export function resolveFormat(raw: RawInput): string {
   if (sniffed === 'encrypted') throw new InputError('The file is password-protected; remove the password and retry.');
   if (sniffed && isSupported(sniffed)) return sniffed;
   if (raw.pathExtension && /^[a-z0-9]{1,5}$/.test(raw.pathExtension)) throw new InputError(`Unsupported file format '.${raw.pathExtension}'. ${LIST_HINT}`);
+  if (sniffed === undefined && !isText(raw.data)) return null;
   throw new InputError(`Unrecognised file format. ${LIST_HINT}`);
 }
 
@@ -32,17 +36,21 @@ export async function convertToPdf(
   const raw = input.inputMethod === 'url'
     ? await download(ctx.engines, input.file, 'file', limits.maxFileBytes, ctx.signal)
     : decodeBase64(input.file, 'file', limits.maxFileBytes);
-  if (raw.data.byteLength > limits.maxFileBytes) throw new InputError(`'file' is larger than the ${size(limits.maxFileBytes)} limit.`);
+  if (raw.data.byteLength > limits.maxFileBytes) throw tooLarge('file', limits.maxFileBytes);
   const ext = resolveFormat(raw);
-  checkFormat(ext, raw.data);
-  const result = await ctx.engines.office.convert({ data: raw.data, extension: ext }, { tagged: true, signal: ctx.signal });
+  if (ext) checkFormat(ext, raw.data);
+  const result = await ctx.engines.office.convert(
+    { data: raw.data, extension: ext },
+    // Without an extension LibreOffice's detection decides, within the spec's list only.
+    { tagged: true, plainText: ext !== null && plainTextAllowed(ext, raw.data), formats: SUPPORTED_EXTENSIONS, signal: ctx.signal },
+  );
   let pages: number;
   try {
     pages = await ctx.engines.pdf.pageCount(result.pdf, 'output');
   } catch (err) {
     throw new OperationFailedError('Failed to convert to PDF: LibreOffice produced an unreadable PDF.', { cause: err });
   }
-  ctx.log.info({ format: ext, pages, bytes: result.pdf.byteLength, convertMs: result.convertMs, queuedMs: result.queuedMs }, 'converted to PDF');
+  ctx.log.info({ format: ext, type: result.type, pages, bytes: result.pdf.byteLength, convertMs: result.convertMs, queuedMs: result.queuedMs }, 'converted to PDF');
   try {
     return await storePdf(ctx, result.pdf, limits);
   } catch (err) {

@@ -2,7 +2,7 @@
  * Reads `file` / `files` (spec §4.6 `inputMethod`): base64 content (a `data:` URL is accepted
  * too) or a URL fetched through the HTTP engine with the SSRF guard and a size cap.
  */
-import { InputError, ServiceError, UpstreamError, type Engines } from '../../core/sdk.js';
+import { InputError, PayloadTooLargeError, ServiceError, UpstreamError, type Engines } from '../../core/sdk.js';
 
 /** One input as read: its bytes plus whatever names its type. */
 export interface RawInput {
@@ -18,6 +18,14 @@ export function size(bytes: number): string {
   return bytes >= 1e6 ? `${Math.round(bytes / 1e6)} MB` : `${Math.round(bytes / 1e3)} KB`;
 }
 
+/**
+ * An input over its cap: 413 `PAYLOAD_TOO_LARGE`, the catalogue's code for a body or fetched
+ * input above the documented limit, whether it came as base64 or from a URL.
+ */
+export function tooLarge(label: string, maxBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`'${label}' is larger than the ${size(maxBytes)} limit.`);
+}
+
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
 
 /** Decodes base64 (standard or URL-safe, whitespace ignored); `label` names the field in errors. */
@@ -31,7 +39,7 @@ export function decodeBase64(value: string, label: string, maxBytes: number): Ra
   }
   text = text.replace(/\s+/g, '');
   if (!BASE64.test(text) || text.length % 4 === 1) throw new InputError(`'${label}' is not valid base64.`);
-  if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw new InputError(`'${label}' is larger than the ${size(maxBytes)} limit.`);
+  if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
   const data = Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
   if (data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), contentType };
@@ -55,7 +63,8 @@ export async function download(engines: Engines, url: string, label: string, max
     res = await engines.http.request({ url, guard: true, maxBytes, timeoutMs: 60_000, maxRedirects: 5, signal });
   } catch (err) {
     // An unreachable or failing user URL is a problem with the input (400), as in Gotenberg;
-    // the guard's refusals (400) and the size cap (413) pass through as they are.
+    // the guard's refusals (400) pass through; the size cap names the field, as for base64.
+    if (err instanceof PayloadTooLargeError) throw tooLarge(label, maxBytes);
     if (err instanceof UpstreamError) throw new InputError(`Could not download '${label}': ${err.message}`, { cause: err });
     if (err instanceof ServiceError) throw err;
     throw new InputError(`Could not download '${label}': ${(err as Error).message}`, { cause: err });

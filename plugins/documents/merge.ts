@@ -4,8 +4,8 @@
  * With `pdfua` the inputs' structure trees are merged; ghostscript strips tags, so with both
  * `pdfa` and `pdfua` the output is PDF/A and PDF/UA is not claimed.
  */
-import { InputError, ServiceError, OperationFailedError, type Engines, type UsageRecorder } from '../../core/sdk.js';
-import { decodeBase64, download, size } from './inputs.js';
+import { PayloadTooLargeError, ServiceError, OperationFailedError, type Engines, type UsageRecorder } from '../../core/sdk.js';
+import { decodeBase64, download, size, tooLarge } from './inputs.js';
 import { storePdf, type Limits } from './store.js';
 
 /** Input of one merge, as validated by the capability schema. */
@@ -19,25 +19,32 @@ export interface MergeRequest {
 
 const PARTS = { 'PDF/A-1b': 1, 'PDF/A-2b': 2, 'PDF/A-3b': 3 } as const;
 
-/** Reads inputs a few at a time, keeping their order. */
+/** Reads inputs a few at a time, keeping their order; the first failure cancels the other downloads. */
 async function readAll(input: MergeRequest, ctx: { engines: Engines; signal: AbortSignal }, limits: Limits): Promise<Uint8Array[]> {
   const out: Uint8Array[] = new Array(input.files.length);
+  const failed = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, failed.signal]);
   let total = 0;
   let next = 0;
   const worker = async () => {
-    while (next < input.files.length) {
+    while (next < input.files.length && !signal.aborted) {
       const i = next++;
       const label = `files[${i}]`;
       const raw = input.inputMethod === 'url'
-        ? await download(ctx.engines, input.files[i]!, label, limits.maxFileBytes, ctx.signal)
+        ? await download(ctx.engines, input.files[i]!, label, limits.maxFileBytes, signal)
         : decodeBase64(input.files[i]!, label, limits.maxFileBytes);
       total += raw.data.byteLength;
-      if (raw.data.byteLength > limits.maxFileBytes) throw new InputError(`'${label}' is larger than the ${size(limits.maxFileBytes)} limit.`);
-      if (total > limits.maxMergeBytes) throw new InputError(`The files together are larger than the ${size(limits.maxMergeBytes)} limit.`);
+      if (raw.data.byteLength > limits.maxFileBytes) throw tooLarge(label, limits.maxFileBytes);
+      if (total > limits.maxMergeBytes) throw new PayloadTooLargeError(`The files together are larger than the ${size(limits.maxMergeBytes)} limit.`);
       out[i] = raw.data;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(4, input.files.length) }, worker));
+  // Promise.all settles with the first error; aborting right then stops the downloads still running.
+  const guarded = () => worker().catch((err: unknown) => {
+    failed.abort(err);
+    throw err;
+  });
+  await Promise.all(Array.from({ length: Math.min(4, input.files.length) }, guarded));
   return out;
 }
 

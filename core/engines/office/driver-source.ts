@@ -63,6 +63,42 @@ def emit(obj):
         sys.stdout.flush()
 
 
+class Types:
+    """LibreOffice's type detection and filter registry."""
+
+    def __init__(self, ctx):
+        smgr = ctx.ServiceManager
+        self.detection = smgr.createInstanceWithContext("com.sun.star.document.TypeDetection", ctx)
+        self.filters = smgr.createInstanceWithContext("com.sun.star.document.FilterFactory", ctx)
+        self._ctx = ctx
+        self._importable = None
+
+    def component_missing(self, filter_name):
+        """Calc imports dBase through the sdbc driver of a separate package (libreoffice-base-drivers)."""
+        if filter_name != "dBase":
+            return False
+        try:
+            smgr = self._ctx.ServiceManager
+            return smgr.createInstanceWithContext("com.sun.star.comp.sdbc.dbase.ODriver", self._ctx) is None
+        except Exception:  # an unknown implementation may raise instead of returning None
+            return True
+
+    def importable(self):
+        """Extensions some installed import filter reads (computed once, on the first refusal)."""
+        if self._importable is None:
+            exts = set()
+            for name in self.detection.getElementNames():
+                info = dict((p.Name, p.Value) for p in self.detection.getByName(name))
+                preferred = info.get("PreferredFilter")
+                if not preferred or not self.filters.hasByName(preferred):
+                    continue
+                flags = dict((p.Name, p.Value) for p in self.filters.getByName(preferred)).get("Flags") or 0
+                if flags & 1:  # IMPORT
+                    exts.update(e.lower() for e in (info.get("Extensions") or ()))
+            self._importable = exts
+        return self._importable
+
+
 def connect(pipe, deadline, office):
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
@@ -76,8 +112,7 @@ def connect(pipe, deadline, office):
             ctx = resolver.resolve(url)
             smgr = ctx.ServiceManager
             desktop = smgr.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
-            detection = smgr.createInstanceWithContext("com.sun.star.document.TypeDetection", ctx)
-            return desktop, detection
+            return desktop, Types(ctx)
         except Exception as e:  # NoConnectException until soffice listens
             last = e
             time.sleep(0.1)
@@ -130,8 +165,17 @@ def check_paths(job):
     return None
 
 
-def detect(detection, url, job):
+def refuse(types, job, error, reason):
+    """A type refusal; an extension no installed filter imports says so rather than blame the file."""
+    ext = os.path.splitext(job["input"])[1][1:].lower()
+    if ext and reason in ("plain", "unknown") and ext not in types.importable() and not job.get("plainText"):
+        return failure("type", "no import filter for .%s is installed" % ext, "noimport")
+    return failure("type", error, reason)
+
+
+def detect(types, url, job):
     """(type, filter) LibreOffice would use, or a failure when the job must not go on."""
+    detection = types.detection
     found = detection.queryTypeByDescriptor((prop("URL", url),), True)
     type_name = found[0] or ""
     filter_name = ""
@@ -139,10 +183,10 @@ def detect(detection, url, job):
         if p.Name == "FilterName":
             filter_name = p.Value or ""
     if not type_name:
-        return failure("type", "no type matches", "unknown")
+        return refuse(types, job, "no type matches", "unknown")
     # generic_Text reads any bytes as characters: right for text, a page of noise for binary.
     if (type_name == "generic_Text" or filter_name.startswith("Text")) and not job.get("plainText"):
-        return failure("type", "only the plain-text import accepts it (%s)" % type_name, "plain")
+        return refuse(types, job, "only the plain-text import accepts it (%s)" % type_name, "plain")
     formats = job.get("formats")
     if formats is not None:
         info = dict((p.Name, p.Value) for p in detection.getByName(type_name))
@@ -152,7 +196,7 @@ def detect(detection, url, job):
     return type_name, filter_name
 
 
-def convert(desktop, detection, job):
+def convert(desktop, types, job):
     bad = check_paths(job)
     if bad:
         return bad
@@ -165,7 +209,7 @@ def convert(desktop, detection, job):
     filter_name = job.get("importFilter")
     if not filter_name:
         try:
-            found = detect(detection, url, job)
+            found = detect(types, url, job)
         except Exception as e:
             check_alive(desktop, e)
             return failure("load", "type detection failed: %s" % getattr(e, "Message", str(e)))
@@ -192,6 +236,8 @@ def convert(desktop, detection, job):
         return failure("load", "%s: %s" % (type(e).__name__, getattr(e, "Message", str(e))))
     if doc is None:
         check_alive(desktop, RuntimeError("no document"))
+        if types.component_missing(filter_name):
+            return failure("type", "the %s import needs a component that is not installed" % filter_name, "noimport")
         return failure("load", "the document could not be opened")
     try:
         data = [prop("UseTaggedPDF", bool(job.get("tagged"))), prop("ExportBookmarks", True)]
@@ -253,7 +299,7 @@ def main():
         emit({"ready": False, "error": "cannot run %s: %s" % (binary, e)})
         return 2
     try:
-        desktop, detection = connect(pipe, deadline, office)
+        desktop, types = connect(pipe, deadline, office)
     except Exception as e:
         emit({"ready": False, "error": str(e)})
         stop_office(office)
@@ -266,7 +312,7 @@ def main():
             continue
         job = json.loads(line)
         try:
-            result = convert(desktop, detection, job)
+            result = convert(desktop, types, job)
         except Exception as e:
             # The bridge is gone (soffice crashed or was killed): tell the supervisor and stop.
             emit({"id": job.get("id"), "ok": False, "kind": "dead", "error": "%s: %s" % (type(e).__name__, e)})

@@ -258,6 +258,7 @@ export class OfficePool {
         return new InputError(`The file could not be opened as ${what}: it is corrupt, password-protected or not a valid ${ext ? what : 'document'}.`, { cause: err });
       case 'type':
         if (err.reason === 'unsupported') return new InputError(`Unsupported file format: LibreOffice reads the file as ${err.message}, which is not in the supported list.`, { cause: err });
+        if (err.reason === 'noimport') return new InputError(`The LibreOffice installed on this server cannot import ${ext ? `.${ext} files` : 'this format'}.`, { cause: err });
         if (!ext) return new InputError('Unrecognised file format: neither its signature nor LibreOffice recognises the contents.', { cause: err });
         return new InputError(
           err.reason === 'plain'
