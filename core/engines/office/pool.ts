@@ -10,7 +10,8 @@
 import { mkdir, rm, writeFile, readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { BusyError, InputError, OperationFailedError } from '../../errors.js';
+import { BusyError } from '../../errors.js';
+import { conversionFailed, publicError } from './failures.js';
 import type { OfficeConvertInput, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './types.js';
 import { JobFailure, OfficeWorker, WorkerStopped, type DriverJob, type WorkerConfig } from './worker.js';
 
@@ -57,11 +58,6 @@ function textFilter(data: Uint8Array): { filter: string; options?: string } | un
   } catch {
     return undefined;
   }
-}
-
-/** The public text of a failed conversion (spec §4.6: `Failed to convert to PDF: [error details]`). */
-export function conversionFailed(details: string, cause?: unknown): OperationFailedError {
-  return new OperationFailedError(`Failed to convert to PDF: ${details}`, { cause });
 }
 
 /** Delay before the n-th retry (n ≥ 1) of a worker that failed to start: 1 s doubling to a minute. */
@@ -231,7 +227,7 @@ export class OfficePool {
       if (!pdf || pdf.byteLength === 0) throw new JobFailure('export', 'LibreOffice produced no output');
       item.resolve({ pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), pages, type, convertMs: Date.now() - started, queuedMs });
     } catch (err) {
-      item.reject(this.toPublic(err, item.ext));
+      item.reject(publicError(err, item.ext));
     } finally {
       this.dispatch();
     }
@@ -247,34 +243,6 @@ export class OfficePool {
         w.state = 'stopped';
         void w.stop().then(() => this.restart(w));
       }
-    }
-  }
-
-  private toPublic(err: unknown, ext: string | null): Error {
-    if (!(err instanceof JobFailure)) return conversionFailed('an unexpected error occurred.', err);
-    const what = ext ? `.${ext}` : 'a document';
-    switch (err.kind) {
-      case 'load':
-        return new InputError(`The file could not be opened as ${what}: it is corrupt, password-protected or not a valid ${ext ? what : 'document'}.`, { cause: err });
-      case 'type':
-        if (err.reason === 'unsupported') return new InputError(`Unsupported file format: LibreOffice reads the file as ${err.message}, which is not in the supported list.`, { cause: err });
-        if (err.reason === 'noimport') return new InputError(`The LibreOffice installed on this server cannot import ${ext ? `.${ext} files` : 'this format'}.`, { cause: err });
-        if (!ext) return new InputError('Unrecognised file format: neither its signature nor LibreOffice recognises the contents.', { cause: err });
-        return new InputError(
-          err.reason === 'plain'
-            ? `The file is not a valid ${what} file: LibreOffice could only read it as plain text.`
-            : `The file is not a valid ${what} file: LibreOffice does not recognise its contents.`,
-          { cause: err },
-        );
-      case 'internal':
-        // Our own job files were unusable (a configuration fault): a 500, never the caller's input.
-        return conversionFailed('the converter could not use its work directory.', err);
-      case 'timeout':
-        return conversionFailed(`${err.message}.`, err);
-      case 'dead':
-        return conversionFailed('LibreOffice stopped during the conversion. Please retry.', err);
-      default:
-        return conversionFailed(err.message, err);
     }
   }
 
