@@ -154,7 +154,8 @@ export class OfficePool {
       throw new BusyError('The document converter is busy: too many conversions are waiting. Please retry shortly.');
     }
     opts.signal?.throwIfAborted();
-    void this.warm();
+    // A work dir that cannot be created fails this job below (500) as well; the boot warm-up logs it.
+    this.warm().catch(() => {});
     const ext = input.extension?.toLowerCase() || null;
     const dir = join(this.cfg.workDir, randomBytes(8).toString('hex'));
     const forced = (ext && IMPORT_FILTERS[ext]) || (ext === 'txt' ? textFilter(input.data) : undefined);
