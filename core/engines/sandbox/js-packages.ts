@@ -3,21 +3,26 @@
  * commands step, esbuild bundles the user's code with what it imports or requires from the run's
  * `node_modules` into one ES module. esbuild runs inside the same OS sandbox (no network), so a
  * symlink planted by the commands cannot make it read host files. Node built-ins stay external
- * and fail at link or call time with a clear message.
+ * and fail at link or call time with a clear message. `installAndBundle` runs both steps for a
+ * run of the JavaScript pool.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { writeFile, chown } from 'node:fs/promises';
-import type { ExecutionErrorInfo } from './types.js';
+import type { ExecutionErrorInfo, SandboxRunRequest } from './types.js';
 import type { SandboxSettings } from './settings.js';
-import { spawnOsSandbox } from './os-sandbox.js';
+import type { UidPool } from './uid-pool.js';
+import type { SandboxCgroups } from './cgroup.js';
+import { killSandbox, spawnOsSandbox } from './os-sandbox.js';
+import { runCommands } from './commands.js';
+import { makeRunDir } from './run-dir.js';
 import { driveProcess } from './process-run.js';
 import { NODE_BUILTINS } from './js-runtime.js';
 
 let esbuildBin: string | undefined;
 
 /** Path of the esbuild binary that ships with the esbuild npm package. */
-function findEsbuild(): string {
+export function findEsbuild(): string {
   if (esbuildBin) return esbuildBin;
   const req = createRequire(import.meta.url);
   const pkg = dirname(req.resolve('esbuild/package.json'));
@@ -70,4 +75,31 @@ export async function bundleRun(
     return { error: { name: 'BundleError', value: `The bundled packages exceed ${BUNDLE_CAP / 1024 / 1024} MB.`, traceback: '' } };
   }
   return { bundle: outcome.stdout.join('\n') };
+}
+
+/**
+ * Runs `commands` in a fresh run directory under a uid of `pool`, then bundles the code with what
+ * they installed; everything the step started is killed and the directory removed afterwards.
+ */
+export async function installAndBundle(
+  req: SandboxRunRequest,
+  o: { pool: UidPool; cgroups: SandboxCgroups; settings: SandboxSettings },
+): Promise<{ bundle: string } | { error: ExecutionErrorInfo }> {
+  const lease = await o.pool.acquire(req.signal);
+  const dir = await makeRunDir(lease.uid, o.settings.runDirMb);
+  try {
+    const cgroup = o.cgroups.prepare(lease.uid, o.settings.commandsMemoryMb * 1024 * 1024, 'commands', Math.max(256, o.settings.maxProcesses));
+    const opts = { settings: o.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup };
+    const failed = await runCommands(req.commands!, opts);
+    if (failed) return { error: failed };
+    try {
+      return await bundleRun(req.code, opts);
+    } catch (err) {
+      return { error: { name: 'BundleError', value: 'The code and its packages could not be bundled for the sandbox.', traceback: String(err) } };
+    }
+  } finally {
+    await killSandbox(undefined, lease.uid);
+    await dir.remove();
+    lease.release();
+  }
 }

@@ -3,11 +3,18 @@
  * §4.8, issue 6). It builds the globals a script expects — `console` (log/info/debug → stdout,
  * error/warn → stderr), timers, `fetch`, `TextEncoder`/`TextDecoder`, `atob`/`btoa`,
  * `crypto.getRandomValues`, `URL`/`URLSearchParams` (parsed by the host's WHATWG parser), an empty
- * `process.env`, and a `require` that explains what is missing — from five host callbacks that only carry strings and numbers (a fetch is answered later by
- * the host calling `fetchDone`), so no host object ever enters
- * the isolate. Output is kept inside the isolate with the line and byte caps and handed over
- * once at the end. The closure receives `$0..$5` from `evalClosure` and returns the functions
- * the worker drives (`fire`, `take`).
+ * `process.env`, and a `require` that explains what is missing — from five host callbacks that
+ * carry only strings and numbers (a fetch is answered later by the host calling `fetchDone` with
+ * a string and the body as a copied ArrayBuffer), so no host object ever enters the isolate. Output is kept inside the isolate with the line and byte caps and handed over
+ * once at the end. The closure receives `$0..$6` from `evalClosure` and returns the functions
+ * the worker drives (`fire`, `take`, `fetchDone`).
+ *
+ * User code runs in the same realm afterwards and may rewrite any built-in (`Map.prototype.size`,
+ * `JSON.stringify`, `String.prototype.slice`…). So the bootstrap's own bookkeeping uses copies
+ * taken before user code runs (`uncurry`), stores output with null-prototype descriptors, and
+ * hands `take`'s result over as a structured copy, not JSON. It is still only a first line: the
+ * worker counts timers and fetches itself and re-applies every cap to what comes out (issue 6
+ * audit, items 1 and 2).
  */
 import { INSPECT_SOURCE } from './js-inspect.js';
 import { WEB_SOURCE } from './js-web.js';
@@ -34,6 +41,19 @@ export function missingPackageMessage(name: string): string {
 export const RUNTIME_SOURCE = String.raw`
 'use strict';
 const hostTimer = $0, hostClear = $1, hostFetch = $2, hostRandom = $3, hostUrl = $4, maxLines = $5, maxBytes = $6;
+const reflectApply = Reflect.apply, reflectDefine = Reflect.defineProperty;
+const uncurry = (fn) => (self, ...args) => reflectApply(fn, self, args);
+const _Map = Map, _Promise = Promise, _String = String, _Number = Number, _RangeError = RangeError, _TypeError = TypeError, _Error = Error;
+const mapGet = uncurry(Map.prototype.get), mapSet = uncurry(Map.prototype.set), mapHas = uncurry(Map.prototype.has), mapDelete = uncurry(Map.prototype.delete);
+const mapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, 'size').get);
+const split = uncurry(String.prototype.split), strSlice = uncurry(String.prototype.slice);
+const stringify = JSON.stringify, parseJson = JSON.parse;
+const mathMax = Math.max, mathFloor = Math.floor;
+const append = (arr, v) => { reflectDefine(arr, arr.length, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true }); };
+// An error field longer than the host keeps (64 KB) is cut here first, so the copy stays small;
+// one character more than the host's cap, so the host still sees it was cut and says so.
+const FIELD_PRECUT = 65537;
+const clip = (v) => (v.length > FIELD_PRECUT ? strSlice(v, 0, FIELD_PRECUT) : v);
 const BUILTINS = new Set(${JSON.stringify(NODE_BUILTINS)});
 const builtinMessage = ${builtinMessage.toString()};
 const missingPackageMessage = ${missingPackageMessage.toString()};
@@ -44,22 +64,24 @@ const used = [0, 0];
 const dropped = [0, 0];
 function emit(which, text) {
   const arr = streams[which];
-  for (const line of String(text).split('\n')) {
+  const lines = split(_String(text), '\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
     const size = line.length + 1;
     if (arr.length >= maxLines || used[which] >= maxBytes) { dropped[which] += size; continue; }
     const room = maxBytes - used[which];
     if (size > room) {
-      arr.push(line.slice(0, Math.max(0, room - 1)));
+      append(arr, strSlice(line, 0, mathMax(0, room - 1)));
       dropped[which] += size - room;
       used[which] = maxBytes;
       continue;
     }
-    arr.push(line);
+    append(arr, line);
     used[which] += size;
   }
 }
-const counts = new Map();
-const times = new Map();
+const counts = new _Map();
+const times = new _Map();
 let groupIndent = '';
 const out = (which) => (...args) => emit(which, groupIndent ? format(args).split('\n').map((l) => groupIndent + l).join('\n') : format(args));
 const console = {
@@ -67,46 +89,51 @@ const console = {
   trace: (...args) => emit(1, 'Trace: ' + format(args) + '\n' + String(new Error().stack).split('\n').slice(2).join('\n')),
   dir: (v) => emit(0, inspect(v)),
   assert: (ok, ...args) => { if (!ok) emit(1, 'Assertion failed' + (args.length ? ': ' + format(args) : '')); },
-  count: (label = 'default') => { const n = (counts.get(label) || 0) + 1; counts.set(label, n); emit(0, label + ': ' + n); },
-  countReset: (label = 'default') => { counts.delete(label); },
-  time: (label = 'default') => { times.set(label, Date.now()); },
-  timeLog: (label = 'default', ...args) => { if (times.has(label)) emit(0, label + ': ' + (Date.now() - times.get(label)) + 'ms' + (args.length ? ' ' + format(args) : '')); },
-  timeEnd: (label = 'default') => { if (times.has(label)) { emit(0, label + ': ' + (Date.now() - times.get(label)) + 'ms'); times.delete(label); } },
+  count: (label = 'default') => { const n = (mapGet(counts, label) || 0) + 1; mapSet(counts, label, n); emit(0, label + ': ' + n); },
+  countReset: (label = 'default') => { mapDelete(counts, label); },
+  time: (label = 'default') => { mapSet(times, label, Date.now()); },
+  timeLog: (label = 'default', ...args) => { if (mapHas(times, label)) emit(0, label + ': ' + (Date.now() - mapGet(times, label)) + 'ms' + (args.length ? ' ' + format(args) : '')); },
+  timeEnd: (label = 'default') => { if (mapHas(times, label)) { emit(0, label + ': ' + (Date.now() - mapGet(times, label)) + 'ms'); mapDelete(times, label); } },
   group: (...args) => { if (args.length) emit(0, groupIndent + format(args)); groupIndent += '  '; },
   groupEnd: () => { groupIndent = groupIndent.slice(2); },
   table: (v) => emit(0, inspect(v)),
 };
 console.groupCollapsed = console.group;
 
-const timers = new Map();
+const timers = new _Map();
 let nextTimer = 1;
-function clampMs(ms) { ms = Number(ms); return ms >= 1 && ms <= 2147483647 ? Math.floor(ms) : (ms > 2147483647 ? 1 : 0); }
+function clampMs(ms) { ms = _Number(ms); return ms >= 1 && ms <= 2147483647 ? mathFloor(ms) : (ms > 2147483647 ? 1 : 0); }
 function addTimer(fn, ms, args, repeat) {
-  if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function. Received ' + inspect(fn));
-  // Host timers live outside the isolate's heap: cap them so a loop cannot grow the worker.
-  if (timers.size >= 10000) throw new RangeError('Too many pending timers (the sandbox allows 10000)');
+  if (typeof fn !== 'function') throw new _TypeError('The "callback" argument must be of type function. Received ' + inspect(fn));
+  // Host timers live outside the isolate's heap: the host caps them (10000 pending) and refuses
+  // more; this early check only gives the refusal its usual type.
+  if (mapSize(timers) >= 10000) throw new _RangeError('Too many pending timers (the sandbox allows 10000)');
   const id = nextTimer++;
   const delay = clampMs(ms);
-  timers.set(id, { fn, args, repeat, delay });
-  hostTimer(id, delay);
+  try {
+    hostTimer(id, delay);
+  } catch (e) {
+    throw new _RangeError(_String(e && e.message));
+  }
+  mapSet(timers, id, { __proto__: null, fn, args, repeat, delay });
   return id;
 }
 function clearTimer(id) {
-  if (typeof id === 'object' && id !== null) id = Number(id);
-  if (timers.delete(id)) hostClear(id);
+  if (typeof id === 'object' && id !== null) id = _Number(id);
+  if (mapDelete(timers, id)) hostClear(id);
 }
 let uncaught = null;
 function fire(id) {
-  const t = timers.get(id);
+  const t = mapGet(timers, id);
   if (!t) return '';
-  if (!t.repeat) timers.delete(id);
+  if (!t.repeat) mapDelete(timers, id);
   try {
-    t.fn(...t.args);
+    reflectApply(t.fn, undefined, t.args);
   } catch (e) {
     if (!uncaught) uncaught = describe(e);
   }
   if (uncaught) return 'E' + uncaught;
-  return t.repeat && timers.has(id) ? 'R' + t.delay : '';
+  return t.repeat && mapHas(timers, id) ? 'R' + t.delay : '';
 }
 
 function describe(e) {
@@ -126,32 +153,43 @@ function describe(e) {
   } catch (_) {
     value = 'An uninspectable value was thrown.';
   }
-  return JSON.stringify({ name, value, traceback });
+  return stringify({ __proto__: null, name: clip(_String(name)), value: clip(_String(value)), traceback: clip(_String(traceback)) });
 }
 
 ${WEB_SOURCE}
-const fetches = new Map();
-function fetchDone(fid, raw) {
-  const resolve = fetches.get(fid);
-  fetches.delete(fid);
-  if (resolve) resolve(raw);
+const fetches = new _Map();
+function fetchDone(fid, raw, body) {
+  const resolve = mapGet(fetches, fid);
+  mapDelete(fetches, fid);
+  if (resolve) resolve({ __proto__: null, raw, body });
   return uncaught ? 'E' + uncaught : '';
 }
 async function fetch(input, init = {}) {
-  if (fetches.size >= 16) throw new TypeError('fetch failed', { cause: new Error('too many fetches in flight (the sandbox allows 16)') });
+  if (mapSize(fetches) >= 16) throw new _TypeError('fetch failed', { cause: new _Error('too many fetches in flight (the sandbox allows 16)') });
   const url = typeof input === 'string' ? input : (input && typeof input.url === 'string' ? input.url : String(input));
   const headers = {};
   new Headers(init.headers).forEach((v, k) => { headers[k] = v; });
   let body = init.body;
   if (body != null && typeof body !== 'string' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) body = String(body);
   const bytes = body == null ? undefined : (typeof body === 'string' ? utf8Encode(body) : new Uint8Array(body));
-  const req = JSON.stringify({ url, method: String(init.method || 'GET').toUpperCase(), headers, body: bytes ? bytesToB64(bytes) : undefined });
-  const raw = await new Promise((resolve) => { fetches.set(hostFetch(req), resolve); });
-  const res = JSON.parse(raw);
+  const req = stringify({ url, method: String(init.method || 'GET').toUpperCase(), headers, body: bytes ? bytesToB64(bytes) : undefined });
+  // The host counts fetches in flight and bytes itself and refuses past its limits.
+  const { raw, body: received } = await new _Promise((resolve, reject) => {
+    let fid;
+    try {
+      fid = hostFetch(req);
+    } catch (e) {
+      reject(new _TypeError('fetch failed', { cause: new _Error(_String(e && e.message)) }));
+      return;
+    }
+    mapSet(fetches, fid, resolve);
+  });
+  const res = parseJson(raw);
   if (res.error) {
     throw new TypeError('fetch failed', { cause: new Error(res.error) });
   }
-  const r = new Response(b64ToBytes(res.body), { status: res.status, statusText: res.statusText, headers: res.headers, url: res.url });
+  // The body arrives as an ArrayBuffer of its own (the worker decodes the base64 on the host).
+  const r = new Response(received instanceof ArrayBuffer ? new Uint8Array(received) : new Uint8Array(0), { status: res.status, statusText: res.statusText, headers: res.headers, url: res.url });
   return r;
 }
 
@@ -205,8 +243,9 @@ define('require', require);
 define('global', G);
 define('self', G);
 Object.defineProperty(G, '__sandboxDescribe', { value: describe });
+// Copied out structurally by the worker (no JSON.stringify, no toJSON hooks).
 function take() {
-  return JSON.stringify({ stdout: streams[0], stderr: streams[1], dropped, uncaught });
+  return { __proto__: null, stdout: streams[0], stderr: streams[1], dropped: [dropped[0], dropped[1]], uncaught };
 }
 return { fire, take, fetchDone };
 `;

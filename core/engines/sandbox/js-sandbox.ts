@@ -3,55 +3,63 @@
  * isolated-vm isolates; one job per worker at a time, a bounded queue in front (429 when full),
  * the wall clock enforced from here as a backstop (isolated-vm's timeout misses awaited
  * promises), and any worker that crashes or overruns is killed and replaced, so a V8 abort costs
- * one worker, never the service. Workers get an empty environment and, when the service is root,
- * an unprivileged uid: even an isolate escape finds no secrets.
+ * one worker, never the service. Workers run inside bubblewrap (js-worker-process.ts) with an
+ * empty environment, no network and, when the service is root, an unprivileged uid of their own:
+ * even an isolate escape finds no secrets. A worker is replaced by a fresh process after
+ * `SANDBOX_JS_RECYCLE_AFTER` runs. The pool answers the workers' fetches itself and counts them
+ * (in flight, bytes per run) here, where the code cannot reach, and cuts every result to the caps.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import type { PluginLogger } from '../../plugin/types.js';
 import type { JsRunRequest, JsSandbox, SandboxFetchRequest, SandboxResult } from './types.js';
-import type { FromWorker, RunMessage, ToWorker } from './js-protocol.js';
+import { MAX_FETCHES, parseFetch, type FromWorker, type RunMessage, type ToWorker } from './js-protocol.js';
 import type { SandboxSettings } from './settings.js';
 import { BusyError } from '../../errors.js';
 import { BUSY_MESSAGE, UidPool } from './uid-pool.js';
 import { canSwitchUid, killSandbox } from './os-sandbox.js';
-import { SandboxCgroups, cgroupWarning } from './cgroup.js';
-import { runCommands } from './commands.js';
-import { makeRunDir, removeRunRoot } from './run-dir.js';
-import { bundleRun } from './js-packages.js';
+import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from './cgroup.js';
+import { removeRunRoot } from './run-dir.js';
+import { installAndBundle } from './js-packages.js';
 import { timeoutError } from './python-sandbox.js';
+import { capResult } from './output.js';
+import { launchWorker, prepareWorkerFiles, signalOf, workerMemoryBytes, type WorkerFiles } from './js-worker-process.js';
 
 interface Job {
   msg: RunMessage;
   req: JsRunRequest;
   resolve(r: SandboxResult): void;
   fetches: Map<number, AbortController>;
+  /** Response bytes fetched so far in this run. */
+  fetchedBytes: number;
 }
 
 interface Worker {
   child: ChildProcess;
+  uid: number | null;
+  cgroup?: string;
   ready: boolean;
+  /** Said ready once: a worker killed later (recycled, overran) is no start failure. */
+  started: boolean;
+  /** Runs served; at `jsRecycleAfter` the worker is replaced. */
+  runs: number;
   job?: Job;
   backstop?: NodeJS.Timeout;
   backstopFired?: boolean;
   killedOnPurpose?: boolean;
   stderrTail: string;
+  /** Stderr since the current run started: what a crash of this run is judged by. */
+  runStderr: string;
+  /** The cgroup's OOM kill count when the current run started. */
+  oomsAtStart: number;
+  /** Killing the worker and sweeping its uid; a successor starts once this is done. */
+  killing?: Promise<void>;
 }
 
 /** Grace after the in-worker limit before the pool kills the worker itself. */
 const BACKSTOP_MS = 800;
-/** The sandboxed fetch's limits (issue 6: "size/time limits"). */
+/** The sandboxed fetch's limits (issue 6: "size/time limits"): one response, and all of a run's. */
 const FETCH_MAX_BYTES = 10 * 1024 * 1024;
-
-/** Where the worker entry lives: `.ts` under tsx (tests, dev), `.js` when built. */
-function workerEntry(): { file: string; execArgv: string[] } {
-  const here = fileURLToPath(import.meta.url);
-  const ts = here.endsWith('.ts');
-  const file = here.replace(/js-sandbox\.(ts|js)$/, `js-worker.${ts ? 'ts' : 'js'}`);
-  const execArgv = ['--no-node-snapshot'];
-  if (ts) execArgv.push('--import', import.meta.resolve('tsx'));
-  return { file, execArgv };
-}
+const FETCH_RUN_MAX_BYTES = 32 * 1024 * 1024;
 
 /** JavaScript sandbox engine. */
 export class JsSandboxEngine implements JsSandbox {
@@ -64,6 +72,9 @@ export class JsSandboxEngine implements JsSandbox {
   private nextId = 1;
   private closed = false;
   private failures = 0;
+  private files?: WorkerFiles;
+  private starting?: Promise<void>;
+  private startFailed = false;
 
   constructor(
     private readonly settings: SandboxSettings,
@@ -71,29 +82,36 @@ export class JsSandboxEngine implements JsSandbox {
   ) {
     // JS `commands` steps get their own uid range, apart from the Python sandboxes'.
     this.commandsPool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase + 1000 : null, settings.maxQueue);
-    this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log));
+    this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log), cgroupUnavailableWarning(log, 'JavaScript workers and commands'));
   }
 
-  /** Starts the worker processes. */
+  /** Bundles the worker module, checks bubblewrap, then starts the worker processes. */
   start(): void {
-    for (let i = 0; i < this.settings.jsWorkers; i++) this.workers.push(this.spawnWorker(i));
+    const uid0 = canSwitchUid() ? this.settings.uidBase + 2000 : null;
+    this.starting = prepareWorkerFiles(this.settings, uid0, (obj, msg) => this.log.warn(obj, msg)).then(
+      (files) => {
+        this.files = files;
+        if (this.closed) return;
+        for (let i = 0; i < this.settings.jsWorkers; i++) this.workers.push(this.spawnWorker(i));
+      },
+      (err: unknown) => {
+        this.log.error({ err }, 'JavaScript sandbox workers could not be prepared');
+        this.startFailed = true;
+        for (const job of this.queue.splice(0)) job.resolve(startFailure());
+      },
+    );
   }
 
   private spawnWorker(index: number): Worker {
-    const { file, execArgv } = workerEntry();
     const s = this.settings;
-    const uid = canSwitchUid() ? s.uidBase + 2000 + index : undefined;
-    const child = fork(file, [String(s.jsMemoryMb), String(s.maxOutputLines), String(s.maxOutputBytes)], {
-      execArgv,
-      // No service secrets in the worker: an empty environment.
-      env: { PATH: '/usr/bin:/bin', NODE_ENV: 'production' },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
-      ...(uid !== undefined ? { uid, gid: uid } : {}),
-    });
-    const w: Worker = { child, ready: false, stderrTail: '' };
+    const uid = canSwitchUid() ? s.uidBase + 2000 + index : null;
+    const cgroup = this.cgroups.prepare(uid, workerMemoryBytes(s), 'code', 128);
+    const child = launchWorker({ settings: s, files: this.files!, uid, cgroup });
+    const w: Worker = { child, uid, cgroup, ready: false, started: false, runs: 0, stderrTail: '', runStderr: '', oomsAtStart: 0 };
     child.stderr?.on('data', (d: Buffer) => {
-      w.stderrTail = (w.stderrTail + d.toString('utf8')).slice(-4000);
+      const text = d.toString('utf8');
+      w.stderrTail = (w.stderrTail + text).slice(-4000);
+      if (w.job) w.runStderr = (w.runStderr + text).slice(-4000);
     });
     child.on('message', (m: FromWorker) => this.onMessage(w, m));
     child.on('error', (err) => this.log.warn({ err }, 'js sandbox worker error'));
@@ -104,6 +122,7 @@ export class JsSandboxEngine implements JsSandbox {
   private onMessage(w: Worker, m: FromWorker): void {
     if (m.t === 'ready') {
       w.ready = true;
+      w.started = true;
       this.failures = 0;
       this.dispatch();
     } else if (m.t === 'done') {
@@ -120,19 +139,29 @@ export class JsSandboxEngine implements JsSandbox {
 
   private async serveFetch(w: Worker, job: Job, fid: number, raw: string): Promise<void> {
     const ac = new AbortController();
-    job.fetches.set(fid, ac);
+    // Counted here, whatever the worker's own count says (it may not be the worker speaking).
+    const refused =
+      job.fetches.size >= MAX_FETCHES
+        ? `too many fetches in flight (the sandbox allows ${MAX_FETCHES})`
+        : job.fetchedBytes >= FETCH_RUN_MAX_BYTES
+          ? `this run already fetched ${FETCH_RUN_MAX_BYTES} bytes, the most one run may`
+          : undefined;
+    if (!refused) job.fetches.set(fid, ac);
     let res: string;
     try {
+      if (refused) throw new Error(refused);
       if (!job.req.fetch) throw new Error('network access is not available in this sandbox');
-      const r = JSON.parse(raw) as { url: string; method: string; headers: Record<string, string>; body?: string };
+      const r = parseFetch(raw);
       const req: SandboxFetchRequest = { url: r.url, method: r.method, headers: r.headers, body: r.body === undefined ? undefined : Buffer.from(r.body, 'base64') };
       const out = await job.req.fetch(req, ac.signal);
       if (out.body.length > FETCH_MAX_BYTES) throw new Error(`response larger than ${FETCH_MAX_BYTES} bytes`);
+      job.fetchedBytes += out.body.length;
+      if (job.fetchedBytes > FETCH_RUN_MAX_BYTES) throw new Error(`responses of this run exceed ${FETCH_RUN_MAX_BYTES} bytes in all`);
       res = JSON.stringify({ status: out.status, statusText: out.statusText, url: out.url, headers: out.headers, body: Buffer.from(out.body).toString('base64') });
     } catch (err) {
       res = JSON.stringify({ error: err instanceof Error ? err.message : String(err) });
     } finally {
-      job.fetches.delete(fid);
+      if (!refused) job.fetches.delete(fid);
     }
     if (w.job === job && w.child.connected) w.child.send({ t: 'fetch-result', id: job.msg.id, fid, res } satisfies ToWorker);
   }
@@ -141,16 +170,22 @@ export class JsSandboxEngine implements JsSandbox {
     const job = w.job;
     if (!job) return;
     w.job = undefined;
+    w.runStderr = '';
     clearTimeout(w.backstop);
     for (const ac of job.fetches.values()) ac.abort();
-    job.resolve(result);
+    // The worker cut the result already; cut again, since a worker is where an escape would land.
+    job.resolve(capResult(result, { maxLines: job.msg.maxLines, maxBytes: job.msg.maxBytes }));
+    if (++w.runs >= this.settings.jsRecycleAfter && !this.closed) this.kill(w);
   }
 
-  private onExit(w: Worker, index: number, code: number | null, signal: NodeJS.Signals | null): void {
+  private onExit(w: Worker, index: number, code: number | null, exitSignal: NodeJS.Signals | null): void {
     const i = this.workers.indexOf(w);
+    // Under bubblewrap a signal that killed node arrives as the launcher's exit status 128 + n.
+    const signal = exitSignal ?? signalOf(code);
     if (w.job) {
-      const tail = w.stderrTail;
-      const memory = /heap|memory|allocation|OOM/i.test(tail) || signal === 'SIGABRT' || signal === 'SIGTRAP';
+      const tail = w.runStderr;
+      const oom = this.cgroups.oomKills(w.cgroup) > w.oomsAtStart;
+      const memory = oom || /heap|memory|allocation|OOM/i.test(tail) || signal === 'SIGABRT' || signal === 'SIGTRAP';
       const error = w.backstopFired
         ? timeoutError(w.job.msg.timeoutMs)
         : memory
@@ -159,14 +194,19 @@ export class JsSandboxEngine implements JsSandbox {
       this.finishJob(w, { stdout: [], stderr: [], truncated: false, error, durationMs: 0 });
     }
     if (i < 0 || this.closed) return;
-    if (!w.ready) this.failures++;
+    if (!w.started) this.failures++;
     if (!w.killedOnPurpose) this.log.warn({ code, signal, stderr: w.stderrTail.slice(-500) }, 'js sandbox worker exited; replacing it');
     // A worker that cannot even start (broken install) must not respawn in a tight loop.
     const delay = this.failures > 3 ? 2000 : 0;
+    // The successor gets the same uid: the sweep of the old worker's uid must be over first, or
+    // it would kill the successor too.
+    const swept = (w.killing ??= killSandbox(undefined, w.uid));
     const replace = () => {
-      if (this.closed) return;
-      const idx = this.workers.indexOf(w);
-      if (idx >= 0) this.workers[idx] = this.spawnWorker(index);
+      void swept.then(() => {
+        if (this.closed) return;
+        const idx = this.workers.indexOf(w);
+        if (idx >= 0) this.workers[idx] = this.spawnWorker(index);
+      });
     };
     if (delay) setTimeout(replace, delay).unref();
     else replace();
@@ -178,6 +218,8 @@ export class JsSandboxEngine implements JsSandbox {
       if (!w.ready || w.job || !w.child.connected) continue;
       const job = this.queue.shift()!;
       w.job = job;
+      w.runStderr = '';
+      w.oomsAtStart = this.cgroups.oomKills(w.cgroup);
       w.backstop = setTimeout(() => {
         w.backstopFired = true;
         this.kill(w);
@@ -189,7 +231,8 @@ export class JsSandboxEngine implements JsSandbox {
   private kill(w: Worker): void {
     w.killedOnPurpose = true;
     w.ready = false;
-    w.child.kill('SIGKILL');
+    // The launcher's process group and, with a uid of its own, every process of that uid.
+    w.killing ??= killSandbox(w.child, w.uid);
   }
 
   /** Runs JavaScript; see {@link JsSandbox.run}. */
@@ -197,10 +240,11 @@ export class JsSandboxEngine implements JsSandbox {
     if (this.closed) throw new BusyError(BUSY_MESSAGE);
     let bundle: string | undefined;
     if (req.commands?.trim()) {
-      const prepared = await this.prepareBundle(req);
+      const prepared = await installAndBundle(req, { pool: this.commandsPool, cgroups: this.cgroups, settings: this.settings });
       if ('error' in prepared) return { stdout: [], stderr: [], truncated: false, error: prepared.error, durationMs: 0 };
       bundle = prepared.bundle;
     }
+    if (this.startFailed) return startFailure();
     if (this.queue.length >= this.settings.maxQueue) throw new BusyError(BUSY_MESSAGE);
     const s = this.settings;
     const msg: RunMessage = {
@@ -214,7 +258,7 @@ export class JsSandboxEngine implements JsSandbox {
       maxBytes: s.maxOutputBytes,
     };
     return new Promise<SandboxResult>((resolve) => {
-      const job: Job = { msg, req, resolve, fetches: new Map() };
+      const job: Job = { msg, req, resolve, fetches: new Map(), fetchedBytes: 0 };
       const onAbort = () => {
         const qi = this.queue.indexOf(job);
         if (qi >= 0) this.queue.splice(qi, 1);
@@ -233,27 +277,6 @@ export class JsSandboxEngine implements JsSandbox {
     });
   }
 
-  /** Runs `commands` and bundles the code with the installed packages, in OS sandboxes. */
-  private async prepareBundle(req: JsRunRequest): Promise<{ bundle: string } | { error: SandboxResult['error'] & object }> {
-    const lease = await this.commandsPool.acquire(req.signal);
-    const dir = await makeRunDir(lease.uid, this.settings.runDirMb);
-    try {
-      const cgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024, 'commands');
-      const opts = { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup };
-      const failed = await runCommands(req.commands!, opts);
-      if (failed) return { error: failed };
-      try {
-        return await bundleRun(req.code, opts);
-      } catch (err) {
-        return { error: { name: 'BundleError', value: 'The code and its packages could not be bundled for the sandbox.', traceback: String(err) } };
-      }
-    } finally {
-      await killSandbox(undefined, lease.uid);
-      await dir.remove();
-      lease.release();
-    }
-  }
-
   /** Stops every worker and answers queued runs with 429. */
   async close(): Promise<void> {
     this.closed = true;
@@ -262,16 +285,23 @@ export class JsSandboxEngine implements JsSandbox {
       job.resolve({ stdout: [], stderr: [], truncated: false, error: { name: 'AbortError', value: 'The service is shutting down.', traceback: '' }, durationMs: 0 });
     }
     await Promise.all(
-      this.workers.splice(0).map(
-        (w) =>
-          new Promise<void>((resolve) => {
-            if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
-            w.child.once('exit', () => resolve());
-            this.kill(w);
-          }),
-      ),
+      this.workers.splice(0).map(async (w) => {
+        await new Promise<void>((resolve) => {
+          if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
+          w.child.once('exit', () => resolve());
+          this.kill(w);
+        });
+        await w.killing;
+      }),
     );
+    await this.starting;
+    await this.files?.bundle?.remove();
     await removeRunRoot();
     this.cgroups.close();
   }
+}
+
+/** The answer of runs queued while the workers could not be prepared. */
+function startFailure(): SandboxResult {
+  return { stdout: [], stderr: [], truncated: false, durationMs: 0, error: { name: 'SandboxError', value: 'The JavaScript sandbox could not start.', traceback: '' } };
 }

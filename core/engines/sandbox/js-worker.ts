@@ -3,132 +3,23 @@
  * `--no-node-snapshot`). It runs one job at a time, each in a fresh isolated-vm isolate with a
  * memory limit, and prepares the next isolate while idle. If V8 aborts the process (isolated-vm's
  * open bug with growing Maps), only this worker dies; the pool replaces it (issue 6).
+ *
+ * The isolate and its host callbacks are made in js-isolate.ts; here the run is driven to its
+ * end, and the output and error the isolate hands back are cut again to the caps before they
+ * leave the process (issue 6 audit, item 2).
  */
-import { randomBytes } from 'node:crypto';
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
 import type { ExecutionErrorInfo, SandboxResult } from './types.js';
-import type { FromWorker, RunMessage, ToWorker } from './js-protocol.js';
-import { RUNTIME_SOURCE, NODE_BUILTINS, builtinMessage, missingPackageMessage } from './js-runtime.js';
+import type { RunMessage, ToWorker } from './js-protocol.js';
+import { NODE_BUILTINS, builtinMessage, missingPackageMessage } from './js-runtime.js';
+import { pendingFetches, prepare, send, type Prepared, type RunState } from './js-isolate.js';
+import { ModuleError, classify, cleanStack } from './js-errors.js';
+import { ERROR_FIELD_MAX_BYTES, capError, capResult } from './output.js';
 
 const PREFIX = '(async () => {';
 const SUFFIX = '\n})().then(() => "", (e) => __sandboxDescribe(e))';
 
-/** Per-run host state the isolate's callbacks act on. */
-interface RunState {
-  timers: Map<number, NodeJS.Timeout>;
-  fetches: number;
-  firing: number;
-  uncaught?: string;
-  failure?: unknown;
-  deadline: number;
-  id: number;
-  check(): void;
-  /** Set while the main code is pending: looks for an await nothing can settle any more. */
-  probe?: () => void;
-}
-
-interface Prepared {
-  isolate: ivm.Isolate;
-  context: ivm.Context;
-  fire: ivm.Reference<(id: number) => string>;
-  take: ivm.Reference<() => string>;
-  key: string;
-  state: { current?: RunState };
-}
-
-const send = (m: FromWorker) => process.send?.(m);
-const pendingFetches = new Map<number, (res: string) => void>();
-let nextFetch = 1;
 let prepared: Promise<Prepared> | undefined;
-
-async function prepare(memoryMb: number, maxLines: number, maxBytes: number): Promise<Prepared> {
-  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
-  const context = await isolate.createContext();
-  const holder: Prepared['state'] = {};
-  const timer = new ivm.Callback((id: number, ms: number) => arm(holder, fireRef, id, ms));
-  const clear = new ivm.Callback((id: number) => {
-    const st = holder.current;
-    const t = st?.timers.get(id);
-    if (t && st) {
-      clearTimeout(t);
-      st.timers.delete(id);
-      st.check();
-    }
-  });
-  // A fetch is two one-way calls: the isolate gets an id now, and the host calls `fetchDone`
-  // with the answer later, so only strings and numbers ever cross the boundary.
-  const fetchCb = new ivm.Callback((req: string) => {
-    const fid = nextFetch++;
-    const st = holder.current;
-    if (!st) {
-      setImmediate(() => void doneRef.apply(undefined, [fid, JSON.stringify({ error: 'fetch is not available now' })]).catch(() => undefined));
-      return fid;
-    }
-    st.fetches++;
-    pendingFetches.set(fid, (res) => {
-      st.firing++;
-      doneRef
-        .apply(undefined, [fid, res], { timeout: Math.max(1, st.deadline - Date.now()) })
-        .then((r) => {
-          if (typeof r === 'string' && r.startsWith('E')) st.uncaught ??= r.slice(1);
-        })
-        .catch((err: unknown) => {
-          st.failure ??= err;
-        })
-        .finally(() => {
-          st.fetches--;
-          st.firing--;
-          st.check();
-        });
-    });
-    send({ t: 'fetch', id: st.id, fid, req });
-    return fid;
-  });
-  const random = new ivm.Callback((n: number) => randomBytes(Math.max(0, Math.min(65536, n | 0))).toString('hex'));
-  // WHATWG URL parsing by the host's parser; only strings cross, JSON comes back ('' = invalid).
-  const url = new ivm.Callback((input: string, base?: string, field?: string, value?: string) => {
-    try {
-      const u = new URL(input, base);
-      if (field) (u as unknown as Record<string, string>)[field] = value ?? '';
-      const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = u;
-      return JSON.stringify({ href, origin, protocol, username, password, host, hostname, port, pathname, search, hash });
-    } catch {
-      return '';
-    }
-  });
-  const rt = (await context.evalClosure(RUNTIME_SOURCE, [timer, clear, fetchCb, random, url, maxLines, maxBytes], {
-    result: { reference: true },
-  })) as ivm.Reference<{ fire: (id: number) => string; take: () => string; fetchDone: (fid: number, res: string) => string }>;
-  const fireRef = (await rt.get('fire', { reference: true })) as ivm.Reference<(id: number) => string>;
-  const take = (await rt.get('take', { reference: true })) as ivm.Reference<() => string>;
-  const doneRef = (await rt.get('fetchDone', { reference: true })) as ivm.Reference<(fid: number, res: string) => string>;
-  rt.release();
-  return { isolate, context, fire: fireRef, take, key: `${memoryMb}/${maxLines}/${maxBytes}`, state: holder };
-}
-
-function arm(holder: Prepared['state'], fire: ivm.Reference<(id: number) => string>, id: number, ms: number): void {
-  const st = holder.current;
-  if (!st) return;
-  const handle = setTimeout(() => {
-    st.timers.delete(id);
-    st.firing++;
-    const remaining = Math.max(1, st.deadline - Date.now());
-    fire
-      .apply(undefined, [id], { timeout: remaining })
-      .then((r) => {
-        if (typeof r === 'string' && r.startsWith('E')) st.uncaught ??= r.slice(1);
-        else if (typeof r === 'string' && r.startsWith('R')) arm(holder, fire, id, Number(r.slice(1)));
-      })
-      .catch((err: unknown) => {
-        st.failure ??= err;
-      })
-      .finally(() => {
-        st.firing--;
-        st.check();
-      });
-  }, ms);
-  st.timers.set(id, handle);
-}
 
 /** Runs one job to its end; never throws. */
 async function run(msg: RunMessage): Promise<SandboxResult> {
@@ -148,6 +39,7 @@ async function run(msg: RunMessage): Promise<SandboxResult> {
   const st: RunState = {
     timers: new Map(),
     fetches: 0,
+    fids: new Set(),
     firing: 0,
     deadline: Date.now() + msg.timeoutMs,
     id: msg.id,
@@ -163,7 +55,7 @@ async function run(msg: RunMessage): Promise<SandboxResult> {
     if (!p.isolate.isDisposed) p.isolate.dispose();
   }, msg.timeoutMs);
   let error: ExecutionErrorInfo | undefined;
-  let out = { stdout: [] as string[], stderr: [] as string[], dropped: [0, 0], uncaught: null as string | null };
+  let out: { stdout?: unknown; stderr?: unknown; dropped: [number, number] } = { dropped: [0, 0] };
   try {
     let started: () => void = () => undefined;
     const main = runMain(p, msg, () => started());
@@ -183,24 +75,43 @@ async function run(msg: RunMessage): Promise<SandboxResult> {
     await idle;
     if (timedOut) throw new Error('timed out');
     if (st.failure) throw st.failure;
-    out = JSON.parse((await p.take.apply(undefined, [], { timeout: 2000 })) as string);
-    const uncaught = st.uncaught ?? out.uncaught;
-    if (uncaught) error = JSON.parse(uncaught) as ExecutionErrorInfo;
+    const taken: unknown = await p.take.apply(undefined, [], { timeout: 2000, result: { copy: true } });
+    const t = (taken && typeof taken === 'object' ? taken : {}) as Record<string, unknown>;
+    const dropped = Array.isArray(t.dropped) ? t.dropped : [];
+    out = { stdout: t.stdout, stderr: t.stderr, dropped: [Number(dropped[0]) || 0, Number(dropped[1]) || 0] };
+    const uncaught = st.uncaught ?? (typeof t.uncaught === 'string' ? t.uncaught : undefined);
+    if (uncaught) error = readError(uncaught);
   } catch (err) {
-    error = classify(err, timedOut, msg);
+    error = classify(err, timedOut, msg, p.isolate.isDisposed);
   } finally {
     clearTimeout(killer);
     for (const t of st.timers.values()) clearTimeout(t);
+    // Answers the pool may still send for this run's fetches have nobody to go to.
+    for (const fid of st.fids) pendingFetches.delete(fid);
     p.state.current = undefined;
     if (!p.isolate.isDisposed) p.isolate.dispose();
   }
-  const note = (n: number) => `[output truncated: the stream is limited to ${msg.maxLines} lines and ${msg.maxBytes} characters]`;
-  const truncated = out.dropped[0]! > 0 || out.dropped[1]! > 0;
-  if (out.dropped[0]! > 0) out.stdout.push(note(0));
-  if (out.dropped[1]! > 0) out.stderr.push(note(1));
-  const result: SandboxResult = { stdout: out.stdout, stderr: out.stderr, truncated, durationMs: performance.now() - started };
-  if (error) result.error = { ...error, traceback: cleanStack(error.traceback, msg.bundle === undefined ? msg.code.split('\n').length + 1 : -1) };
-  return result;
+  const wrapperLine = msg.bundle === undefined ? msg.code.split('\n').length + 1 : -1;
+  // The isolate's output and error are only what the code left them to be: cut them again here.
+  return capResult(
+    {
+      stdout: out.stdout,
+      stderr: out.stderr,
+      durationMs: performance.now() - started,
+      error: error && { ...error, traceback: cleanStack(String(error.traceback).slice(0, 4 * ERROR_FIELD_MAX_BYTES), wrapperLine) },
+    },
+    { maxLines: msg.maxLines, maxBytes: msg.maxBytes },
+    out.dropped,
+  );
+}
+
+/** The error JSON the isolate reported, capped; anything unreadable becomes a plain error. */
+function readError(raw: string): ExecutionErrorInfo {
+  try {
+    return capError(JSON.parse(raw));
+  } catch {
+    return { name: 'Error', value: 'The code threw a value the sandbox could not describe.', traceback: '' };
+  }
 }
 
 /**
@@ -265,48 +176,9 @@ async function runMain(p: Prepared, msg: RunMessage, started: () => void): Promi
   return undefined;
 }
 
-class ModuleError extends Error {
-  override name = 'Error';
-}
-
 function isModuleSyntax(err: unknown): boolean {
   const m = err instanceof Error ? err.message : '';
   return /Cannot use import statement outside a module|Unexpected token 'export'|Cannot use 'import\.meta' outside a module/.test(m);
-}
-
-/** Maps host-side failures (termination, memory, compile errors) to the error object. */
-function classify(err: unknown, timedOut: boolean, msg: RunMessage): ExecutionErrorInfo {
-  const e = err instanceof Error ? err : new Error(String(err));
-  if (timedOut || /Script execution timed out/.test(e.message)) {
-    const s = msg.timeoutMs / 1000;
-    return { name: 'TimeoutError', value: `Execution timed out after ${s} second${s === 1 ? '' : 's'}.`, traceback: '' };
-  }
-  if (/memory limit|Array buffer allocation failed|disposed/i.test(e.message)) {
-    return { name: 'MemoryLimitError', value: `The code exceeded the memory limit of ${msg.memoryMb} MB.`, traceback: '' };
-  }
-  if (e.name === 'SyntaxError') return syntaxError(e.message, msg.bundle ?? msg.code);
-  if (e instanceof ModuleError) return { name: 'Error', value: e.message, traceback: `Error: ${e.message}` };
-  return { name: e.name || 'Error', value: e.message, traceback: e.stack ?? `${e.name}: ${e.message}` };
-}
-
-/** A Node-like syntax error report: location, the source line, a caret, then the message. */
-function syntaxError(message: string, code: string): ExecutionErrorInfo {
-  const m = /^(.*) \[main\.js:(\d+):(\d+)\]$/.exec(message);
-  if (!m) return { name: 'SyntaxError', value: message, traceback: `SyntaxError: ${message}` };
-  const [, text, line, col] = m;
-  const src = code.split('\n')[Number(line) - 1] ?? '';
-  const caret = ' '.repeat(Math.max(0, Number(col) - 1)) + '^';
-  return { name: 'SyntaxError', value: text!, traceback: `main.js:${line}\n${src}\n${caret}\n\nSyntaxError: ${text}` };
-}
-
-/** Drops host frames, the runtime's frames and the wrapper's last-line frame from an isolate stack. */
-function cleanStack(stack: string, wrapperLine: number): string {
-  const cut = stack.indexOf('    at (<isolated-vm boundary>)');
-  const s = cut >= 0 ? stack.slice(0, cut).trimEnd() : stack;
-  return s
-    .split('\n')
-    .filter((l) => !(/^\s+at /.test(l) && (l.includes('<isolated-vm>') || l.includes(`main.js:${wrapperLine}:`))))
-    .join('\n');
 }
 
 process.on('message', (raw: ToWorker) => {

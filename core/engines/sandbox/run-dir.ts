@@ -109,6 +109,31 @@ export async function makeRunDir(uid: number | null, sizeMb: number): Promise<Ru
 }
 
 /**
+ * Makes a fresh 0755 directory owned by the service for files every sandbox may read but none may
+ * change (the JavaScript worker's bundled module); removed like a run directory.
+ */
+export async function makeSharedDir(): Promise<RunDir> {
+  activeDirs++;
+  let path = '';
+  let removed = false;
+  const remove = async () => {
+    if (removed) return;
+    removed = true;
+    if (path) await rm(path, { recursive: true, force: true }).catch(() => undefined);
+    activeDirs--;
+  };
+  try {
+    path = join(await runRoot(), `shared-${randomBytes(6).toString('hex')}`);
+    await mkdir(path, { mode: 0o755 });
+    await chmod(path, 0o755);
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return { path, remove };
+}
+
+/**
  * Removes the parent of run directories at shutdown, unless a run (of either engine) still uses
  * it. The root is detached first, so a run that starts meanwhile gets a fresh one.
  */

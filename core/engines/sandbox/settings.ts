@@ -19,6 +19,8 @@ export interface SandboxSettings {
   commandsMemoryMb: number;
   /** Worker processes holding JavaScript isolates. */
   jsWorkers: number;
+  /** Runs a JavaScript worker serves before it is replaced by a fresh process. */
+  jsRecycleAfter: number;
   /** Python sandboxes (and `commands` steps) running at once; each gets its own uid. */
   maxConcurrent: number;
   /** Runs allowed to wait for a free worker or uid before the service answers 429. */
@@ -55,6 +57,7 @@ export const SANDBOX_SETTINGS_DOC: Record<string, { description: string; default
   SANDBOX_PYTHON_MEMORY_MB: { description: 'Memory of one Python run: each process\'s address space and, through a memory cgroup, the run as a whole.', default: '512' },
   SANDBOX_COMMANDS_MEMORY_MB: { description: 'Memory of the `commands` step: per process and, through a memory cgroup, in all.', default: '2048' },
   SANDBOX_JS_WORKERS: { description: 'Worker processes holding JavaScript isolates.', default: 'CPU count, 2 to 4' },
+  SANDBOX_JS_RECYCLE_AFTER: { description: 'Runs a JavaScript worker process serves before it is replaced by a fresh one.', default: '500' },
   SANDBOX_MAX_CONCURRENT: { description: 'Python runs and `commands` steps at once (one uid each).', default: '8' },
   SANDBOX_MAX_QUEUE: { description: 'Runs that may wait for a worker before 429.', default: '200' },
   SANDBOX_MAX_OUTPUT_LINES: { description: 'Lines kept per output stream.', default: '1000' },
@@ -92,6 +95,7 @@ export function loadSandboxSettings(env: Record<string, string | undefined>): Sa
     pythonMemoryMb: int(env, 'SANDBOX_PYTHON_MEMORY_MB', 512, 64),
     commandsMemoryMb: int(env, 'SANDBOX_COMMANDS_MEMORY_MB', 2048, 256),
     jsWorkers: int(env, 'SANDBOX_JS_WORKERS', Math.min(4, Math.max(2, availableParallelism()))),
+    jsRecycleAfter: int(env, 'SANDBOX_JS_RECYCLE_AFTER', 500),
     maxConcurrent: int(env, 'SANDBOX_MAX_CONCURRENT', 8),
     maxQueue: int(env, 'SANDBOX_MAX_QUEUE', 200, 0),
     maxOutputLines: int(env, 'SANDBOX_MAX_OUTPUT_LINES', 1000),

@@ -1,0 +1,106 @@
+/**
+ * The JavaScript pool at its boundary (issue 6 audit, items 1 and 3): fetches counted where the
+ * code cannot reach (in flight, bytes per run) even when the code rewrites `Map.prototype.size`,
+ * and worker processes replaced after `SANDBOX_JS_RECYCLE_AFTER` runs. The `fetch` handed to the
+ * engine stands in for the plugin's guarded one and records what the pool let through.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { JsSandboxEngine } from './js-sandbox.js';
+import { loadSandboxSettings } from './settings.js';
+import type { SandboxFetchRequest, SandboxFetchResponse } from './types.js';
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Pids of Node worker processes started by this process (directly or through bubblewrap). */
+async function workerPids(): Promise<number[]> {
+  const pids: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = (await readFile(`/proc/${name}/cmdline`, 'utf8')).split('\0');
+      if (!/(^|\/)node$/.test(argv[0]!) || !argv.some((a) => a.includes('js-worker'))) continue;
+      let p = Number(name);
+      for (let hops = 0; p > 1 && p !== process.pid && hops < 20; hops++) p = Number((await readFile(`/proc/${p}/stat`, 'utf8')).split(') ')[1]!.split(' ')[1]);
+      if (p === process.pid) pids.push(Number(name));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return pids;
+}
+
+function response(req: SandboxFetchRequest, bytes: number): SandboxFetchResponse {
+  return { status: 200, statusText: 'OK', url: req.url, headers: {}, body: new Uint8Array(bytes) };
+}
+
+test('fetches: at most 16 in flight and 32 MB per run, even with Map.prototype.size rewritten', async () => {
+  const engine = new JsSandboxEngine(loadSandboxSettings({ SANDBOX_JS_WORKERS: '1' }), silent);
+  engine.start();
+  try {
+    let inFlight = 0;
+    let most = 0;
+    const slow = async (req: SandboxFetchRequest) => {
+      most = Math.max(most, ++inFlight);
+      await sleep(150);
+      inFlight--;
+      return response(req, 2);
+    };
+    const many = `Object.defineProperty(Map.prototype, "size", { get: () => 0 });
+const all = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => fetch("https://example.test/" + i)));
+const refused = all.filter((r) => r.status === "rejected" && /too many fetches in flight/.test(r.reason.cause.message));
+console.log(all.filter((r) => r.status === "fulfilled").length, refused.length)`;
+    const r = await engine.run({ code: many, fetch: slow });
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.stdout, ['16 24']);
+    assert.ok(most <= 16, `${most} fetches in flight`);
+
+    let served = 0;
+    const big = async (req: SandboxFetchRequest) => {
+      served++;
+      return response(req, 5 * 1024 * 1024);
+    };
+    const heavy = `for (let i = 0; i < 8; i++) {
+  try { const b = await (await fetch("https://example.test/big")).arrayBuffer(); console.log("got", b.byteLength) }
+  catch (e) { console.log("refused", e.cause.message) }
+}`;
+    const h = await engine.run({ code: heavy, fetch: big });
+    assert.equal(h.error, undefined, JSON.stringify(h.error));
+    // 5 MB responses (the plugin's per-response cap): six fit in 32 MB, the seventh goes over.
+    assert.deepEqual(h.stdout, [
+      ...Array.from({ length: 6 }, () => 'got 5242880'),
+      'refused responses of this run exceed 33554432 bytes in all',
+      'refused this run already fetched 33554432 bytes, the most one run may',
+    ]);
+    assert.equal(served, 7, 'the eighth fetch never reached the network');
+    // The budget is per run: the next run fetches again.
+    assert.deepEqual((await engine.run({ code: 'console.log((await (await fetch("https://example.test/big")).arrayBuffer()).byteLength)', fetch: big })).stdout, ['5242880']);
+  } finally {
+    await engine.close();
+  }
+});
+
+test('a worker process is replaced by a fresh one after SANDBOX_JS_RECYCLE_AFTER runs', async () => {
+  const engine = new JsSandboxEngine(loadSandboxSettings({ SANDBOX_JS_WORKERS: '1', SANDBOX_JS_RECYCLE_AFTER: '3' }), silent);
+  engine.start();
+  try {
+    const seen: number[][] = [];
+    // Sampled while each run is in progress: exactly the worker serving it is alive then.
+    const sample = async (req: SandboxFetchRequest) => {
+      seen.push(await workerPids());
+      return response(req, 1);
+    };
+    for (let i = 0; i < 7; i++) {
+      const r = await engine.run({ code: `await fetch("https://example.test/${i}"); console.log(${i})`, fetch: sample });
+      assert.deepEqual(r.stdout, [String(i)], JSON.stringify(r));
+    }
+    assert.ok(seen.every((pids) => pids.length === 1), JSON.stringify(seen));
+    const [a, b, c] = [seen[0]![0], seen[3]![0], seen[6]![0]];
+    assert.deepEqual(seen.map((p) => p[0]), [a, a, a, b, b, b, c]);
+    assert.equal(new Set([a, b, c]).size, 3, 'three different processes');
+  } finally {
+    await engine.close();
+  }
+});

@@ -1,0 +1,55 @@
+/**
+ * Error objects of the JavaScript worker (spec §4.8: `{ name, value, traceback }`): host-side
+ * failures (termination, memory, compile and link errors) mapped to the error object, Node-like
+ * syntax error reports, and isolate stacks without the sandbox's own frames.
+ */
+import type { ExecutionErrorInfo } from './types.js';
+
+/** A failure to link an ES module (a missing package or a Node built-in), reported as `Error`. */
+export class ModuleError extends Error {
+  override name = 'Error';
+}
+
+/**
+ * Maps host-side failures (termination, memory, compile errors) to the error object. `disposed`:
+ * the isolate is gone without the wall clock having run out, which isolated-vm only does when
+ * the heap limit is hit (pending calls then fail with "Promise was abandoned").
+ */
+export function classify(
+  err: unknown,
+  timedOut: boolean,
+  msg: { timeoutMs: number; memoryMb: number; code: string; bundle?: string },
+  disposed = false,
+): ExecutionErrorInfo {
+  const e = err instanceof Error ? err : new Error(String(err));
+  if (timedOut || /Script execution timed out/.test(e.message)) {
+    const s = msg.timeoutMs / 1000;
+    return { name: 'TimeoutError', value: `Execution timed out after ${s} second${s === 1 ? '' : 's'}.`, traceback: '' };
+  }
+  if (disposed || /memory limit|Array buffer allocation failed|disposed/i.test(e.message)) {
+    return { name: 'MemoryLimitError', value: `The code exceeded the memory limit of ${msg.memoryMb} MB.`, traceback: '' };
+  }
+  if (e.name === 'SyntaxError') return syntaxError(e.message, msg.bundle ?? msg.code);
+  if (e instanceof ModuleError) return { name: 'Error', value: e.message, traceback: `Error: ${e.message}` };
+  return { name: e.name || 'Error', value: e.message, traceback: e.stack ?? `${e.name}: ${e.message}` };
+}
+
+/** A Node-like syntax error report: location, the source line, a caret, then the message. */
+function syntaxError(message: string, code: string): ExecutionErrorInfo {
+  const m = /^(.*) \[main\.js:(\d+):(\d+)\]$/.exec(message);
+  if (!m) return { name: 'SyntaxError', value: message, traceback: `SyntaxError: ${message}` };
+  const [, text, line, col] = m;
+  const src = code.split('\n')[Number(line) - 1] ?? '';
+  const caret = ' '.repeat(Math.max(0, Number(col) - 1)) + '^';
+  return { name: 'SyntaxError', value: text!, traceback: `main.js:${line}\n${src}\n${caret}\n\nSyntaxError: ${text}` };
+}
+
+/** Drops host frames, the runtime's frames and the wrapper's last-line frame from an isolate stack. */
+export function cleanStack(stack: string, wrapperLine: number): string {
+  const cut = stack.indexOf('    at (<isolated-vm boundary>)');
+  const s = cut >= 0 ? stack.slice(0, cut).trimEnd() : stack;
+  return s
+    .split('\n')
+    .filter((l) => !(/^\s+at /.test(l) && (l.includes('<isolated-vm>') || l.includes(`main.js:${wrapperLine}:`))))
+    .join('\n');
+}
