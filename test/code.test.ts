@@ -438,6 +438,7 @@ describe('both sandboxes under load', () => {
       timed(js({ code: 'while (true) { await null }' })),
       timed(js({ code: 'await new Promise(() => setInterval(() => {}, 1))' })),
       timed(py({ code: 'while True:\n    pass' })),
+      timed(py({ code: 'import asyncio\nasync def spin():\n    while True:\n        await asyncio.sleep(0)\nasyncio.run(spin())' })),
       timed(py({ code: 'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass' })),
     ]);
     let health = 0;
@@ -457,11 +458,26 @@ describe('both sandboxes under load', () => {
     assert.deepEqual(await lingeringSandboxProcesses(), []);
   });
 
-  it('answers 20 concurrent runs correctly', async () => {
+  it('answers 20 concurrent runs correctly while /healthz keeps answering', async () => {
+    let running = true;
+    const health: number[] = [];
+    let answeredDuringRuns = 0;
+    const poller = (async () => {
+      while (running) {
+        const status = (await server.call('GET', '/healthz')).status;
+        health.push(status);
+        if (running) answeredDuringRuns++;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })();
     const runs = Array.from({ length: 20 }, (_, i) =>
       i % 2 === 0 ? js({ code: `await new Promise((r) => setTimeout(r, 20)); console.log(${i} * 2)` }) : py({ code: `print(${i} * 2)` }),
     );
     const results = await Promise.all(runs);
+    running = false;
+    await poller;
     results.forEach((r, i) => assert.deepEqual(ok(r).stdout, [String(i * 2)]));
+    assert.ok(answeredDuringRuns >= 1, 'healthz answered while the runs were in flight');
+    assert.deepEqual(health.filter((s) => s !== 200), []);
   });
 });

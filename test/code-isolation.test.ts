@@ -1,0 +1,272 @@
+/**
+ * Code lane, the security audit of issue 6, black-box through the real server: limits that hold
+ * when the code rewrites the built-ins the JavaScript bootstrap relies on, error objects capped for
+ * both languages (and never answered as a charged success), the JavaScript workers' own OS
+ * sandbox, bubblewrap hardening (no user namespaces, a bounded /dev/shm, a read-only /dev, the
+ * seccomp filter), no leftovers between runs with `commands`, and packages that need Node
+ * built-ins failing clearly.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, readlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import type { AddressInfo } from 'node:net';
+import { startServer, type TestServer, type TestResponse } from './helpers/server.js';
+import type { ServiceConfig } from '../core/registry/types.js';
+
+const run = promisify(execFile);
+const SECRET = 'code-isolation-secret-51c0d2';
+const asRoot = process.geteuid?.() === 0;
+
+const codeConfig = (): ServiceConfig => ({
+  plugins: {
+    capabilities: () => import('../plugins/capabilities/index.js'),
+    code: () => import('../plugins/code/index.js'),
+  },
+  providerOrder: {},
+  defaultPolicy: {},
+  disabled: [],
+});
+
+let server: TestServer;
+let key: string;
+let loopback: http.Server;
+let loopbackPort = 0;
+let loopbackHits = 0;
+
+const js = (body: Record<string, unknown>) => server.call('POST', '/api/v1/run-js-code', { key, body });
+const py = (body: Record<string, unknown>) => server.call('POST', '/api/v1/run-python-code', { key, body });
+const credits = async () => (await server.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
+
+function ok(res: TestResponse): { stdout: any; stderr: any } {
+  assert.equal(res.status, 200, res.text.slice(0, 2000));
+  return res.json.logs;
+}
+
+function failed(res: TestResponse): { name: string; value: string; traceback: string } {
+  assert.equal(res.status, 500, res.text.slice(0, 2000));
+  const e = res.json.error;
+  for (const f of ['name', 'value', 'traceback']) assert.equal(typeof e?.[f], 'string', `${f} in ${res.text.slice(0, 2000)}`);
+  return e;
+}
+
+const capped = (text: string) => Buffer.byteLength(text) <= 65536;
+const CUT = / \[truncated: the field is limited to 65536 bytes\]$/;
+
+/** Node processes of this test's JavaScript pool (descendants of this process running the worker). */
+async function jsWorkers(): Promise<{ pid: number; uid: number }[]> {
+  const found: { pid: number; uid: number }[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = (await readFile(`/proc/${name}/cmdline`, 'utf8')).split('\0');
+      if (!/(^|\/)node$/.test(argv[0]!) || !argv.some((a) => a.includes('js-worker'))) continue;
+      let p = Number(name);
+      for (let hops = 0; p > 1 && p !== process.pid && hops < 20; hops++) p = Number((await readFile(`/proc/${p}/stat`, 'utf8')).split(') ')[1]!.split(' ')[1]);
+      const status = await readFile(`/proc/${name}/status`, 'utf8');
+      if (p === process.pid) found.push({ pid: Number(name), uid: Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) });
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return found;
+}
+
+before(async () => {
+  loopback = http.createServer((_req, res) => {
+    loopbackHits++;
+    res.end('loopback secret page');
+  });
+  await new Promise<void>((r) => loopback.listen(0, '127.0.0.1', () => r()));
+  loopbackPort = (loopback.address() as AddressInfo).port;
+  server = await startServer({ serviceConfig: codeConfig(), env: { CODE_TEST_SECRET: SECRET, SANDBOX_JS_WORKERS: '2', SANDBOX_RUN_DIR_MB: '256' } });
+  ({ key } = await server.createKey({ credits: 1_000_000, rateLimitPerMinute: 10_000 }));
+  await Promise.all([js({ code: 'console.log(1)' }), py({ code: 'print(1)' })]);
+});
+
+after(async () => {
+  await server?.close();
+  await new Promise((r) => loopback?.close(r));
+});
+
+describe('JavaScript limits the code cannot switch off', () => {
+  it('keeps the timer cap when Map.prototype.size is rewritten', async () => {
+    const e = failed(await js({ code: 'Object.defineProperty(Map.prototype, "size", { get: () => 0 });\nfor (let i = 0; i < 20000; i++) setTimeout(() => {}, 60000)' }));
+    assert.equal(e.name, 'RangeError');
+    assert.equal(e.value, 'Too many pending timers (the sandbox allows 10000)');
+  });
+
+  it('keeps the output caps when JSON.stringify, String and Array methods are rewritten', async () => {
+    const rewrite = 'JSON.stringify = () => "[]"; String.prototype.slice = function () { return String(this) }; String.prototype.split = function () { return [String(this)] }; Array.prototype.push = function () { return 0 };';
+    const lines = ok(await js({ code: `${rewrite}\nfor (let i = 0; i < 5000; i++) console.log("line " + i)` }));
+    assert.equal(lines.stdout.length, 1001);
+    assert.equal(lines.stdout[999], 'line 999');
+    assert.equal(lines.stdout[1000], '[output truncated: the stream is limited to 1000 lines and 1000000 bytes]');
+    const wide = ok(await js({ code: `${rewrite}\nconsole.error("é".repeat(3e6))` }));
+    assert.equal(wide.stderr.length, 2);
+    assert.ok(Buffer.byteLength(wide.stderr[0]) < 1_000_000, `${Buffer.byteLength(wide.stderr[0])} bytes`);
+    assert.match(wide.stderr[1], /^\[output truncated/);
+  });
+
+  it('caps a huge error object (name, value, traceback) and charges nothing', async () => {
+    const before = await credits();
+    for (const code of ["throw new Error('x'.repeat(5e7))", "await null; throw new RangeError('y'.repeat(5e6))", "export {};\nthrow new TypeError('z'.repeat(5e6))"]) {
+      const res = await js({ code });
+      const e = failed(res);
+      assert.ok(res.text.length < 300_000, `${res.text.length} bytes for ${code}`);
+      assert.match(e.value, CUT);
+      assert.ok(capped(e.name) && capped(e.value) && capped(e.traceback), code);
+    }
+    const named = failed(await js({ code: "const e = new Error('short'); e.name = 'N'.repeat(1e6); throw e" }));
+    assert.match(named.name, CUT);
+    assert.equal(named.value, 'short');
+    assert.equal(await credits(), before);
+  });
+
+  it('a package that needs a Node built-in, installed with commands, fails with a clear error', async () => {
+    const before = await credits();
+    const e = failed(await js({ commands: 'npm install untildify@4.0.0', code: 'import untildify from "untildify";\nconsole.log(untildify("~/x"))' }));
+    assert.equal(e.name, 'Error');
+    assert.match(e.value, /^Cannot use Node built-in module 'os': the JavaScript sandbox runs code in a V8 isolate without Node APIs/);
+    assert.equal(await credits(), before);
+  });
+});
+
+describe('JavaScript workers in an OS sandbox', () => {
+  it('a worker process has no network, no DATA_DIR, no service /proc and no privileges', { skip: !asRoot && 'needs root to enter the worker namespaces' }, async () => {
+    ok(await js({ code: 'console.log("warm")' }));
+    const workers = await jsWorkers();
+    assert.ok(workers.length >= 1, 'found the pool workers');
+    const ownNet = await readlink('/proc/self/ns/net');
+    for (const { pid, uid } of workers) {
+      assert.notEqual(await readlink(`/proc/${pid}/ns/net`), ownNet, 'a network namespace of its own');
+      // What the worker's root shows (a process that escaped the isolate sees exactly this).
+      assert.equal(existsSync(`/proc/${pid}/root${server.dataDir}`), false, 'DATA_DIR is not in its file system');
+      assert.equal(existsSync(`/proc/${pid}/root${process.cwd()}/package.json`), false, 'nor is the repository');
+      const status = await readFile(`/proc/${pid}/status`, 'utf8');
+      assert.match(status, /^NoNewPrivs:\s+1$/m);
+      assert.match(status, /^CapEff:\s+0+$/m);
+      if (process.arch === 'x64') assert.match(status, /^Seccomp:\s+2$/m);
+      // An escaped isolate: a process with the worker's uid in the worker's network and mount
+      // namespaces tries the loopback service, DATA_DIR, the service's /proc and its environment.
+      const probe = `import json, os, socket
+out = {}
+try:
+    socket.create_connection(("127.0.0.1", ${loopbackPort}), timeout=2); out["loopback"] = "reached"
+except OSError as e:
+    out["loopback"] = type(e).__name__
+out["datadir"] = os.path.exists(${JSON.stringify(server.dataDir)})
+out["service_proc"] = os.path.exists("/proc/${process.pid}/environ")
+env = ""
+for p in os.listdir("/proc"):
+    try:
+        env += open("/proc/%s/environ" % p).read()
+    except OSError:
+        pass
+out["secret"] = ${JSON.stringify(SECRET)} in env
+print(json.dumps(out))`;
+      const { stdout } = await run('/usr/bin/nsenter', ['-t', String(pid), '-n', '-m', '--', '/usr/bin/setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', '/usr/bin/python3', '-c', probe]);
+      const seen = JSON.parse(stdout);
+      assert.notEqual(seen.loopback, 'reached');
+      assert.deepEqual({ datadir: seen.datadir, service_proc: seen.service_proc, secret: seen.secret }, { datadir: false, service_proc: false, secret: false });
+    }
+    assert.equal(loopbackHits, 0);
+  });
+
+  it('fetch still works through the service (the SSRF guard answers)', async () => {
+    const logs = ok(await js({ code: `try { await fetch("http://127.0.0.1:${loopbackPort}/") } catch (e) { console.log(e.message, e.cause.message) }` }));
+    assert.equal(logs.stdout.length, 1);
+    assert.match(logs.stdout[0], /^fetch failed URL not allowed: 127\.0\.0\.1 resolves to a loopback address/);
+  });
+});
+
+describe('Python errors and results', () => {
+  it('a huge exception is a capped error, not a charged success', async () => {
+    const before = await credits();
+    const res = await py({ code: "raise Exception('x' * 5_000_000)" });
+    const e = failed(res);
+    assert.equal(e.name, 'Exception');
+    assert.match(e.value, /^x+ \[truncated: the field is limited to 65536 bytes\]$/);
+    assert.ok(capped(e.value) && capped(e.traceback));
+    assert.match(e.traceback, /^Traceback \(most recent call last\):\n {2}File "main\.py", line 1, in <module>/);
+    assert.ok(res.text.length < 300_000, `${res.text.length} bytes`);
+    assert.equal(await credits(), before);
+  });
+
+  it('a run that ends without reporting its result is an error, not a success', async () => {
+    const before = await credits();
+    const e = failed(await py({ code: 'import os\nprint("bye", flush=True)\nos._exit(0)' }));
+    assert.equal(e.name, 'ProcessExitError');
+    assert.equal(e.value, 'The Python process exited with status 0 without reporting its result.');
+    assert.equal(await credits(), before);
+  });
+});
+
+describe('bubblewrap hardening', () => {
+  it('no user namespaces, a bounded /dev/shm, a read-only /dev, refused kernel interfaces', async () => {
+    const code = `import ctypes, errno, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+def call(nr, *args):
+    return "ok" if libc.syscall(nr, *args) >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+print("unshare -U", subprocess.run(["unshare", "-U", "true"], capture_output=True).returncode)
+print("unshare(CLONE_NEWUSER)", "ok" if libc.unshare(0x10000000) == 0 else errno.errorcode.get(ctypes.get_errno()))
+written = 0
+try:
+    for i in range(10):
+        with open("/dev/shm/fill%d" % i, "wb") as f:
+            f.write(b"x" * (10 * 1024 * 1024))
+        written += 10
+    print("/dev/shm", written, "MB written")
+except OSError as e:
+    print("/dev/shm", errno.errorcode.get(e.errno), "after", written, "MB")
+try:
+    open("/dev/planted", "w")
+    print("/dev writable")
+except OSError as e:
+    print("/dev", errno.errorcode.get(e.errno))
+if ${process.arch === 'x64' ? 'True' : 'False'}:
+    print("ptrace", call(101, 0, 0, 0, 0), "keyctl", call(250, 0, -4, 0), "io_uring_setup", call(425, 8, 0))`;
+    const logs = ok(await py({ code }));
+    const expected = ['unshare -U 1', 'unshare(CLONE_NEWUSER) EPERM', '/dev/shm ENOSPC after 10 MB', '/dev EROFS'];
+    if (process.arch === 'x64') expected.push('ptrace EPERM keyctl EPERM io_uring_setup ENOSYS');
+    assert.deepEqual(logs.stdout, expected);
+  });
+
+  it('threads, processes and multiprocessing still work under the filter', async () => {
+    const code = `import multiprocessing, subprocess, threading
+t = threading.Thread(target=lambda: None); t.start(); t.join()
+with multiprocessing.Pool(2) as pool:
+    print(pool.map(abs, [-1, -2, 3]))
+print(subprocess.run(["echo", "child"], capture_output=True, text=True).stdout.strip())`;
+    assert.deepEqual(ok(await py({ code })).stdout, ['[1, 2, 3]', 'child']);
+  });
+});
+
+describe('leftovers between runs with commands', () => {
+  it('files of one run with commands are gone for the next one', async () => {
+    const first = ok(
+      await py({
+        commands: 'echo one > /work/from-commands.txt && echo one > /tmp/from-commands.txt && mkdir -p .packages && echo "VALUE = 1" > .packages/leftover_mod.py',
+        code: 'open("/work/from-code.txt", "w").write("x")\nopen("/tmp/from-code.txt", "w").write("x")\nimport leftover_mod\nprint(leftover_mod.VALUE)',
+      }),
+    );
+    assert.deepEqual(first.stdout, ['1']);
+    const second = ok(
+      await py({
+        commands: 'ls -A /work /tmp > /work/seen-by-commands.txt',
+        code: `import os
+print(sorted(os.listdir("/work")), os.listdir("/tmp"))
+print("from-" in open("/work/seen-by-commands.txt").read())
+try:
+    import leftover_mod
+    print("leftover module importable")
+except ImportError:
+    print("no leftover module")`,
+      }),
+    );
+    assert.deepEqual(second.stdout, ["['seen-by-commands.txt'] []", 'False', 'no leftover module']);
+  });
+});
