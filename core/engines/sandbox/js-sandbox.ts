@@ -67,7 +67,7 @@ export class JsSandboxEngine implements JsSandbox {
   private readonly workers: Worker[] = [];
   private readonly queue: Job[] = [];
   private readonly commandsPool: UidPool;
-  /** Memory cgroups of the `commands` and bundling steps. */
+  /** Cgroups of the worker processes and of the `commands` and bundling steps. */
   private readonly cgroups: SandboxCgroups;
   private nextId = 1;
   private closed = false;
