@@ -42,7 +42,7 @@ export class CrawlerAClient {
   }
 
   /** Sends one API request and returns the parsed JSON, or throws the mapped error. */
-  async call<T>(method: 'GET' | 'POST', pathOrUrl: string, body?: unknown, timeoutMs = 90_000): Promise<T> {
+  async call<T>(method: 'GET' | 'POST' | 'DELETE', pathOrUrl: string, body?: unknown, timeoutMs = 90_000, signal: AbortSignal = this.ctx.signal): Promise<T> {
     const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${this.base}${pathOrUrl}`;
     const res = await this.ctx.engines.http.request({
       url,
@@ -52,7 +52,7 @@ export class CrawlerAClient {
       guard: false,
       timeoutMs,
       maxBytes: 50 * 1024 * 1024,
-      signal: this.ctx.signal,
+      signal,
     });
     if (res.status >= 200 && res.status < 300) return parse<T>(res);
     throw mapError(res);
@@ -67,33 +67,79 @@ export class CrawlerAClient {
 
   /**
    * Starts a crawl and polls its status until it completes, following `next` for every chunk.
-   * A failed or cancelled job is an upstream failure (502), so the chain may try the next provider.
+   * A failed or cancelled job is an upstream failure (502), so the chain may try the next provider;
+   * so is a 404 while polling (the job expired or was lost upstream: nothing the caller did).
+   * When we stop waiting for any other reason (the time limit, the caller went away, a broken
+   * answer) the job is cancelled upstream (contracts §5d: `DELETE /v2/crawl/{id}`), so it does not
+   * keep crawling, and spending, for nobody.
    */
   async crawl(body: Record<string, unknown>, pollMs: number): Promise<CrawlerAStatus & { data: CrawlerADocument[] }> {
     const started = await this.call<{ success?: boolean; id?: string; url?: string }>('POST', '/v2/crawl', body);
     if (!started?.id) throw invalid();
     const statusUrl = `${this.base}/v2/crawl/${encodeURIComponent(started.id)}`;
-    for (;;) {
-      const st = await this.call<CrawlerAStatus>('GET', statusUrl);
-      if (!st || typeof st.status !== 'string') throw invalid();
-      if (st.status === 'failed' || st.status === 'cancelled') {
-        throw new UpstreamError(`Failed to retrieve the crawl from ${NAME}: the job ${st.status}.`);
-      }
-      if (st.status === 'completed') {
-        const data = [...(st.data ?? [])];
-        for (let next = st.next; next; ) {
-          // The bearer token only ever goes to the configured origin.
-          if (new URL(next, this.base).origin !== new URL(this.base).origin) throw invalid();
-          const page = await this.call<CrawlerAStatus>('GET', next);
-          data.push(...(page.data ?? []));
-          next = page.next;
+    let ended = false;
+    const cancelOnAbort = () => void this.cancel(statusUrl);
+    if (this.ctx.signal.aborted) cancelOnAbort();
+    else this.ctx.signal.addEventListener('abort', cancelOnAbort, { once: true });
+    try {
+      for (;;) {
+        const st = await this.poll(statusUrl);
+        if (!st || typeof st.status !== 'string') throw invalid();
+        if (st.status === 'failed' || st.status === 'cancelled') {
+          ended = true;
+          throw new UpstreamError(`Failed to retrieve the crawl from ${NAME}: the job ${st.status}.`);
         }
-        return { ...st, data };
+        if (st.status === 'completed') {
+          ended = true;
+          const data = [...(st.data ?? [])];
+          for (let next = st.next; next; ) {
+            // The bearer token only ever goes to the configured origin.
+            if (new URL(next, this.base).origin !== new URL(this.base).origin) throw invalid();
+            const page = await this.poll(next);
+            data.push(...(page.data ?? []));
+            next = page.next;
+          }
+          return { ...st, data };
+        }
+        await sleep(pollMs, this.ctx.signal);
       }
-      await sleep(pollMs, this.ctx.signal);
+    } catch (err) {
+      // An abort already sent the cancel; a job that ended or is unknown upstream needs none.
+      if (!ended && !this.ctx.signal.aborted && !(err instanceof JobGoneError)) void this.cancel(statusUrl);
+      throw err;
+    } finally {
+      this.ctx.signal.removeEventListener('abort', cancelOnAbort);
+    }
+  }
+
+  /** One status request; a 404 means the job is gone upstream, which is the provider's failure. */
+  private async poll(url: string): Promise<CrawlerAStatus> {
+    try {
+      return await this.call<CrawlerAStatus>('GET', url);
+    } catch (err) {
+      if (err instanceof NotFoundError) throw new JobGoneError(`Failed to retrieve the crawl from ${NAME}: the job is no longer known upstream.`, { cause: err });
+      throw err;
+    }
+  }
+
+  /**
+   * Best effort, off the caller's path: the caller's signal may already be aborted, so the
+   * request has its own short time limit; a failure is only logged.
+   */
+  private async cancel(statusUrl: string): Promise<void> {
+    try {
+      await this.call('DELETE', statusUrl, undefined, CANCEL_TIMEOUT_MS, AbortSignal.timeout(CANCEL_TIMEOUT_MS));
+      this.ctx.log.info({ statusUrl }, 'crawler_a: crawl job cancelled');
+    } catch (err) {
+      this.ctx.log.warn({ err, statusUrl }, 'crawler_a: cancelling the crawl job failed');
     }
   }
 }
+
+/** The crawl job is unknown upstream (404 while polling): a 502, so the chain moves on. */
+class JobGoneError extends UpstreamError {}
+
+const CANCEL_TIMEOUT_MS = 10_000;
 
 function parse<T>(res: HttpResponse): T {
   try {

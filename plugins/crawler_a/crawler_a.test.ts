@@ -20,7 +20,7 @@ after(async () => {
 });
 
 /** Runs one endpoint the way the executor does: validated input and output, a usage recorder. */
-async function run(operation: string, input: unknown, config: Record<string, string> = {}) {
+async function run(operation: string, input: unknown, config: Record<string, string> = {}, signal: AbortSignal = AbortSignal.timeout(10_000)) {
   const ep = plugin.endpoints!.find((e) => e.operation === operation)!;
   assert.ok(TypeCompiler.Compile(ep.input).Check(input), 'input matches the endpoint schema');
   const units: Record<string, number> = {};
@@ -29,7 +29,7 @@ async function run(operation: string, input: unknown, config: Record<string, str
     state: undefined,
     engines: { http } as unknown as Engines,
     log: { debug() {}, info() {}, warn() {}, error() {} },
-    signal: AbortSignal.timeout(10_000),
+    signal,
     requestId: 'test',
     usage: { add: (u: string, n: number) => (units[u] = (units[u] ?? 0) + n), units },
     setNative() {},
@@ -100,4 +100,50 @@ test('errors map to the catalogue: bad key 500, rate limit 503, upstream failure
   fake.failWith = 500;
   assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve data from crawler_a: Internal server error.']);
   fake.failWith = undefined;
+});
+
+/** The status and message of a rejected call (fails the test when the call succeeds). */
+async function failure(p: Promise<unknown>): Promise<[number, string]> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof ServiceError, String(e));
+    return [e.status, e.message];
+  }
+  assert.fail('the call succeeded');
+}
+
+test('a failed job and a job lost upstream (404 while polling) are 502s, so the chain falls back', async () => {
+  try {
+    fake.jobMode = 'failed';
+    assert.deepEqual(await failure(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve the crawl from crawler_a: the job failed.']);
+    fake.jobMode = 'lost';
+    assert.deepEqual(await failure(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve the crawl from crawler_a: the job is no longer known upstream.']);
+    // Neither needs cancelling: one ended, the other is unknown upstream.
+    assert.deepEqual(fake.cancelled, []);
+  } finally {
+    fake.jobMode = undefined;
+  }
+});
+
+test('a crawl we stop waiting for (caller gone or time limit) is cancelled upstream', async () => {
+  fake.jobMode = 'stuck';
+  try {
+    const ctl = new AbortController();
+    const before = fake.requests.length;
+    const call = run('crawl', { url: 'https://example.org' }, {}, ctl.signal);
+    // Abort once the job exists and is being polled.
+    while (!fake.requests.slice(before).some((r) => r.method === 'GET')) await new Promise((r) => setTimeout(r, 5));
+    ctl.abort(new Error('time limit reached'));
+    await assert.rejects(call);
+    const id = /\/v2\/crawl\/([\w-]+)/.exec(fake.requests.slice(before).find((r) => r.method === 'GET')!.path)![1]!;
+    // The cancel is sent off the caller's path: wait for it to arrive.
+    for (let i = 0; i < 200 && !fake.cancelled.includes(id); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(fake.cancelled, [id]);
+    const del = fake.requests.slice(before).filter((r) => r.method === 'DELETE');
+    assert.deepEqual(del.map((r) => r.path), [`/v2/crawl/${id}`]);
+  } finally {
+    fake.jobMode = undefined;
+    fake.cancelled.length = 0;
+  }
 });

@@ -17,6 +17,14 @@ export interface CrawlerAFake {
   requests: { method: string; path: string; body: any }[];
   /** When set, every API call answers with this status and a Firecrawl error body. */
   failWith: number | undefined;
+  /**
+   * How crawl jobs started from now on behave: `failed` reports `scraping` once, then `failed`;
+   * `stuck` keeps `scraping` until cancelled; `lost` answers the status poll with 404 (the job
+   * expired upstream). Unset: `scraping` once, then `completed`.
+   */
+  jobMode: 'failed' | 'stuck' | 'lost' | undefined;
+  /** Ids of the jobs cancelled with `DELETE /v2/crawl/{id}`. */
+  cancelled: string[];
   close(): Promise<void>;
 }
 
@@ -25,9 +33,9 @@ const CHUNK = 2;
 /** Starts the fake on 127.0.0.1 with a random port. */
 export async function startCrawlerAFake(opts: { apiKey?: string } = {}): Promise<CrawlerAFake> {
   const apiKey = opts.apiKey ?? 'fc-test-key';
-  const jobs = new Map<string, { polls: number; docs: unknown[] }>();
+  const jobs = new Map<string, { polls: number; docs: unknown[]; mode: CrawlerAFake['jobMode']; cancelled: boolean }>();
   let seq = 0;
-  const fake: CrawlerAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, close: async () => undefined };
+  const fake: CrawlerAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, jobMode: undefined, cancelled: [], close: async () => undefined };
 
   const doc = (url: string, formats: unknown[]) => {
     const title = `Page ${new URL(url).pathname}`;
@@ -93,15 +101,26 @@ export async function startCrawlerAFake(opts: { apiKey?: string } = {}): Promise
         const root = body.url.replace(/\/$/, '');
         const formats = body.scrapeOptions?.formats ?? ['markdown'];
         const docs = Array.from({ length: limit }, (_, i) => doc(i === 0 ? body.url : `${root}/page-${i}`, formats));
-        jobs.set(id, { polls: 0, docs });
+        jobs.set(id, { polls: 0, docs, mode: fake.jobMode, cancelled: false });
         return send(200, { success: true, id, url: `${fake.url}/v2/crawl/${id}` });
       }
       const status = /^\/v2\/crawl\/([\w-]+)$/.exec(u.pathname);
-      if (req.method === 'GET' && status) {
+      if (req.method === 'DELETE' && status) {
         const job = jobs.get(status[1]!);
         if (!job) return send(404, { success: false, error: 'Not Found' });
+        job.cancelled = true;
+        fake.cancelled.push(status[1]!);
+        return send(200, { status: 'cancelled' });
+      }
+      if (req.method === 'GET' && status) {
+        const job = jobs.get(status[1]!);
+        if (!job || job.mode === 'lost') return send(404, { success: false, error: 'Not Found' });
         job.polls++;
         const skip = Number(u.searchParams.get('skip') ?? 0);
+        const base = { total: job.docs.length, completed: 0, creditsUsed: 0, expiresAt: new Date(Date.now() + 86_400_000).toISOString(), next: null, data: [] };
+        if (job.cancelled) return send(200, { ...base, status: 'cancelled' });
+        if (job.mode === 'stuck' || (job.mode === 'failed' && job.polls === 1)) return send(200, { ...base, status: 'scraping' });
+        if (job.mode === 'failed') return send(200, { ...base, status: 'failed' });
         const done = job.polls > 1 || skip > 0;
         const data = job.docs.slice(skip, skip + CHUNK);
         const nextSkip = skip + CHUNK;
