@@ -10,6 +10,7 @@ import path from 'node:path';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { BusyError } from '../../errors.js';
 import type { PluginLogger } from '../../plugin/types.js';
+import { attachByteMeter, type ByteMeter } from './byte-meter.js';
 
 /** Pool settings (from the environment, see `poolSettingsFromEnv`). */
 export interface PoolSettings {
@@ -77,6 +78,8 @@ export const CHROMIUM_ARGS = [
 export interface FreshPage {
   context: BrowserContext;
   page: Page;
+  /** Bytes the page has downloaded, counted from before its first navigation. */
+  meter: ByteMeter;
 }
 
 interface Instance {
@@ -272,8 +275,8 @@ async function prepare(browser: Browser): Promise<FreshPage> {
   const context = await browser.createBrowserContext();
   try {
     const page = await context.newPage();
-    await page.setViewport(DEFAULT_VIEWPORT);
-    return { context, page };
+    const [meter] = await Promise.all([attachByteMeter(page), page.setViewport(DEFAULT_VIEWPORT)]);
+    return { context, page, meter };
   } catch (err) {
     await context.close().catch(() => undefined);
     throw err;

@@ -5,7 +5,7 @@
  */
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { DEFAULT_VIEWPORT, type FreshPage } from './pool.js';
-import { InputError, ServiceError, UpstreamError } from '../../errors.js';
+import { InputError, PayloadTooLargeError, ServiceError, UpstreamError } from '../../errors.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
 
@@ -21,8 +21,37 @@ export async function precheck(guard: SsrfGuard, req: RenderRequest): Promise<UR
   return target;
 }
 
-/** Renders `req` (already prechecked as `target`) in a fresh context the pool closes afterwards. */
+/**
+ * Renders `req` (already prechecked as `target`) in a fresh context the pool closes afterwards.
+ * With `maxBytes`, the job stops as soon as the page has downloaded more than that; closing the
+ * context (the pool does it when the job ends) cuts whatever is still loading.
+ */
 export async function renderPage(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, target: URL): Promise<RenderResult> {
+  const max = req.maxBytes;
+  if (!max || !(max > 0)) return render(fresh, guard, req, target);
+  let onOver!: (err: ServiceError) => void;
+  const over = new Promise<never>((_, reject) => (onOver = reject));
+  const check = (total: number) => {
+    if (total > max) onOver(new PayloadTooLargeError(`Failed to retrieve ${target.protocol}//${target.host}${target.pathname}: the response is larger than the ${formatBytes(max)} limit.`));
+  };
+  fresh.meter.onData = check;
+  check(fresh.meter.bytes);
+  const job = render(fresh, guard, req, target);
+  // Once over the cap the job's own outcome no longer matters (it fails when its context closes).
+  job.catch(() => undefined);
+  try {
+    return await Promise.race([job, over]);
+  } finally {
+    fresh.meter.onData = undefined;
+  }
+}
+
+/** Decimal units, as the HTTP engine words its size errors. */
+function formatBytes(n: number): string {
+  return n >= 1_000_000 ? `${Math.round(n / 100_000) / 10} MB` : `${Math.round(n / 1000)} KB`;
+}
+
+async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, target: URL): Promise<RenderResult> {
   const timeoutMs = req.timeoutMs ?? 20_000;
   const useGuard = req.guard !== false;
   const blocked: RenderResult['blocked'] = [];

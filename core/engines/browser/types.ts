@@ -16,6 +16,12 @@ export interface RenderRequest {
   waitMs?: number;
   /** Viewport in CSS pixels (default 1280×800). */
   viewport?: { width: number; height: number };
+  /**
+   * Most bytes the job may download (the document and everything it loads, workers included);
+   * past it the job stops with 413 PayloadTooLarge, as a plain fetch over its cap does. No cap
+   * when unset.
+   */
+  maxBytes?: number;
   /** Capture a PNG after rendering. */
   screenshot?: { fullPage?: boolean };
   signal?: AbortSignal;

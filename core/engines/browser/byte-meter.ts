@@ -1,0 +1,49 @@
+/**
+ * Counts the bytes a page downloads, so a render job can be held to the same size cap as a plain
+ * fetch (`WEB_MAX_PAGE_BYTES`). Only the final DOM is otherwise checked, and a page can pull in
+ * far more than it shows (a script fetching gigabytes, a document that never ends).
+ *
+ * A CDP session of our own reports `Network.dataReceived` for the page and the frames rendered
+ * in its process; workers run in targets of their own, so the session auto-attaches to them
+ * (paused until their network is watched too). This works whether or not Chromium goes through
+ * the guard proxy, which is bypassed when the operator opens the network.
+ */
+import type { CDPSession, Page } from 'puppeteer-core';
+
+/** Bytes received by one page so far, and a hook called as they grow. */
+export interface ByteMeter {
+  readonly bytes: number;
+  /** Called after every chunk; set by the job that owns the page. */
+  onData?: (total: number) => void;
+}
+
+interface AttachedEvent {
+  sessionId: string;
+  waitingForDebugger: boolean;
+}
+
+/** Starts counting on `page` (call before it navigates anywhere that matters). */
+export async function attachByteMeter(page: Page): Promise<ByteMeter> {
+  const meter: { bytes: number; onData?: (total: number) => void } = { bytes: 0 };
+  const watch = async (session: CDPSession): Promise<void> => {
+    session.on('Network.dataReceived', (e: { dataLength: number }) => {
+      meter.bytes += e.dataLength;
+      meter.onData?.(meter.bytes);
+    });
+    session.on('Target.attachedToTarget', (e: AttachedEvent) => {
+      const child = session.connection()?.session(e.sessionId);
+      if (!child) return;
+      // The worker waits for us: its first request must already be counted.
+      void watch(child)
+        .catch(() => undefined)
+        .then(() => (e.waitingForDebugger ? child.send('Runtime.runIfWaitingForDebugger') : undefined))
+        .catch(() => undefined);
+    });
+    await Promise.all([
+      session.send('Network.enable'),
+      session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+    ]);
+  };
+  await watch(await page.createCDPSession());
+  return meter;
+}
