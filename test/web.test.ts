@@ -594,7 +594,8 @@ describe('provider plugins through the real server', () => {
       spiderA.failWith = 500;
       const both = await s.call('POST', '/api/v1/crawl', { key, body: { url: 'https://unreachable.invalid/', limit: 2 } });
       assert.equal(both.status, 502, 'the own crawler is last: the host does not resolve');
-      assert.match(both.json.error, /Failed to retrieve https:\/\/unreachable\.invalid\/: the host name does not resolve/);
+      // Its first request is robots.txt, and a site whose robots.txt cannot be read is not crawled (RFC 9309).
+      assert.match(both.json.error, /Failed to retrieve https:\/\/unreachable\.invalid\/robots\.txt: the host name does not resolve/);
     } finally {
       crawlerA.failWith = undefined;
       spiderA.failWith = undefined;

@@ -4,10 +4,10 @@
  * no page is fetched twice, bounded by `limit` pages and `depth` link hops, and by a deadline after
  * which the pages gathered so far are returned.
  */
-import robotsParserModule from 'robots-parser';
 import { InputError, ServiceError, type RunContext } from '../../core/sdk.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { ParsedPage, toMarkdown, toText } from './page-content.js';
+import { loadRobots, refusedOrigin, type OriginRules } from './robots.js';
 
 /** How page content is returned. */
 export type CrawlFormat = 'markdown' | 'text' | 'raw';
@@ -33,15 +33,7 @@ export interface CrawlOptions {
   deadline: number;
 }
 
-/** The robots.txt product token this crawler obeys (and sends in its User-Agent). */
-export const ROBOTS_AGENT = 'ContentIntelligenceBot';
 const SKIP_EXTENSIONS = /\.(?:jpe?g|png|gif|webp|svg|ico|bmp|css|js|mjs|json|xml|zip|gz|tgz|rar|7z|mp3|mp4|m4a|wav|avi|mov|webm|woff2?|ttf|eot|exe|dmg|iso|apk)$/i;
-// robots-parser is CommonJS with a default-export typing; under NodeNext the function is the module.
-type RobotsParser = (url: string, text: string) => {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getCrawlDelay(ua?: string): number | undefined;
-};
-const robotsParser = ((robotsParserModule as unknown as { default?: RobotsParser }).default ?? robotsParserModule) as unknown as RobotsParser;
 const TRACKING = /^(utm_[a-z]+|gclid|fbclid|mc_cid|mc_eid)$/i;
 
 /**
@@ -73,27 +65,41 @@ export function siteOf(url: string): string {
   return new URL(url).hostname.toLowerCase().replace(/^www\./, '');
 }
 
-/** Reads robots.txt; a missing or unreadable file allows everything (RFC 9309 §2.3.1.3). */
-async function loadRobots(ctx: RunContext<unknown>, start: URL, timeoutMs: number) {
-  const robotsUrl = `${start.origin}/robots.txt`;
-  let text = '';
+/**
+ * Page content in the requested format. Conversion is our own code running on whatever a site
+ * serves: when markdown cannot be made (turndown recurses once per nesting level, so a page nested
+ * thousands of elements deep exhausts the stack) the page's text is returned instead, which is
+ * still the page's content; only when that fails too is the page left out (and not charged).
+ */
+function render(ctx: RunContext<unknown>, page: FetchedPage, format: CrawlFormat, parsed?: ParsedPage): string | undefined {
+  if (page.kind !== 'html' || format === 'raw') return page.body;
+  let html: string | undefined;
   try {
-    const res = await ctx.engines.http.request({ url: robotsUrl, signal: ctx.signal, timeoutMs: Math.min(timeoutMs, 10_000), maxBytes: 512 * 1024 });
-    if (res.status >= 200 && res.status < 300) text = res.text();
+    html = (parsed ?? new ParsedPage(page.body, page.url)).bodyHtml();
+    if (format === 'markdown') return toMarkdown(html);
   } catch (err) {
-    // A guard refusal of robots.txt means the start page is refused too; report that instead.
-    if (err instanceof InputError) throw err;
-    ctx.log.debug({ err, robotsUrl }, 'robots.txt unavailable; crawling without it');
+    ctx.log.warn({ err, url: page.url }, 'crawl: markdown conversion failed; returning the text');
+    html ??= page.body;
   }
-  return robotsParser(robotsUrl, text);
+  try {
+    return toText(html);
+  } catch (err) {
+    ctx.log.warn({ err, url: page.url }, 'crawl: page could not be converted; left out');
+    return undefined;
+  }
 }
 
-/** Page content in the requested format. */
-function render(page: FetchedPage, format: CrawlFormat, parsed?: ParsedPage): string {
-  if (page.kind !== 'html') return page.body;
-  if (format === 'raw') return page.body;
-  const html = (parsed ?? new ParsedPage(page.body, page.url)).bodyHtml();
-  return format === 'text' ? toText(html) : toMarkdown(html);
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Crawls the site; returns pages in breadth-first discovery order. */
@@ -102,34 +108,33 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
   if (!startNorm) throw new InputError(`Invalid URL: ${opts.url.slice(0, 200)}`);
   const start = new URL(startNorm);
   const site = siteOf(startNorm);
-  const robots = await loadRobots(ctx, start, opts.timeoutMs);
+  const robotsOpts = { timeoutMs: opts.timeoutMs, maxDelayMs: opts.maxDelayMs };
+  const robots = await loadRobots(ctx, start.origin, robotsOpts);
+  // An unreadable robots.txt forbids the whole origin (RFC 9309 §2.3.1.4): say why, charge nothing.
+  if (robots.unreachable) throw robots.error instanceof ServiceError ? robots.error : new InputError(`Crawling ${startNorm} is not allowed: ${robots.unreachable}.`);
+  if (!robots.allows(startNorm)) throw new InputError(`Crawling ${startNorm} is disallowed by the site's robots.txt.`);
   // robots.txt speaks for its own origin: a same-site link on another origin (`www.`, the other
-  // scheme, another port) is checked against that origin's file, read once.
-  const robotsByOrigin = new Map([[start.origin, Promise.resolve(robots)]]);
-  const robotsFor = (u: URL) => {
-    let r = robotsByOrigin.get(u.origin);
+  // scheme, another port) is checked against that origin's file, read once, and paced by its own
+  // Crawl-delay.
+  const robotsByOrigin = new Map<string, Promise<OriginRules>>([[start.origin, Promise.resolve(robots)]]);
+  const robotsFor = (origin: string) => {
+    let r = robotsByOrigin.get(origin);
     if (!r) {
-      // A guard refusal here only means the pages of that origin will be refused when fetched.
-      r = loadRobots(ctx, u, opts.timeoutMs).catch(() => robotsParser(`${u.origin}/robots.txt`, ''));
-      robotsByOrigin.set(u.origin, r);
+      // A guard refusal here only means the pages of that origin will not be fetched.
+      r = loadRobots(ctx, origin, robotsOpts).catch((err: unknown) => refusedOrigin(origin, err));
+      robotsByOrigin.set(origin, r);
     }
     return r;
   };
-  if (robots.isAllowed(startNorm, ROBOTS_AGENT) === false) {
-    throw new InputError(`Crawling ${startNorm} is disallowed by the site's robots.txt.`);
-  }
-  const delaySec = Number(robots.getCrawlDelay(ROBOTS_AGENT) ?? 0);
-  const delayMs = Number.isFinite(delaySec) && delaySec > 0 ? Math.min(delaySec * 1000, opts.maxDelayMs) : 0;
-  // Politeness: with a Crawl-delay, one request at a time, spaced by it.
-  const concurrency = delayMs > 0 ? 1 : 3;
+  const concurrency = 3;
 
   const seen = new Set<string>([startNorm]);
   const queue: { url: string; depth: number; order: number }[] = [{ url: startNorm, depth: 0, order: 0 }];
   let nextOrder = 1;
   const results: (CrawlResult & { order: number })[] = [];
   let inflight = 0;
-  let lastStart = 0;
   let startError: unknown;
+  const stopped = () => Date.now() >= opts.deadline || ctx.signal.aborted;
 
   // Origins of the site links may lead to (`www.`, the other scheme, other ports): bounded, so a
   // page linking to hundreds of ports cannot make the crawl fetch hundreds of robots.txt files.
@@ -138,14 +143,14 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
   const visit = async (item: { url: string; depth: number; order: number }) => {
     // robots.txt of another origin is read when one of its pages is about to be fetched (never
     // for links that the limit or the deadline leave unvisited).
-    if (item.order !== 0) {
-      const robotsOk = (await robotsFor(new URL(item.url))).isAllowed(item.url, ROBOTS_AGENT) !== false;
-      if (!robotsOk || Date.now() >= opts.deadline || ctx.signal.aborted) return;
-    }
-    if (delayMs > 0) {
-      const wait = lastStart + delayMs - Date.now();
-      if (lastStart > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
-      lastStart = Date.now();
+    const rules = await robotsFor(new URL(item.url).origin);
+    if (item.order !== 0 && (!rules.allows(item.url) || stopped())) return;
+    if (rules.delayMs > 0) {
+      // Politeness: requests to one origin start at least its Crawl-delay apart.
+      const at = rules.reserve();
+      if (at >= opts.deadline) return;
+      await sleep(at - Date.now(), ctx.signal);
+      if (stopped()) return;
     }
     let page: FetchedPage;
     try {
@@ -178,18 +183,25 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
         queue.push({ url: norm, depth: item.depth + 1, order: nextOrder++ });
       }
     }
-    results.push({ url: page.url, status: page.status, content: render(page, opts.format, parsed), order: item.order });
+    const content = render(ctx, page, opts.format, parsed);
+    if (content !== undefined) results.push({ url: page.url, status: page.status, content, order: item.order });
   };
 
   await new Promise<void>((resolve) => {
     const pump = () => {
-      while (inflight < concurrency && queue.length > 0 && results.length + inflight < opts.limit && Date.now() < opts.deadline && !ctx.signal.aborted) {
+      while (inflight < concurrency && queue.length > 0 && results.length + inflight < opts.limit && !stopped()) {
         const item = queue.shift()!;
         inflight++;
-        void visit(item).finally(() => {
-          inflight--;
-          pump();
-        });
+        // A page that fails in an unforeseen way is left out; it must never take the process down.
+        void visit(item)
+          .catch((err: unknown) => {
+            if (item.order === 0) startError ??= err;
+            ctx.log.warn({ err, url: item.url }, 'crawl: page failed; left out');
+          })
+          .finally(() => {
+            inflight--;
+            pump();
+          });
       }
       if (inflight === 0) resolve();
     };

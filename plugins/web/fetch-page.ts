@@ -14,6 +14,8 @@ export interface FetchedPage {
   kind: 'html' | 'pdf' | 'text';
   /** HTML source (kind html) or the document's text (pdf, text). */
   body: string;
+  /** The response's Content-Language header, if any (a fallback for the page's language). */
+  contentLanguage?: string;
   /** Title the browser saw (kind html, rendered only). */
   title?: string;
   screenshot?: Uint8Array;
@@ -46,25 +48,29 @@ export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): P
       viewport: opts.viewport,
       waitMs: opts.waitMs,
       timeoutMs,
+      // Every byte the page pulls in (document, scripts, images, fetches) counts against the cap.
+      maxBytes,
       signal: ctx.signal,
     });
     // The browser shows XML, JSON or plain text as a page too; those are classified from the
     // bytes below exactly as with renderJs:false, so both modes answer the same (a screenshot is
     // taken of whatever the browser shows).
     if (isHtml(r.contentType) || (r.html && (opts.screenshot || !r.contentType))) {
-      if (r.html.length > (maxBytes)) throw tooLarge(r.url, maxBytes);
-      return { url: r.url, status: r.status, contentType: r.contentType, kind: 'html', body: r.html, title: r.title, screenshot: r.screenshot };
+      if (Buffer.byteLength(r.html) > maxBytes) throw tooLarge(r.url, maxBytes);
+      const contentLanguage = r.headers['content-language'];
+      return { url: r.url, status: r.status, contentType: r.contentType, kind: 'html', body: r.html, title: r.title, screenshot: r.screenshot, contentLanguage };
     }
     // Not a web page (PDF, image…): the browser does not render it, so read the bytes directly.
   }
   const res = await ctx.engines.http.request({ url: opts.url, signal: ctx.signal, timeoutMs, maxBytes: maxBytes });
   const contentType = res.headers['content-type'] ?? '';
+  const contentLanguage = res.headers['content-language'];
   const head = Buffer.from(res.body.subarray(0, 512)).toString('latin1');
   if (/application\/pdf/i.test(contentType) || head.startsWith('%PDF-')) {
     return { url: res.url, status: res.status, contentType: contentType || 'application/pdf', kind: 'pdf', body: await pdfText(res.body, ctx.signal) };
   }
   if (isHtml(contentType) || (!contentType && /<(!doctype html|html|head|body)[\s>]/i.test(head))) {
-    return { url: res.url, status: res.status, contentType: contentType || 'text/html', kind: 'html', body: res.text() };
+    return { url: res.url, status: res.status, contentType: contentType || 'text/html', kind: 'html', body: res.text(), contentLanguage };
   }
   if (/^text\/(plain|markdown)/i.test(contentType)) {
     return { url: res.url, status: res.status, contentType, kind: 'text', body: res.text() };
@@ -78,8 +84,10 @@ function isHtml(contentType: string): boolean {
   return /text\/html|application\/xhtml\+xml/i.test(contentType);
 }
 
+/** The plain fetch's own wording (decimal units), so both paths answer alike. */
 function tooLarge(url: string, max: number) {
-  return new PayloadTooLargeError(`Failed to retrieve ${url}: the response is larger than the ${Math.round(max / 100_000) / 10} MB limit.`);
+  const size = max >= 1_000_000 ? `${Math.round(max / 100_000) / 10} MB` : `${Math.round(max / 1000)} KB`;
+  return new PayloadTooLargeError(`Failed to retrieve ${url}: the response is larger than the ${size} limit.`);
 }
 
 /** Text of a PDF via poppler's pdftotext (a Debian package the service already requires). */

@@ -19,7 +19,7 @@ import {
   screenshot as screenshotCapability,
 } from '../capabilities/web.js';
 import { fetchPage, limitsFrom } from './fetch-page.js';
-import { ParsedPage, toMarkdown, toText } from './page-content.js';
+import { ParsedPage, toMarkdownOrText, toText } from './page-content.js';
 import { crawlSite } from './crawler.js';
 
 const config = {
@@ -64,7 +64,7 @@ const scrape = defineEndpoint({
       if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
       const file = await storePng(ctx, page.screenshot);
       const parsed = new ParsedPage(page.body, page.url);
-      const metadata = { ...parsed.metadata(page.status, page.contentType), expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot) };
+      const metadata = { ...parsed.metadata(page.status, page.contentType, { contentLanguage: page.contentLanguage }), expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot) };
       return {
         title: page.title || parsed.title(),
         url: page.url,
@@ -80,7 +80,7 @@ const scrape = defineEndpoint({
       return { title, url: page.url, content: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, format, cleaned };
     }
     const parsed = new ParsedPage(page.body, page.url);
-    const metadata = parsed.metadata(page.status, page.contentType);
+    const metadata = parsed.metadata(page.status, page.contentType, { contentLanguage: page.contentLanguage });
     const title = parsed.title() || page.title || '';
     let html: string;
     if (cleaned) {
@@ -89,7 +89,7 @@ const scrape = defineEndpoint({
     } else {
       html = format === 'html' ? parsed.document.toString() : parsed.bodyHtml();
     }
-    const content = format === 'html' ? html : toMarkdown(html);
+    const content = format === 'html' ? html : toMarkdownOrText(html, ctx.log);
     return { title, url: page.url, content, metadata, format, cleaned };
   },
 });
@@ -131,9 +131,10 @@ const shot = defineEndpoint({
   validate: screenshotCapability.validate,
   messages: screenshotCapability.messages,
   async run(input, ctx) {
-    const { timeoutMs } = limitsFrom(ctx.config);
+    const { timeoutMs, maxBytes } = limitsFrom(ctx.config);
     const page = await ctx.engines.browser.render({
       url: userUrl(input.url),
+      maxBytes,
       screenshot: { fullPage: input.fullPage ?? false },
       viewport: input.viewport,
       waitMs: input.wait,
@@ -164,7 +165,7 @@ const extract = defineEndpoint({
       return { url: page.url, title, content: page.body, text: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, links: [] };
     }
     const parsed = new ParsedPage(page.body, page.url);
-    const metadata = parsed.metadata(page.status, page.contentType);
+    const metadata = parsed.metadata(page.status, page.contentType, { contentLanguage: page.contentLanguage });
     // A page with no article-like block (a short landing page) is returned whole rather than refused.
     const main = parsed.mainContent() ?? { html: parsed.bodyHtml() };
     const links = [...new Set(new ParsedPage(main.html, page.url).links())];
@@ -172,7 +173,7 @@ const extract = defineEndpoint({
     return {
       url: page.url,
       title: ('title' in main && main.title) || parsed.title(),
-      content: toMarkdown(main.html),
+      content: toMarkdownOrText(main.html, ctx.log),
       text: toText(main.html),
       excerpt: opt('excerpt' in main ? main.excerpt : metadata.description),
       byline: opt('byline' in main ? main.byline : undefined),

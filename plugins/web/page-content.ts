@@ -4,9 +4,10 @@
  * stripping); and the page metadata (description, language, canonical, og:*).
  */
 import TurndownService from 'turndown';
-import { gfm } from 'turndown-plugin-gfm';
+import { highlightedCodeBlock, strikethrough, taskListItems } from 'turndown-plugin-gfm';
 import { parseHTML } from 'linkedom';
 import { Readability } from '@mozilla/readability';
+import { gfmTables } from './markdown-table.js';
 
 /** Page metadata as returned in `metadata` (spec §4.5). */
 export interface PageMetadata {
@@ -22,10 +23,17 @@ export interface PageMetadata {
   ogUrl?: string;
   ogType?: string;
   ogSiteName?: string;
+  /** Every `og:locale:alternate`; the other og properties are strings under camel-cased names. */
+  ogLocaleAlternate?: string[];
   statusCode: number;
   contentType: string;
   [k: string]: unknown;
 }
+
+/** og properties whose values are URLs. */
+// A page can carry any number of metas; the response keeps a bounded, useful number.
+const MAX_OG = 64;
+const OG_URL = /^og:(?:(?:image|video|audio)(?::url|:secure_url)?|url)$/;
 
 type Doc = ReturnType<typeof parseHTML>['document'];
 
@@ -63,27 +71,58 @@ export class ParsedPage {
     return undefined;
   }
 
-  /** The metadata block of the scrape response. */
-  metadata(statusCode: number, contentType: string): PageMetadata {
-    const og = (k: string) => this.meta('property', `og:${k}`) ?? this.meta('name', `og:${k}`);
-    const canonical = this.document.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? undefined;
+  /**
+   * The metadata block of the scrape response. Every `og:*` property is kept under its camel-cased
+   * name (`og:image:width` → `ogImageWidth`; the first value wins, except `og:locale:alternate`,
+   * which lists them all); the canonical link is found by its rel token, whatever else rel says;
+   * the language falls back to the response's Content-Language header.
+   */
+  metadata(statusCode: number, contentType: string, opts: { contentLanguage?: string } = {}): PageMetadata {
+    const og = this.openGraph();
+    const headerLanguage = opts.contentLanguage?.split(',')[0]?.trim();
     const entries: PageMetadata = {
       title: this.title() || undefined,
-      description: this.meta('name', 'description') ?? og('description'),
-      language: this.document.documentElement?.getAttribute('lang')?.trim() || this.meta('http-equiv' as 'name', 'content-language') || undefined,
-      canonical,
+      description: this.meta('name', 'description') ?? (og.ogDescription as string | undefined),
+      language:
+        this.document.documentElement?.getAttribute('lang')?.trim() || this.meta('http-equiv' as 'name', 'content-language') || headerLanguage || undefined,
+      canonical: this.canonical(),
       keywords: this.meta('name', 'keywords'),
       author: this.meta('name', 'author'),
-      ogTitle: og('title'),
-      ogDescription: og('description'),
-      ogImage: og('image') ? absolute(og('image')!, this.baseUrl) : undefined,
-      ogUrl: og('url'),
-      ogType: og('type'),
-      ogSiteName: og('site_name'),
+      ...og,
       statusCode,
       contentType,
     };
     return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as PageMetadata;
+  }
+
+  /** `<link rel="… canonical …" href>`: rel is a set of case-insensitive tokens. */
+  private canonical(): string | undefined {
+    for (const el of this.document.querySelectorAll('link[rel][href]')) {
+      const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/);
+      const href = el.getAttribute('href')?.trim();
+      if (rel.includes('canonical') && href) return href;
+    }
+    return undefined;
+  }
+
+  /** Every `og:*` meta (by `property`, or `name` as some sites write it), camel-cased. */
+  private openGraph(): Record<string, string | string[]> {
+    const out: Record<string, string | string[]> = {};
+    for (const el of this.document.querySelectorAll('meta[property], meta[name]')) {
+      const prop = (el.getAttribute('property') || el.getAttribute('name') || '').trim().toLowerCase();
+      const value = el.getAttribute('content')?.trim();
+      if (!/^og:[a-z0-9_:.-]+$/.test(prop) || !value) continue;
+      const key = prop.split(/[:_.-]+/).filter(Boolean).map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
+      // Values that are URLs (og:image, og:image:url, og:video:secure_url…) are made absolute.
+      const v = OG_URL.test(prop) ? (absolute(value, this.baseUrl) ?? value) : value;
+      if (!(key in out) && Object.keys(out).length >= MAX_OG) continue;
+      if (prop === 'og:locale:alternate') {
+        const list = (out[key] as string[] | undefined) ?? [];
+        if (!list.includes(v)) list.push(v);
+        out[key] = list;
+      } else out[key] ??= v;
+    }
+    return out;
   }
 
   /** Every http(s) link on the page, absolute, without fragments. */
@@ -111,7 +150,13 @@ export class ParsedPage {
    */
   mainContent(): { html: string; title?: string; excerpt?: string; byline?: string; siteName?: string; publishedTime?: string } | undefined {
     const copy = parseHTML(this.document.toString()).document;
-    const article = new Readability(copy as unknown as Document, { charThreshold: 200 }).parse();
+    let article: ReturnType<Readability['parse']>;
+    try {
+      article = new Readability(copy as unknown as Document, { charThreshold: 200 }).parse();
+    } catch {
+      // Readability recurses per nesting level: a page nested thousands deep has no article it can find.
+      return undefined;
+    }
     if (!article?.content) return undefined;
     return {
       html: article.content,
@@ -140,7 +185,8 @@ let turndown: TurndownService | undefined;
 function converter(): TurndownService {
   if (turndown) return turndown;
   const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
-  td.use(gfm);
+  // The GFM plugin's own table rules keep most tables as HTML and throw on tables without rows.
+  td.use([highlightedCodeBlock, strikethrough, taskListItems, gfmTables]);
   td.remove(['script', 'style', 'noscript', 'template', 'iframe', 'form', 'button', 'select', 'input', 'svg' as keyof HTMLElementTagNameMap]);
   td.addRule('fencedCodeWithLanguage', {
     filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName === 'CODE',
@@ -162,6 +208,20 @@ export function toMarkdown(html: string): string {
     .turndown(html)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+/**
+ * Markdown, or the plain text when the HTML cannot be converted: turndown recurses once per
+ * nesting level, so a page nested thousands of elements deep exhausts the stack. The text is
+ * still the page's content, which serves the caller better than a failure.
+ */
+export function toMarkdownOrText(html: string, log?: { warn(obj: object, msg: string): void }): string {
+  try {
+    return toMarkdown(html);
+  } catch (err) {
+    log?.warn({ err }, 'markdown conversion failed; returning the text');
+    return toText(html);
+  }
 }
 
 /** HTML fragment → readable plain text (block elements become line breaks). */

@@ -1,0 +1,82 @@
+/**
+ * robots.txt for the crawler, one origin at a time (RFC 9309). What a fetch outcome means is
+ * the RFC's: 2xx is the file to obey; 4xx means there is none, so everything is allowed
+ * (§2.3.1.3); a 5xx or no answer at all means the file is "unreachable" and everything is
+ * disallowed (§2.3.1.4), since the site may be telling crawlers to back off. Each origin's own
+ * Crawl-delay spaces the requests made to that origin.
+ */
+import robotsParserModule from 'robots-parser';
+import { InputError, UpstreamError, type RunContext } from '../../core/sdk.js';
+
+/** The robots.txt product token this crawler obeys (and sends in its User-Agent). */
+export const ROBOTS_AGENT = 'ContentIntelligenceBot';
+
+// robots-parser is CommonJS with a default-export typing; under NodeNext the function is the module.
+type RobotsParser = (url: string, text: string) => {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getCrawlDelay(ua?: string): number | undefined;
+};
+const robotsParser = ((robotsParserModule as unknown as { default?: RobotsParser }).default ?? robotsParserModule) as unknown as RobotsParser;
+
+/** RFC 9309 §2.5: crawlers must parse at least 500 KiB; a file past the cap is not obeyed partially. */
+const ROBOTS_MAX_BYTES = 512 * 1024;
+
+/** What one origin's robots.txt allows, and how its requests are spaced. */
+export interface OriginRules {
+  readonly origin: string;
+  /** Why nothing may be fetched from the origin (its robots.txt was unreachable), if so. */
+  readonly unreachable?: string;
+  /** The error behind `unreachable`, to report when it is the start origin. */
+  readonly error?: unknown;
+  allows(url: string): boolean;
+  /** Crawl-delay in ms (capped), 0 when none. */
+  readonly delayMs: number;
+  /**
+   * Reserves the next request slot: resolves to the time the request may start. Slots are
+   * handed out in order, each `delayMs` after the previous one, so concurrent workers on one
+   * origin still keep its pace.
+   */
+  reserve(): number;
+}
+
+/** Reads `origin`'s robots.txt. A guard refusal (InputError) and the caller's abort are rethrown. */
+export async function loadRobots(ctx: RunContext<unknown>, origin: string, opts: { timeoutMs: number; maxDelayMs: number }): Promise<OriginRules> {
+  const robotsUrl = `${origin}/robots.txt`;
+  let text = '';
+  let unreachable: string | undefined;
+  let error: unknown;
+  try {
+    const res = await ctx.engines.http.request({ url: robotsUrl, signal: ctx.signal, timeoutMs: Math.min(opts.timeoutMs, 10_000), maxBytes: ROBOTS_MAX_BYTES });
+    if (res.status >= 200 && res.status < 300) text = res.text();
+    else if (res.status >= 500) {
+      unreachable = `its robots.txt answered HTTP ${res.status}`;
+      error = new UpstreamError(`Failed to retrieve ${robotsUrl}: HTTP ${res.status}. The site cannot be crawled until its robots.txt can be read.`);
+    }
+  } catch (err) {
+    if (err instanceof InputError || ctx.signal.aborted) throw err;
+    unreachable = `its robots.txt could not be read (${err instanceof Error ? err.message : String(err)})`;
+    error = err;
+  }
+  if (unreachable) ctx.log.debug({ robotsUrl, reason: unreachable }, 'robots.txt unreachable; the origin is not crawled');
+  const robots = robotsParser(robotsUrl, text);
+  const delaySec = unreachable ? 0 : Number(robots.getCrawlDelay(ROBOTS_AGENT) ?? 0);
+  const delayMs = Number.isFinite(delaySec) && delaySec > 0 ? Math.min(delaySec * 1000, opts.maxDelayMs) : 0;
+  let nextAt = 0;
+  return {
+    origin,
+    unreachable,
+    error,
+    delayMs,
+    allows: (url) => !unreachable && robots.isAllowed(url, ROBOTS_AGENT) !== false,
+    reserve() {
+      const at = Math.max(Date.now(), nextAt);
+      nextAt = at + delayMs;
+      return at;
+    },
+  };
+}
+
+/** Rules for an origin that could not even be asked (a guard refusal): nothing is fetched there. */
+export function refusedOrigin(origin: string, err: unknown): OriginRules {
+  return { origin, unreachable: 'the address is refused', error: err, delayMs: 0, allows: () => false, reserve: () => Date.now() };
+}

@@ -1,0 +1,143 @@
+/**
+ * What scrape and crawl make of awkward pages, through the real server against pages served on
+ * loopback: tables without rows (which crashed the converter, and a crawl with it the whole
+ * process), GFM tables from `<td>`-only markup with pipes, line breaks and spans, pages nested
+ * too deep for the markdown converter, and metadata (every og:*, canonical by rel token, the
+ * Content-Language header).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startServer, type TestServer } from './helpers/server.js';
+import type { ServiceConfig } from '../core/registry/types.js';
+
+function webOnly(): ServiceConfig {
+  return {
+    plugins: { capabilities: () => import('../plugins/capabilities/index.js'), web: () => import('../plugins/web/index.js') },
+    providerOrder: {},
+    defaultPolicy: {},
+    disabled: [],
+  };
+}
+
+const DEPTH = 5000;
+const doc = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
+const PAGES: Record<string, { body: string; headers?: Record<string, string> }> = {
+  '/empty-table': { body: doc('Empty', '<h1>Empty table</h1><table></table><p>After the empty table.</p><a href="/caption-table">next</a><a href="/deep">deep</a>') },
+  '/caption-table': { body: doc('Caption', '<table><caption>Only a caption</caption></table><p>After the caption.</p>') },
+  '/td-table': {
+    body: doc(
+      'Cells',
+      `<table><tr><td>Name</td><td>Value</td></tr>
+      <tr><td>a|b</td><td>line one<br>line two</td></tr><tr><td colspan="2">spanning both</td></tr><tr><td>last</td><td>row</td></tr></table>`,
+    ),
+  },
+  '/deep': { body: doc('Deep', `${'<div>'.repeat(DEPTH)}Deeply nested words${'</div>'.repeat(DEPTH)}`) },
+  '/meta': {
+    headers: { 'content-language': 'de-DE, en' },
+    body: `<!doctype html><html><head><title>Meta</title>
+      <link rel="Canonical alternate" href="/the-canonical">
+      <meta property="og:title" content="OG title"><meta property="og:image" content="/card.png">
+      <meta property="og:image:width" content="1200"><meta property="og:site_name" content="Example site">
+      <meta property="og:locale:alternate" content="fr_FR"><meta property="og:locale:alternate" content="es_ES">
+      <meta property="og:video" content="/clip.mp4"><meta property="og:article:author" content="Ann Author">
+      </head><body><p>Metadata page</p></body></html>`,
+  },
+};
+
+describe('scrape and crawl of awkward pages', () => {
+  let site: http.Server;
+  let base = '';
+  let s: TestServer;
+  let key: string;
+  const scrape = (body: unknown) => s.call('POST', '/api/v1/scrape', { key, body });
+  const credits = async () => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
+
+  before(async () => {
+    site = http.createServer((req, res) => {
+      const page = PAGES[new URL(req.url!, 'http://x').pathname];
+      if (req.url === '/robots.txt' || !page) {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        return res.end('not found');
+      }
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...page.headers });
+      res.end(page.body);
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    s = await startServer({ serviceConfig: webOnly(), env: { ALLOW_PRIVATE_NETWORK: 'true', BROWSER_MAX_PAGES: '1' } });
+    ({ key } = await s.createKey({ credits: 1000 }));
+  });
+  after(async () => {
+    await s?.close();
+    site.closeAllConnections();
+    site.close();
+  });
+
+  it('scrape: an empty table and a caption-only table do not break the page (both fetch paths)', async () => {
+    for (const renderJs of [false, true]) {
+      const empty = await scrape({ url: `${base}/empty-table`, renderJs });
+      assert.equal(empty.status, 200, `renderJs ${renderJs}: ${empty.text}`);
+      assert.match(empty.json.content, /# Empty table\n\nAfter the empty table\./);
+      const caption = await scrape({ url: `${base}/caption-table`, renderJs });
+      assert.equal(caption.status, 200, `renderJs ${renderJs}: ${caption.text}`);
+      assert.match(caption.json.content, /^Only a caption\n\nAfter the caption\.$/);
+    }
+  });
+
+  it('crawl: pages with empty or caption-only tables and a too-deep page are returned; each page charged once', async () => {
+    const before = await credits();
+    const res = await s.call('POST', '/api/v1/crawl', { key, body: { url: `${base}/empty-table`, limit: 3, depth: 1 } });
+    assert.equal(res.status, 200, res.text);
+    const byUrl = Object.fromEntries(res.json.results.map((r: { url: string; content: string }) => [r.url.slice(base.length), r.content]));
+    assert.deepEqual(Object.keys(byUrl).sort(), ['/caption-table', '/deep', '/empty-table']);
+    assert.match(byUrl['/empty-table'], /After the empty table\./);
+    assert.match(byUrl['/caption-table'], /Only a caption/);
+    // Too deep for markdown: the page's text stands in for it.
+    assert.match(byUrl['/deep'], /Deeply nested words/);
+    assert.equal(res.json.creditUsage, 30);
+    assert.equal(await credits(), before - 30);
+    // The server is still up and serving.
+    assert.equal((await s.call('GET', '/api/v2/balance', { key })).status, 200);
+  });
+
+  it('scrape: a page nested too deep for markdown returns its text rather than a 500, cleaned too', async () => {
+    for (const cleaned of [false, true]) {
+      const res = await scrape({ url: `${base}/deep`, renderJs: false, cleaned });
+      assert.equal(res.status, 200, `cleaned ${cleaned}: ${res.text}`);
+      assert.match(res.json.content, /Deeply nested words/);
+    }
+  });
+
+  it('markdown tables: a <td>-only table gets its first row as header, pipes and line breaks escaped, spans padded', async () => {
+    for (const renderJs of [false, true]) {
+      const res = await scrape({ url: `${base}/td-table`, renderJs });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(
+        res.json.content,
+        ['| Name | Value |', '| --- | --- |', '| a\\|b | line one<br>line two |', '| spanning both |  |', '| last | row |'].join('\n'),
+        `renderJs ${renderJs}`,
+      );
+    }
+  });
+
+  it('metadata: every og property, canonical by rel token, language from Content-Language', async () => {
+    const res = await scrape({ url: `${base}/meta`, renderJs: false });
+    assert.equal(res.status, 200, res.text);
+    const m = res.json.metadata;
+    assert.equal(m.canonical, `${base}/the-canonical`);
+    assert.equal(m.language, 'de-DE');
+    assert.equal(m.ogTitle, 'OG title');
+    assert.equal(m.ogImage, `${base}/card.png`);
+    assert.equal(m.ogImageWidth, '1200');
+    assert.equal(m.ogSiteName, 'Example site');
+    assert.deepEqual(m.ogLocaleAlternate, ['fr_FR', 'es_ES']);
+    assert.equal(m.ogVideo, `${base}/clip.mp4`);
+    assert.equal(m.ogArticleAuthor, 'Ann Author');
+    const rendered = await scrape({ url: `${base}/meta` });
+    assert.equal(rendered.status, 200, rendered.text);
+    assert.equal(rendered.json.metadata.language, 'de-DE', 'the browser path reads the header too');
+    assert.equal(rendered.json.metadata.canonical, `${base}/the-canonical`);
+  });
+});
