@@ -4,7 +4,7 @@
  * no page is fetched twice, bounded by `limit` pages and `depth` link hops, and by a deadline after
  * which the pages gathered so far are returned.
  */
-import { InputError, ServiceError, type RunContext } from '../../core/sdk.js';
+import { InputError, ServiceError, UpstreamError, type RunContext } from '../../core/sdk.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 import { ParsedPage, toMarkdown, toText } from './page-content.js';
 import { loadRobots, refusedOrigin, type OriginRules } from './robots.js';
@@ -111,7 +111,9 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
   const robotsOpts = { timeoutMs: opts.timeoutMs, maxDelayMs: opts.maxDelayMs };
   const robots = await loadRobots(ctx, start.origin, robotsOpts);
   // An unreadable robots.txt forbids the whole origin (RFC 9309 §2.3.1.4): say why, charge nothing.
-  if (robots.unreachable) throw robots.error instanceof ServiceError ? robots.error : new InputError(`Crawling ${startNorm} is not allowed: ${robots.unreachable}.`);
+  if (robots.unreachable) {
+    throw robots.error instanceof ServiceError ? robots.error : new UpstreamError(`Failed to retrieve ${start.origin}/robots.txt; the site cannot be crawled without it.`, { cause: robots.error });
+  }
   if (!robots.allows(startNorm)) throw new InputError(`Crawling ${startNorm} is disallowed by the site's robots.txt.`);
   // robots.txt speaks for its own origin: a same-site link on another origin (`www.`, the other
   // scheme, another port) is checked against that origin's file, read once, and paced by its own

@@ -23,7 +23,10 @@ import { ParsedPage, toMarkdownOrText, toText } from './page-content.js';
 import { crawlSite } from './crawler.js';
 
 const config = {
-  maxPageBytes: { description: 'Largest page body the web plugin reads, in bytes (default 10 MB).', default: String(10 * 1024 * 1024) },
+  maxPageBytes: {
+    description: 'Largest page body the web plugin reads, in bytes; with renderJs, everything the page downloads counts (default 10 MB).',
+    default: String(10 * 1024 * 1024),
+  },
   pageTimeoutMs: { description: 'Time allowed to load one page, in ms (default 20000).', default: '20000' },
   crawlMaxDelayMs: { description: 'Longest robots.txt Crawl-delay honoured as written, in ms; longer ones are capped (default 5000).', default: '5000' },
   crawlTimeoutMs: { description: 'Time budget of one crawl, in ms; the pages gathered by then are returned (default 150000).', default: '150000' },
