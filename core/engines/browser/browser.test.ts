@@ -39,6 +39,18 @@ before(async () => {
       setTimeout(() => res.end('<title>slow</title>'), 400).unref();
       return;
     }
+    if (u.pathname === '/blob') {
+      res.setHeader('content-type', 'application/octet-stream');
+      return res.end(Buffer.alloc(3_000_000, 0x41));
+    }
+    if (u.pathname === '/worker.js') {
+      res.setHeader('content-type', 'text/javascript');
+      return res.end(`fetch('/blob').then((r) => r.arrayBuffer()).then((b) => postMessage(b.byteLength))`);
+    }
+    if (u.pathname === '/worker') {
+      res.setHeader('content-type', 'text/html');
+      return res.end(`<title>W</title><p id=out>small</p><script>new Worker('/worker.js').onmessage = (e) => { out.textContent = 'got ' + e.data; };</script>`);
+    }
     if (u.pathname === '/secret') {
       secretHits++;
       return res.end('secret');
@@ -133,5 +145,24 @@ test('a crashed browser is replaced on the next job', async () => {
   } finally {
     await engine.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("maxBytes counts what the page downloads, a worker's fetches included: past it the job is a 413", async () => {
+  const engine = createBrowserEngine({ dataDir: os.tmpdir(), env: { ALLOW_PRIVATE_NETWORK: 'true' }, log, publicBaseUrl: () => '' });
+  try {
+    const url = `http://127.0.0.1:${port}/worker`;
+    // Without a cap the worker's 3 MB arrive and the page says so.
+    const free = await engine.render({ url, waitMs: 300 });
+    assert.match(free.html, /got 3000000/);
+    await assert.rejects(
+      engine.render({ url, maxBytes: 1_000_000, waitMs: 300 }),
+      (e: unknown) => e instanceof ServiceError && e.status === 413 && e.message === `Failed to retrieve http://127.0.0.1:${port}/worker: the response is larger than the 1 MB limit.`,
+    );
+    // A page within the cap renders as usual.
+    const small = await engine.render({ url: `http://127.0.0.1:${port}/js`, maxBytes: 1_000_000 });
+    assert.match(small.html, /built by script/);
+  } finally {
+    await engine.close();
   }
 });
