@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 DEBIAN_PACKAGES=(
   chromium chromium-headless-shell
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui libreoffice-draw-nogui
-  python3-uno ghostscript qpdf poppler-utils libimage-exiftool-perl
+  libreoffice-base-drivers
+  python3-uno ghostscript qpdf poppler-utils
   fonts-noto-cjk fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
   bubblewrap util-linux procps
 )
