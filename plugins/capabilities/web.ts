@@ -39,7 +39,7 @@ const Metadata = Type.Object(
   {
     title: Type.Optional(Type.String({ description: 'Document title.' })),
     description: Type.Optional(Type.String({ description: 'Meta description.' })),
-    language: Type.Optional(Type.String({ description: 'Declared document language (html lang).' })),
+    language: Type.Optional(Type.String({ description: 'Declared document language: html lang, meta content-language, or the Content-Language header.' })),
     canonical: Type.Optional(Type.String({ description: 'Canonical URL (link rel=canonical).' })),
     ogTitle: Type.Optional(Type.String({ description: 'og:title.' })),
     ogDescription: Type.Optional(Type.String({ description: 'og:description.' })),
@@ -50,7 +50,7 @@ const Metadata = Type.Object(
     statusCode: Type.Integer({ description: 'HTTP status of the page.' }),
     contentType: Type.String({ description: 'Content-Type of the page.' }),
   },
-  { additionalProperties: true, description: 'Page metadata (description, language, canonical, og:*, status code, content type).' },
+  { additionalProperties: true, description: 'Page metadata (description, language, canonical, status code, content type) and every og:* property of the page, camel-cased (og:site_name → ogSiteName; URL values absolute; ogLocaleAlternate is an array of strings).' },
 );
 
 const ScrapeInput = Type.Object({
