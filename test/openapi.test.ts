@@ -11,7 +11,7 @@ import { startServer, request, type TestServer, type TestResponse } from './help
 import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
 import serviceConfig from '../plugins.config.js';
 import type { PluginDef } from '../core/plugin/types.js';
-import { UNDESCRIBED_ALLOWED, undocumentedFields } from '../core/registry/build.js';
+import { undocumentedFields } from '../core/registry/build.js';
 import { startFake, type SearchAFake } from '../plugins/search_a/fake.js';
 
 type Json = Record<string, any>;
@@ -39,17 +39,6 @@ function schemaRoots(doc: Json): { where: string; ptr: string; schema: Json }[] 
     for (const [i, p] of (op.parameters ?? []).entries()) roots.push({ where: `${where} parameter ${p.name}`, ptr: pointer('paths', path, method, 'parameters', String(i), 'schema'), schema: p.schema });
   }
   return roots;
-}
-
-/** `target side` of a component holding a registry schema, to match the fields boot validation tolerates for now. */
-function registryOwner(where: string): string | undefined {
-  const name = where.replace(/^components\.schemas\./, '');
-  let m = /^endpoint_(\w+?)__(\w+)_(input|output)$/.exec(name);
-  if (m) return `${m[1]}.${m[2]} ${m[3]}`;
-  m = /^capability_(\w+)_(input|output)$/.exec(name);
-  if (m) return `${m[1]} ${m[2]}`;
-  const row = LEGACY_ROUTES.find((r) => name === `${r.target.split(':')[1]!.replace(/\./g, '_')}_input` || name === `${r.target.split(':')[1]!.replace(/\./g, '_')}_output`);
-  return row ? `${row.target.split(':')[1]} ${name.endsWith('_input') ? 'input' : 'output'}` : undefined;
 }
 
 describe('OpenAPI', () => {
@@ -139,8 +128,7 @@ describe('OpenAPI', () => {
     const missing: string[] = [];
     for (const [lane, doc] of [['v1', v1], ['v2', v2]] as const) {
       for (const { where, schema } of schemaRoots(doc)) {
-        const owner = registryOwner(where);
-        for (const field of undocumentedFields(schema)) if (!(owner && UNDESCRIBED_ALLOWED.has(`${owner} ${field}`))) missing.push(`${lane} ${where}: ${field}`);
+        for (const field of undocumentedFields(schema)) missing.push(`${lane} ${where}: ${field}`);
       }
       for (const { where, op } of operations(doc)) {
         for (const p of op.parameters ?? []) if (!p.description) missing.push(`${lane} ${where} parameter ${p.name}`);

@@ -94,35 +94,10 @@ export function undocumentedFields(schema: unknown): string[] {
   return out;
 }
 
-/**
- * Undescribed fields that existed when the description check was added, in plugins being worked on
- * elsewhere (and one test fixture). They are logged at boot instead of failing it; delete each line
- * once its plugin describes the field, and the set once it is empty. Anything not listed fails boot.
- */
-export const UNDESCRIBED_ALLOWED: ReadonlySet<string> = new Set([
-  'crawler_a.map output links[].url',
-  'crawler_a.crawl output total',
-  'crawler_a.crawl output completed',
-  'crawler_a.screenshot input viewport.width',
-  'crawler_a.screenshot input viewport.height',
-  'crawler_a.screenshot output pageUrl',
-  'crawler_a.screenshot output title',
-  'spider_a.links output pages[].url',
-  'spider_a.links output pages[].status',
-  'spider_a.links output pages[].links',
-  'shot_a.screenshot input viewport.width',
-  'shot_a.screenshot input viewport.height',
-  'browser_a.screenshot input viewport.width',
-  'browser_a.screenshot input viewport.height',
-  'browser_a.scrape input elements[].timeout',
-  ...['selector', 'results', 'results[].html', 'results[].text', 'results[].width', 'results[].height', 'results[].top', 'results[].left', 'results[].attributes', 'results[].attributes[].name', 'results[].attributes[].value'].map((f) => `browser_a.scrape output data[].${f}`),
-]);
-
-/** Adds a problem per undescribed field of `schema` (or a warning for a listed one). */
-function checkDescriptions(schema: unknown, target: string, side: 'input' | 'output', where: string, problems: string[], allowed: string[]) {
+/** Adds a problem per undescribed field of `schema`. */
+function checkDescriptions(schema: unknown, side: 'input' | 'output', where: string, problems: string[]) {
   for (const field of undocumentedFields(schema)) {
-    if (UNDESCRIBED_ALLOWED.has(`${target} ${side} ${field}`)) allowed.push(`${target} ${side} ${field}`);
-    else problems.push(`${where} ${side}: field '${field}' has no description; add { description: '…' } to its schema (house style 2).`);
+    problems.push(`${where} ${side}: field '${field}' has no description; add { description: '…' } to its schema (house style 2).`);
   }
 }
 
@@ -135,7 +110,6 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
   const aliases = new Map<string, string>();
   const endpoints = new Map<string, RegisteredEndpoint>();
   const pendingImpls: { plugin: RegisteredPlugin; impl: NonNullable<PluginDef['implements']>[number]; index: number }[] = [];
-  const undescribedAllowed: string[] = [];
 
   for (const [listedId, load] of Object.entries(serviceConfig.plugins)) {
     if (disabled.has(listedId)) continue;
@@ -167,8 +141,8 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
       const input = compile(cap.input, `${cwhere} input`, problems);
       const output = cap.output ? compile(cap.output, `${cwhere} output`, problems) : undefined;
       checkExamples(cap.examples, input, output, cwhere, problems);
-      checkDescriptions(cap.input, cap.id, 'input', cwhere, problems, undescribedAllowed);
-      checkDescriptions(cap.output, cap.id, 'output', cwhere, problems, undescribedAllowed);
+      checkDescriptions(cap.input, 'input', cwhere, problems);
+      checkDescriptions(cap.output, 'output', cwhere, problems);
       if (input) capabilities.set(cap.id, { id: cap.id, def: cap, input, output, providers: [] });
       for (const alias of cap.aliases ?? []) {
         if (aliases.has(alias) || capabilities.has(alias)) problems.push(`${cwhere}: alias '${alias}' is already taken.`);
@@ -186,8 +160,8 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
       const input = compile(ep.input, `${ewhere} input`, problems);
       const output = compile(ep.output, `${ewhere} output`, problems);
       checkExamples(ep.examples, input, output, ewhere, problems);
-      checkDescriptions(ep.input, id, 'input', ewhere, problems, undescribedAllowed);
-      checkDescriptions(ep.output, id, 'output', ewhere, problems, undescribedAllowed);
+      checkDescriptions(ep.input, 'input', ewhere, problems);
+      checkDescriptions(ep.output, 'output', ewhere, problems);
       if (input && output) {
         const reg: RegisteredEndpoint = { id, plugin, def: ep, input, output, capabilities: [] };
         endpoints.set(id, reg);
@@ -237,7 +211,6 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
   }
 
   if (problems.length > 0) throw new RegistryError(problems);
-  if (undescribedAllowed.length > 0) opts.log.warn({ fields: undescribedAllowed }, 'schema fields without a description (tolerated for now, see UNDESCRIBED_ALLOWED in core/registry/build.ts)');
 
   for (const plugin of plugins.values()) {
     if (!plugin.configured || !plugin.def.setup) continue;

@@ -12,7 +12,7 @@ const config = {
   apiKey: { description: 'browser_a API token (sent as ?token=).', secret: true, required: true },
 };
 
-const Viewport = Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840 }), height: Type.Integer({ minimum: 100, maximum: 2160 }) }, { description: 'Viewport in CSS pixels.' });
+const Viewport = Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels.' }), height: Type.Integer({ minimum: 100, maximum: 2160, description: 'Viewport height in CSS pixels.' }) }, { description: 'Viewport in CSS pixels.' });
 
 const screenshot = defineEndpoint({
   operation: 'screenshot',
@@ -49,7 +49,15 @@ const screenshot = defineEndpoint({
 });
 
 const Result = Type.Object(
-  { html: Type.String(), text: Type.String(), width: Type.Optional(Type.Number()), height: Type.Optional(Type.Number()), top: Type.Optional(Type.Number()), left: Type.Optional(Type.Number()), attributes: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }))) },
+  {
+    html: Type.String({ description: 'Outer HTML of the element.' }),
+    text: Type.String({ description: 'Text content of the element.' }),
+    width: Type.Optional(Type.Number({ description: 'Rendered width, CSS pixels.' })),
+    height: Type.Optional(Type.Number({ description: 'Rendered height, CSS pixels.' })),
+    top: Type.Optional(Type.Number({ description: 'Distance from the top of the page, CSS pixels.' })),
+    left: Type.Optional(Type.Number({ description: 'Distance from the left of the page, CSS pixels.' })),
+    attributes: Type.Optional(Type.Array(Type.Object({ name: Type.String({ description: 'Attribute name.' }), value: Type.String({ description: 'Attribute value.' }) }), { description: 'Attributes of the element.' })),
+  },
   { additionalProperties: true },
 );
 
@@ -59,10 +67,10 @@ const scrape = defineEndpoint({
   summary: 'Render a page in a hosted Chrome and return the HTML and text of the elements matching CSS selectors.',
   input: Type.Object({
     url: Type.String({ description: 'Page to scrape.', minLength: 1 }),
-    elements: Type.Optional(Type.Array(Type.Object({ selector: Type.String({ minLength: 1, description: 'CSS selector.' }), timeout: Type.Optional(Type.Integer({ minimum: 0 })) }), { minItems: 1, maxItems: 50, description: 'Selectors to extract (default: body).' })),
+    elements: Type.Optional(Type.Array(Type.Object({ selector: Type.String({ minLength: 1, description: 'CSS selector.' }), timeout: Type.Optional(Type.Integer({ minimum: 0, description: 'How long to wait for the selector to appear, ms.' })) }), { minItems: 1, maxItems: 50, description: 'Selectors to extract (default: body).' })),
     wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30000, description: 'Extra wait after load, ms.' })),
   }),
-  output: Type.Object({ data: Type.Array(Type.Object({ selector: Type.String(), results: Type.Array(Result) }), { description: 'Matches per selector.' }) }),
+  output: Type.Object({ data: Type.Array(Type.Object({ selector: Type.String({ description: 'The CSS selector.' }), results: Type.Array(Result, { description: 'Elements matching it.' }) }), { description: 'Matches per selector.' }) }),
   cost: flat(10),
   examples: [{ title: 'Headings of a page', input: { url: 'https://example.org', elements: [{ selector: 'h1' }, { selector: 'h2' }] } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },

@@ -80,7 +80,7 @@ const map = defineEndpoint({
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'Most links (default 5000).' })),
     includeSubdomains: Type.Optional(Type.Boolean({ description: 'Include subdomains (default true).' })),
   }),
-  output: Type.Object({ links: Type.Array(Type.Object({ url: Type.String() }, { additionalProperties: true }), { description: 'Site links with title/description when known.' }) }),
+  output: Type.Object({ links: Type.Array(Type.Object({ url: Type.String({ description: 'Link URL.' }) }, { additionalProperties: true }), { description: 'Site links with title/description when known.' }) }),
   cost: flat(10),
   examples: [{ title: 'URLs of a site', input: { url: 'https://example.org', limit: 100 } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
@@ -106,8 +106,8 @@ const crawl = defineEndpoint({
   input: CrawlIn,
   output: Type.Object({
     status: Type.String({ description: 'Final job status.' }),
-    total: Type.Optional(Type.Integer()),
-    completed: Type.Optional(Type.Integer()),
+    total: Type.Optional(Type.Integer({ description: 'Pages the job found to crawl.' })),
+    completed: Type.Optional(Type.Integer({ description: 'Pages the job finished.' })),
     data: Type.Array(Document, { description: 'Crawled documents.' }),
   }),
   cost: perUnit({ unit: 'pages', credits: CRAWL_CREDITS_PER_PAGE, max: (i: { limit?: number }) => i.limit ?? 5, note: '10 credits per page returned' }),
@@ -130,7 +130,7 @@ const crawl = defineEndpoint({
 const ScreenshotIn = Type.Object({
   url: Type.String({ description: 'Page URL.', minLength: 1 }),
   fullPage: Type.Optional(Type.Boolean({ description: 'Whole page (default false).' })),
-  viewport: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 100 }), height: Type.Integer({ minimum: 100 }) }, { description: 'Viewport.' })),
+  viewport: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 100, description: 'Viewport width in CSS pixels.' }), height: Type.Integer({ minimum: 100, description: 'Viewport height in CSS pixels.' }) }, { description: 'Viewport.' })),
   waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: 60000, description: 'Wait before capture, ms.' })),
 });
 
@@ -139,7 +139,7 @@ const screenshot = defineEndpoint({
   title: 'crawler_a screenshot',
   summary: 'Screenshot through a scrape with the screenshot format; the image URL expires after 24 h.',
   input: ScreenshotIn,
-  output: Type.Object({ url: Type.String({ description: 'Image URL.' }), pageUrl: Type.Optional(Type.String()), title: Type.Optional(Type.String()) }),
+  output: Type.Object({ url: Type.String({ description: 'Image URL.' }), pageUrl: Type.Optional(Type.String({ description: 'URL of the page captured (after redirects).' })), title: Type.Optional(Type.String({ description: 'Title of the page captured.' })) }),
   cost: flat(10),
   examples: [{ title: 'Full-page capture', input: { url: 'https://example.org', fullPage: true } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },

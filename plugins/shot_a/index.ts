@@ -21,7 +21,7 @@ const screenshot = defineEndpoint({
   input: Type.Object({
     url: Type.String({ description: 'Page to capture.', minLength: 1 }),
     fullPage: Type.Optional(Type.Boolean({ description: 'Whole scrollable page (default false).' })),
-    viewport: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840 }), height: Type.Integer({ minimum: 100, maximum: 2160 }) }, { description: 'Viewport in CSS pixels.' })),
+    viewport: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels.' }), height: Type.Integer({ minimum: 100, maximum: 2160, description: 'Viewport height in CSS pixels.' }) }, { description: 'Viewport in CSS pixels.' })),
     wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30000, description: 'Extra wait after load, ms (sent as whole seconds of delay).' })),
     format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], { description: 'Image format (default png).' })),
   }),

@@ -93,7 +93,7 @@ const links = defineEndpoint({
     depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 25, description: 'Most link hops (default 1).' })),
   }),
   output: Type.Object({
-    pages: Type.Array(Type.Object({ url: Type.String(), status: Type.Integer(), links: Type.Array(Type.String()) }), { description: 'Links per visited page.' }),
+    pages: Type.Array(Type.Object({ url: Type.String({ description: 'Page visited.' }), status: Type.Integer({ description: 'HTTP status of the page.' }), links: Type.Array(Type.String(), { description: 'Links found on the page.' }) }), { description: 'Links per visited page.' }),
   }),
   cost: flat(10),
   examples: [{ title: 'Links of a home page', input: { url: 'https://example.org' } }],
