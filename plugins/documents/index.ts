@@ -49,6 +49,7 @@ export default definePlugin<Limits, typeof config>({
       output: PdfUrlOutput,
       cost: COST,
       timeoutMs: TIMEOUT_MS,
+      perKeyConcurrency: 8,
       run: (input, ctx) => convertToPdf(input, ctx, ctx.state as Limits),
     }),
     defineEndpoint({
@@ -68,6 +69,7 @@ export default definePlugin<Limits, typeof config>({
       visibility: 'legacy',
       input: MergeInput,
       output: PdfUrlOutput,
+      perKeyConcurrency: 8,
       cost: COST,
       timeoutMs: TIMEOUT_MS,
       run: (input, ctx) => mergePdfs(input, ctx, ctx.state as Limits),
