@@ -6,6 +6,7 @@
  * seccomp filter), no leftovers between runs with `commands`, and packages that need Node
  * built-ins failing clearly.
  */
+import { descendsFrom } from '../core/engines/processes.js';
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -64,10 +65,8 @@ async function jsWorkers(): Promise<{ pid: number; uid: number }[]> {
     try {
       const argv = (await readFile(`/proc/${name}/cmdline`, 'utf8')).split('\0');
       if (!/(^|\/)node$/.test(argv[0]!) || !argv.some((a) => a.includes('js-worker'))) continue;
-      let p = Number(name);
-      for (let hops = 0; p > 1 && p !== process.pid && hops < 20; hops++) p = Number((await readFile(`/proc/${p}/stat`, 'utf8')).split(') ')[1]!.split(' ')[1]);
       const status = await readFile(`/proc/${name}/status`, 'utf8');
-      if (p === process.pid) found.push({ pid: Number(name), uid: Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) });
+      if (descendsFrom(Number(name), process.pid)) found.push({ pid: Number(name), uid: Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) });
     } catch {
       // Gone while we looked.
     }

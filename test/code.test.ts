@@ -4,6 +4,8 @@
  * host files, DATA_DIR and the server's secret, writing outside the work dir, loopback and
  * metadata network access, leftovers between runs, concurrency — while `/healthz` keeps answering.
  */
+import { descendsFrom } from '../core/engines/processes.js';
+import { UID_BLOCK_SIZE } from '../core/engines/sandbox/uid-block.js';
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -58,10 +60,12 @@ async function sandboxProcesses(): Promise<string[]> {
     try {
       const status = await readFile(`/proc/${pid}/status`, 'utf8');
       const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
-      // 61000.. Python runs, 62000.. commands steps; JS pool workers (63000..) live on by design.
+      // Each engine's uids come from a block of its own (base +0.. Python runs, +1000.. commands
+      // steps; JS pool workers at +2000.. live on by design); only this test process's count.
       const name = /^Name:\s+(.*)$/m.exec(status)?.[1] ?? '';
       const state = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.[0];
-      if (uid >= 61_000 && uid < 63_000 && (name === 'sleep' || (name.startsWith('python') && state === 'R'))) found.push(`${pid} ${name} ${state}`);
+      const inBlock = uid >= 61_000 && (uid - 61_000) % UID_BLOCK_SIZE < 2000;
+      if (inBlock && descendsFrom(Number(pid), process.pid) && (name === 'sleep' || (name.startsWith('python') && state === 'R'))) found.push(`${pid} ${name} ${state}`);
     } catch {
       // The process ended while we looked.
     }

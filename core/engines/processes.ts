@@ -11,6 +11,30 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** Fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses): state, ppid, pgrp, … */
+function statFields(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The parent of a process, or undefined when it is gone. */
+export function parentPid(pid: number): number | undefined {
+  try {
+    return Number(statFields(pid)[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` is `ancestor` or one of its descendants. */
+export function descendsFrom(pid: number, ancestor: number): boolean {
+  for (let p: number | undefined = pid, hops = 0; p !== undefined && p > 1 && hops < 64; hops++) {
+    if (p === ancestor) return true;
+    p = parentPid(p);
+  }
+  return false;
+}
+
 /** Live (not zombie) members of a process group, read from /proc. */
 export function groupMembers(pgid: number): number[] {
   const out: number[] = [];
@@ -23,9 +47,7 @@ export function groupMembers(pgid: number): number[] {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the command name (which may hold spaces): state ppid pgrp …
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const [state, , pgrp] = statFields(entry);
       if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') out.push(Number(entry));
     } catch {
       /* exited meanwhile */

@@ -16,7 +16,7 @@
  */
 import { existsSync, readFileSync, readdirSync, rmdirSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { processAlive } from '../processes.js';
+import { descendsFrom, processAlive } from '../processes.js';
 
 const PREFIX = 'cia-sandbox-';
 const SERVICE_LEAF = 'cia-service';
@@ -79,17 +79,7 @@ function sweepStale(parent: string): void {
 }
 
 /** Whether `pid` is this process or one of its descendants. */
-function ours(pid: number): boolean {
-  for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
-    if (p === process.pid) return true;
-    try {
-      p = Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
-    } catch {
-      return false;
-    }
-  }
-  return false;
-}
+const ours = (pid: number): boolean => descendsFrom(pid, process.pid);
 
 const words = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean) : []);
 

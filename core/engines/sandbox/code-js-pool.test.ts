@@ -4,6 +4,7 @@
  * and worker processes replaced after `SANDBOX_JS_RECYCLE_AFTER` runs. The `fetch` handed to the
  * engine stands in for the plugin's guarded one and records what the pool let through.
  */
+import { descendsFrom } from '../processes.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
@@ -22,9 +23,7 @@ async function workerPids(): Promise<number[]> {
     try {
       const argv = (await readFile(`/proc/${name}/cmdline`, 'utf8')).split('\0');
       if (!/(^|\/)node$/.test(argv[0]!) || !argv.some((a) => a.includes('js-worker'))) continue;
-      let p = Number(name);
-      for (let hops = 0; p > 1 && p !== process.pid && hops < 20; hops++) p = Number((await readFile(`/proc/${p}/stat`, 'utf8')).split(') ')[1]!.split(' ')[1]);
-      if (p === process.pid) pids.push(Number(name));
+      if (descendsFrom(Number(name), process.pid)) pids.push(Number(name));
     } catch {
       // Gone while we looked.
     }

@@ -9,6 +9,7 @@
  * `SANDBOX_JS_RECYCLE_AFTER` runs. The pool answers the workers' fetches itself and counts them
  * (in flight, bytes per run) here, where the code cannot reach, and cuts every result to the caps.
  */
+import { withOwnUids, type UidBlock } from './uid-block.js';
 import type { ChildProcess } from 'node:child_process';
 import type { PluginLogger } from '../../plugin/types.js';
 import type { JsRunRequest, JsSandbox, SandboxFetchRequest, SandboxResult } from './types.js';
@@ -76,10 +77,16 @@ export class JsSandboxEngine implements JsSandbox {
   private starting?: Promise<void>;
   private startFailed = false;
 
+  private readonly settings: SandboxSettings;
+  /** This engine's uids, apart from every other engine's on the host. */
+  private readonly uids: UidBlock | undefined;
+
   constructor(
-    private readonly settings: SandboxSettings,
+    settings: SandboxSettings,
     private readonly log: PluginLogger,
   ) {
+    ({ settings: this.settings, block: this.uids } = withOwnUids(settings, canSwitchUid()));
+    settings = this.settings;
     // JS `commands` steps get their own uid range, apart from the Python sandboxes'.
     this.commandsPool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase + 1000 : null, settings.maxQueue);
     this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log), cgroupUnavailableWarning(log, 'JavaScript workers and commands'));
@@ -298,6 +305,7 @@ export class JsSandboxEngine implements JsSandbox {
     await this.files?.bundle?.remove();
     await removeRunRoot();
     this.cgroups.close();
+    this.uids?.release();
   }
 }
 

@@ -5,6 +5,7 @@
  * started ahead of requests; each one waits for code on stdin and serves exactly one run, so no
  * run ever sees another's leftovers.
  */
+import { withOwnUids, type UidBlock } from './uid-block.js';
 import type { ChildProcess } from 'node:child_process';
 import type { PluginLogger } from '../../plugin/types.js';
 import type { ExecutionErrorInfo, PythonSandbox, SandboxResult, SandboxRunRequest } from './types.js';
@@ -45,10 +46,16 @@ export class PythonSandboxEngine implements PythonSandbox {
   private readonly cgroups: SandboxCgroups;
   private closed = false;
 
+  private readonly settings: SandboxSettings;
+  /** This engine's uids, apart from every other engine's on the host. */
+  private readonly uids: UidBlock | undefined;
+
   constructor(
-    private readonly settings: SandboxSettings,
+    settings: SandboxSettings,
     private readonly log: PluginLogger,
   ) {
+    ({ settings: this.settings, block: this.uids } = withOwnUids(settings, canSwitchUid()));
+    settings = this.settings;
     this.pool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase : null, settings.maxQueue);
     this.warmTarget = Math.min(3, settings.maxConcurrent - 1);
     this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log), cgroupUnavailableWarning(log, 'Python runs'));
@@ -205,6 +212,7 @@ export class PythonSandboxEngine implements PythonSandbox {
     );
     await removeRunRoot();
     this.cgroups.close();
+    this.uids?.release();
     this.log.debug('python sandbox closed');
   }
 }
