@@ -5,6 +5,7 @@
  * engine stands in for the plugin's guarded one and records what the pool let through.
  */
 import { descendsFrom } from '../processes.js';
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
@@ -29,6 +30,20 @@ async function workerPids(): Promise<number[]> {
     }
   }
   return pids;
+}
+
+/** Every process of this test's JS workers (launchers included), by command line. */
+function workerTree(): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('js-worker') && descendsFrom(Number(p), process.pid);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 function response(req: SandboxFetchRequest, bytes: number): SandboxFetchResponse {
@@ -99,6 +114,25 @@ test('a worker process is replaced by a fresh one after SANDBOX_JS_RECYCLE_AFTER
     const [a, b, c] = [seen[0]![0], seen[3]![0], seen[6]![0]];
     assert.deepEqual(seen.map((p) => p[0]), [a, a, a, b, b, b, c]);
     assert.equal(new Set([a, b, c]).size, 3, 'three different processes');
+  } finally {
+    await engine.close();
+  }
+});
+
+test('a worker that dies mid-run answers that run with an error, and the next run is served by its successor', async () => {
+  const engine = new JsSandboxEngine(loadSandboxSettings({ SANDBOX_JS_WORKERS: '1' }), silent);
+  engine.start();
+  try {
+    assert.deepEqual((await engine.run({ code: 'console.log(1)' })).stdout, ['1']);
+    const pending = engine.run({ code: 'await new Promise((r) => setTimeout(r, 3000)); console.log(2)' });
+    await sleep(300);
+    // The whole worker: its bubblewrap launcher and the node inside, as an OOM killer or an operator might.
+    for (const pid of workerTree()) process.kill(pid, 'SIGKILL');
+    assert.equal((await pending).error?.name, 'SandboxCrashError');
+    // Sent at once, before the successor is up: it must wait for it, not go to the dead worker.
+    const next = engine.run({ code: 'console.log(3)' });
+    const answer = await Promise.race([next, sleep(20_000).then(() => 'no answer within 20 s')]);
+    assert.deepEqual(typeof answer === 'string' ? answer : answer.stdout, ['3']);
   } finally {
     await engine.close();
   }

@@ -186,6 +186,8 @@ export class JsSandboxEngine implements JsSandbox {
   }
 
   private onExit(w: Worker, index: number, code: number | null, exitSignal: NodeJS.Signals | null): void {
+    // Never given another run, even before its successor replaces it in the list.
+    w.ready = false;
     const i = this.workers.indexOf(w);
     // Under bubblewrap a signal that killed node arrives as the launcher's exit status 128 + n.
     const signal = exitSignal ?? signalOf(code);
@@ -231,7 +233,13 @@ export class JsSandboxEngine implements JsSandbox {
         w.backstopFired = true;
         this.kill(w);
       }, job.msg.timeoutMs + BACKSTOP_MS);
-      w.child.send(job.msg satisfies ToWorker);
+      w.child.send(job.msg satisfies ToWorker, (err) => {
+        // The channel broke (the worker is dying): no exit of its will answer this run any more.
+        if (err && w.job === job) {
+          this.finishJob(w, { stdout: [], stderr: [], truncated: false, durationMs: 0, error: { name: 'SandboxCrashError', value: 'The sandbox stopped unexpectedly before the run started.', traceback: '' } });
+          this.kill(w);
+        }
+      });
     }
   }
 
