@@ -33,6 +33,8 @@ const PAGES: Record<string, { body: string; headers?: Record<string, string> }> 
       <tr><td>a|b</td><td>line one<br>line two</td></tr><tr><td colspan="2">spanning both</td></tr><tr><td>last</td><td>row</td></tr></table>`,
     ),
   },
+  // Spans that would multiply into ~45 million grid slots if laid out naively.
+  '/span-bomb': { body: doc('Spans', `<table>${Array.from({ length: 300 }, (_, i) => `<tr><td colspan="999" rowspan="0">cell ${i}</td></tr>`).join('')}</table>`) },
   '/deep': { body: doc('Deep', `${'<div>'.repeat(DEPTH)}Deeply nested words${'</div>'.repeat(DEPTH)}`) },
   '/meta': {
     headers: { 'content-language': 'de-DE, en' },
@@ -120,6 +122,14 @@ describe('scrape and crawl of awkward pages', () => {
         `renderJs ${renderJs}`,
       );
     }
+  });
+
+  it('a table whose spans would fill millions of grid slots is returned as lines of text', async () => {
+    const res = await scrape({ url: `${base}/span-bomb`, renderJs: false });
+    assert.equal(res.status, 200, res.text);
+    const lines = res.json.content.split(/\n+/);
+    assert.deepEqual([lines.length, lines[0], lines[299]], [300, 'cell 0', 'cell 299']);
+    assert.ok(!res.json.content.includes('|'), 'no markdown table');
   });
 
   it('metadata: every og property, canonical by rel token, language from Content-Language', async () => {

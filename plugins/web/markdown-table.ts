@@ -24,6 +24,11 @@ const converted = new WeakMap<object, string>();
 const SECTION = new Set(['THEAD', 'TBODY', 'TFOOT']);
 // HTML caps colspan at 1000; rowspan is clamped to the rows that exist.
 const MAX_COLSPAN = 1000;
+/**
+ * Grid slots one table may fill. Spans multiply (a 10 MB page of `colspan=999` rows would ask
+ * for hundreds of millions); past this the table is rendered as lines of text instead.
+ */
+const MAX_GRID_SLOTS = 200_000;
 
 function elements(node: El): El[] {
   return Array.from(node.childNodes).filter((n) => n.nodeType === 1);
@@ -75,10 +80,11 @@ function alignment(cell: El | undefined): string {
  * Lays the rows out on a grid. A cell spanning several columns or rows keeps its text in its
  * first slot and leaves the others empty, so every column stays under its header.
  */
-function grid(rows: El[]): { text: string[][]; origin: (El | undefined)[][] } {
+function grid(rows: El[]): { text: string[][]; origin: (El | undefined)[][] } | undefined {
   const text: string[][] = rows.map(() => []);
   const origin: (El | undefined)[][] = rows.map(() => []);
-  rows.forEach((tr, r) => {
+  let slots = 0;
+  for (const [r, tr] of rows.entries()) {
     let c = 0;
     for (const cell of elements(tr)) {
       if (cell.nodeName !== 'TD' && cell.nodeName !== 'TH') continue;
@@ -86,6 +92,8 @@ function grid(rows: El[]): { text: string[][]; origin: (El | undefined)[][] } {
       const cols = span(cell, 'colspan', MAX_COLSPAN);
       // rowspan="0" reaches the last row.
       const rowsSpanned = cell.getAttribute('rowspan')?.trim() === '0' ? rows.length - r : span(cell, 'rowspan', rows.length - r);
+      slots += cols * rowsSpanned;
+      if (slots > MAX_GRID_SLOTS) return undefined;
       for (let dr = 0; dr < rowsSpanned; dr++) {
         for (let dc = 0; dc < cols; dc++) {
           text[r + dr]![c + dc] = dr === 0 && dc === 0 ? cellText(cell) : '';
@@ -94,8 +102,16 @@ function grid(rows: El[]): { text: string[][]; origin: (El | undefined)[][] } {
       }
       c += cols;
     }
-  });
+  }
   return { text, origin };
+}
+
+/** A table too large to lay out: its rows as lines of cell text. */
+function plainRows(rows: El[]): string {
+  return rows
+    .map((tr) => elements(tr).filter((c) => c.nodeName === 'TD' || c.nodeName === 'TH').map(cellText).join(' '))
+    .filter((l) => l.trim())
+    .join('\n\n');
 }
 
 function line(cells: string[]): string {
@@ -106,7 +122,9 @@ function line(cells: string[]): string {
 function tableMarkdown(table: El): string {
   const { rows, caption } = rowsOf(table);
   const captionText = caption ? (converted.get(caption) ?? '').trim() : '';
-  const { text, origin } = grid(rows);
+  const laid = grid(rows);
+  if (!laid) return `\n\n${captionText ? `${captionText}\n\n` : ''}${plainRows(rows)}\n\n`;
+  const { text, origin } = laid;
   const width = Math.max(0, ...text.map((r) => r.length));
   const filled = text.filter((r) => r.length > 0);
   // No cells at all: nothing but the caption (if any) is left to show.

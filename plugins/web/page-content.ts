@@ -149,6 +149,9 @@ export class ParsedPage {
    * Readability mutates the DOM, so it runs on a copy.
    */
   mainContent(): { html: string; title?: string; excerpt?: string; byline?: string; siteName?: string; publishedTime?: string } | undefined {
+    // Readability's scoring walks ancestors per node: on a page nested thousands deep it runs for
+    // minutes on the thread that serves every request before giving up. No article is that deep.
+    if (depthOver(this.document.documentElement, MAX_ARTICLE_DEPTH)) return undefined;
     const copy = parseHTML(this.document.toString()).document;
     let article: ReturnType<Readability['parse']>;
     try {
@@ -167,6 +170,21 @@ export class ParsedPage {
       publishedTime: article.publishedTime ?? undefined,
     };
   }
+}
+
+/** Deeper than this, a page is not searched for an article (see `mainContent`). */
+const MAX_ARTICLE_DEPTH = 400;
+
+/** Whether any element lies more than `max` levels below `root` (an iterative walk: no recursion to overflow). */
+function depthOver(root: Element | null, max: number): boolean {
+  if (!root) return false;
+  const stack: [Element, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [el, depth] = stack.pop()!;
+    if (depth > max) return true;
+    for (let child = el.firstElementChild; child; child = child.nextElementSibling) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function absolute(href: string, base: string): string | undefined {
