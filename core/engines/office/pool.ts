@@ -174,6 +174,8 @@ export class OfficePool {
     const done = new Promise<OfficeConvertResult>((resolve, reject) => {
       item = { job, dir, ext, enqueuedAt: Date.now(), ready: false, resolve, reject, cleanup: () => {} };
     });
+    // Awaited below, after the input is written; an abort or close may reject it before that.
+    done.catch(() => {});
     const signal = opts.signal;
     if (signal) {
       const onAbort = () => {

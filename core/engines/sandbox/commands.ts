@@ -5,9 +5,12 @@
  * nothing else of the host. Installs land in the run directory:
  * npm's `node_modules`, and pip's `--target` `.packages` (put on `sys.path` by the runner).
  */
-import type { ExecutionErrorInfo } from './types.js';
+import type { ExecutionErrorInfo, SandboxRunRequest } from './types.js';
 import type { SandboxSettings } from './settings.js';
-import { spawnOsSandbox } from './os-sandbox.js';
+import type { UidLease, UidPool } from './uid-pool.js';
+import type { SandboxCgroups } from './cgroup.js';
+import { killSandbox, spawnOsSandbox } from './os-sandbox.js';
+import { makeRunDir } from './run-dir.js';
 import { driveProcess } from './process-run.js';
 import { FORWARDER_SOURCE, PROXY_ENV, startEgressProxy } from './egress-proxy.js';
 
@@ -82,4 +85,39 @@ export async function runCommands(
 /** The last lines of the step's output, for the error's traceback field. */
 function tail(stdout: string[], stderr: string[]): string {
   return [...stdout, ...stderr].slice(-40).join('\n');
+}
+
+/** A run whose `commands` step succeeded: its uid lease and options for what runs next in its directory. */
+export interface CommandsStep {
+  lease: UidLease;
+  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal; cgroup?: string };
+}
+
+/**
+ * Leases a uid from `pool` and a fresh run directory, runs `req.commands` there, then `next`
+ * (unless they failed, which `failed` turns into the answer). Whatever happens, every process of
+ * the uid is killed, the directory removed and the uid given back.
+ */
+export async function afterCommands<T>(
+  req: SandboxRunRequest,
+  o: { pool: UidPool; cgroups: SandboxCgroups; settings: SandboxSettings },
+  failed: (err: ExecutionErrorInfo) => T,
+  next: (step: CommandsStep) => Promise<T>,
+): Promise<T> {
+  const lease = await o.pool.acquire(req.signal);
+  try {
+    const dir = await makeRunDir(lease.uid, o.settings.runDirMb);
+    try {
+      const cgroup = o.cgroups.prepare(lease.uid, o.settings.commandsMemoryMb * 1024 * 1024, 'commands', Math.max(256, o.settings.maxProcesses));
+      const opts = { settings: o.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup };
+      const err = await runCommands(req.commands!, opts);
+      if (err) return failed(err);
+      return await next({ lease, opts });
+    } finally {
+      await killSandbox(undefined, lease.uid);
+      await dir.remove();
+    }
+  } finally {
+    lease.release();
+  }
 }

@@ -14,8 +14,7 @@ import type { SandboxSettings } from './settings.js';
 import type { UidPool } from './uid-pool.js';
 import type { SandboxCgroups } from './cgroup.js';
 import { killSandbox, spawnOsSandbox } from './os-sandbox.js';
-import { runCommands } from './commands.js';
-import { makeRunDir } from './run-dir.js';
+import { afterCommands } from './commands.js';
 import { driveProcess } from './process-run.js';
 import { NODE_BUILTINS } from './js-runtime.js';
 
@@ -85,21 +84,16 @@ export async function installAndBundle(
   req: SandboxRunRequest,
   o: { pool: UidPool; cgroups: SandboxCgroups; settings: SandboxSettings },
 ): Promise<{ bundle: string } | { error: ExecutionErrorInfo }> {
-  const lease = await o.pool.acquire(req.signal);
-  const dir = await makeRunDir(lease.uid, o.settings.runDirMb);
-  try {
-    const cgroup = o.cgroups.prepare(lease.uid, o.settings.commandsMemoryMb * 1024 * 1024, 'commands', Math.max(256, o.settings.maxProcesses));
-    const opts = { settings: o.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup };
-    const failed = await runCommands(req.commands!, opts);
-    if (failed) return { error: failed };
-    try {
-      return await bundleRun(req.code, opts);
-    } catch (err) {
-      return { error: { name: 'BundleError', value: 'The code and its packages could not be bundled for the sandbox.', traceback: String(err) } };
-    }
-  } finally {
-    await killSandbox(undefined, lease.uid);
-    await dir.remove();
-    lease.release();
-  }
+  return afterCommands<{ bundle: string } | { error: ExecutionErrorInfo }>(
+    req,
+    o,
+    (error) => ({ error }),
+    async ({ opts }) => {
+      try {
+        return await bundleRun(req.code, opts);
+      } catch (err) {
+        return { error: { name: 'BundleError', value: 'The code and its packages could not be bundled for the sandbox.', traceback: String(err) } };
+      }
+    },
+  );
 }

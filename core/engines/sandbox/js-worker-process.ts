@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { SandboxSettings } from './settings.js';
-import { sandboxArgv, spawnOsSandbox } from './os-sandbox.js';
+import { spawnOsSandbox } from './os-sandbox.js';
 import { findEsbuild } from './js-packages.js';
 import { makeSharedDir, type RunDir } from './run-dir.js';
 
@@ -65,8 +65,9 @@ export async function prepareWorkerFiles(s: SandboxSettings, uid: number | null,
   };
   if (!existsSync(s.bwrapBin)) return unconfined(`${s.bwrapBin} not found`);
   try {
-    const probe = sandboxArgv({ bwrapBin: s.bwrapBin, uid, argv: ['/usr/bin/true'], network: false, work: { tmpfsMb: 1 }, tmpfsMb: 1, env: {} });
-    await run(probe[0]!, probe.slice(1), { timeout: 10_000, env: { PATH: '/usr/bin:/bin' }, ...(uid !== null ? { uid, gid: uid } : {}) });
+    // Launched the way the workers are (seccomp filter included), so a kernel that refuses any
+    // part of it is found here, not by workers dying one after another.
+    await probeSandbox({ bwrapBin: s.bwrapBin, uid, argv: ['/usr/bin/true'], network: false, work: { tmpfsMb: 1 }, tmpfsMb: 1, env: {} });
   } catch (err) {
     return unconfined(err instanceof Error ? err.message : String(err));
   }
@@ -140,4 +141,23 @@ export function signalOf(code: number | null): NodeJS.Signals | null {
   if (code === null || code <= 128) return null;
   const n = code - 128;
   return (Object.entries(constants.signals).find(([, v]) => v === n)?.[0] as NodeJS.Signals | undefined) ?? null;
+}
+
+/** Runs a sandboxed command to its end; rejects unless it exits 0 within 10 s. */
+function probeSandbox(spec: Parameters<typeof spawnOsSandbox>[0]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawnOsSandbox(spec);
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`bubblewrap probe ended with ${signal ?? `status ${code}`}: ${stderr.trim().slice(0, 500)}`));
+    });
+  });
 }

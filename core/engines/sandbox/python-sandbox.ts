@@ -15,8 +15,8 @@ import { canSwitchUid, killSandbox, spawnOsSandbox } from './os-sandbox.js';
 import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from './cgroup.js';
 import { driveProcess, type ProcessOutcome } from './process-run.js';
 import { PYTHON_RUNNER } from './python-runner.js';
-import { runCommands } from './commands.js';
-import { makeRunDir, removeRunRoot } from './run-dir.js';
+import { afterCommands } from './commands.js';
+import { removeRunRoot } from './run-dir.js';
 import { capError } from './output.js';
 
 const PY_ENV: Record<string, string> = {
@@ -154,23 +154,20 @@ export class PythonSandboxEngine implements PythonSandbox {
     });
   }
 
-  private async runWithCommands(req: SandboxRunRequest, timeoutMs: number): Promise<SandboxResult> {
-    const lease = await this.pool.acquire(req.signal);
-    const dir = await makeRunDir(lease.uid, this.settings.runDirMb);
-    try {
-      const commandsCgroup = this.cgroups.prepare(lease.uid, this.settings.commandsMemoryMb * 1024 * 1024, 'commands', Math.max(256, this.settings.maxProcesses));
-      const failed = await runCommands(req.commands!, { settings: this.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup: commandsCgroup });
-      if (failed) return { stdout: [], stderr: [], truncated: false, error: failed, durationMs: 0 };
-      await killSandbox(undefined, lease.uid);
-      const cgroup = this.cgroupFor(lease.uid);
-      const ooms = this.cgroups.oomKills(cgroup);
-      const outcome = await this.drive({ lease, cgroup, child: this.spawn(lease.uid, dir.path, cgroup) }, req.code, timeoutMs, req.signal);
-      return this.toResult(outcome, timeoutMs, this.cgroups.oomKills(cgroup) > ooms);
-    } finally {
-      await killSandbox(undefined, lease.uid);
-      await dir.remove();
-      lease.release();
-    }
+  private runWithCommands(req: SandboxRunRequest, timeoutMs: number): Promise<SandboxResult> {
+    return afterCommands(
+      req,
+      { pool: this.pool, cgroups: this.cgroups, settings: this.settings },
+      (error): SandboxResult => ({ stdout: [], stderr: [], truncated: false, error, durationMs: 0 }),
+      async ({ lease, opts }) => {
+        // Nothing the commands left running may share the code's run.
+        await killSandbox(undefined, lease.uid);
+        const cgroup = this.cgroupFor(lease.uid);
+        const ooms = this.cgroups.oomKills(cgroup);
+        const outcome = await this.drive({ lease, cgroup, child: this.spawn(lease.uid, opts.runDir, cgroup) }, req.code, timeoutMs, req.signal);
+        return this.toResult(outcome, timeoutMs, this.cgroups.oomKills(cgroup) > ooms);
+      },
+    );
   }
 
   private toResult(o: ProcessOutcome, timeoutMs: number, outOfMemory: boolean): SandboxResult {
