@@ -95,12 +95,14 @@ describe('web lane limits', () => {
 
   it('robots.txt: a 5xx or unreachable file forbids the origin, a 4xx allows all (RFC 9309)', async () => {
     const before = await credits();
-    for (const robots of ['error', 'unreachable'] as const) {
+    // A robots.txt past our 512 KiB cap is unreadable too: the site's fault (502), not the caller's (413).
+    const huge = `User-agent: *\n${'Disallow: /nothing-here\n'.repeat(30_000)}`;
+    for (const robots of ['error', 'unreachable', huge]) {
       const o = await site(robots, () => '<p>page</p>');
       const res = await crawl({ url: `${o.base}/`, limit: 2 });
-      assert.equal(res.status, 502, `${robots}: ${res.text}`);
+      assert.equal(res.status, 502, `${robots.slice(0, 20)}: ${res.text}`);
       assert.match(res.json.error, new RegExp(`Failed to retrieve ${o.base}/robots\\.txt`));
-      assert.deepEqual(o.fetched, [], `${robots}: no page of the origin was fetched`);
+      assert.deepEqual(o.fetched, [], `${robots.slice(0, 20)}: no page of the origin was fetched`);
     }
     assert.equal(await credits(), before, 'refused crawls cost nothing');
 

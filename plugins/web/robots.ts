@@ -6,7 +6,7 @@
  * Crawl-delay spaces the requests made to that origin.
  */
 import robotsParserModule from 'robots-parser';
-import { InputError, UpstreamError, type RunContext } from '../../core/sdk.js';
+import { InputError, PayloadTooLargeError, UpstreamError, type RunContext } from '../../core/sdk.js';
 
 /** The robots.txt product token this crawler obeys (and sends in its User-Agent). */
 export const ROBOTS_AGENT = 'ContentIntelligenceBot';
@@ -55,7 +55,8 @@ export async function loadRobots(ctx: RunContext<unknown>, origin: string, opts:
   } catch (err) {
     if (err instanceof InputError || ctx.signal.aborted) throw err;
     unreachable = `its robots.txt could not be read (${err instanceof Error ? err.message : String(err)})`;
-    error = err;
+    // The size cap is ours, not a limit the caller broke: the site is what cannot be read (502).
+    error = err instanceof PayloadTooLargeError ? new UpstreamError(`Failed to retrieve ${robotsUrl}: it is larger than ${ROBOTS_MAX_BYTES / 1024} KiB.`, { cause: err }) : err;
   }
   if (unreachable) ctx.log.debug({ robotsUrl, reason: unreachable }, 'robots.txt unreachable; the origin is not crawled');
   const robots = robotsParser(robotsUrl, text);
