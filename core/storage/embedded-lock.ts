@@ -5,7 +5,7 @@
  * sees. The owner writes `<db dir>.lock` (its pid, and once listening its URL); others refuse to
  * open the directory while that process lives. A lock whose process is gone is taken over.
  */
-import { openSync, readFileSync, unlinkSync, writeFileSync, closeSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { processAlive } from '../engines/processes.js';
 
 /** Who holds an embedded database. */
@@ -62,9 +62,15 @@ export function lockEmbedded(dir: string): EmbeddedLock {
   if (heldHere.has(path)) throw new EmbeddedInUseError(dir, { pid: process.pid });
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeFileSync(fd, JSON.stringify({ pid: process.pid } satisfies EmbeddedLockInfo));
-      closeSync(fd);
+      // Written whole under a private name, then linked into place: link fails if the lock
+      // exists, and nobody ever reads a lock file that is still being written.
+      const tmp = `${path}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ pid: process.pid } satisfies EmbeddedLockInfo), { mode: 0o600 });
+      try {
+        linkSync(tmp, path);
+      } finally {
+        unlinkSync(tmp);
+      }
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
@@ -78,7 +84,11 @@ export function lockEmbedded(dir: string): EmbeddedLock {
   let released = false;
   return {
     advertise(url) {
-      if (!released) writeFileSync(path, JSON.stringify({ pid: process.pid, url } satisfies EmbeddedLockInfo), { mode: 0o600 });
+      if (released) return;
+      // Replaced by rename, never rewritten in place: a reader sees the old or the new lock, whole.
+      const tmp = `${path}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ pid: process.pid, url } satisfies EmbeddedLockInfo), { mode: 0o600 });
+      renameSync(tmp, path);
     },
     release() {
       if (released) return;
