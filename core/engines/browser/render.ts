@@ -5,7 +5,8 @@
  */
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { DEFAULT_VIEWPORT, type FreshPage } from './pool.js';
-import { InputError, PayloadTooLargeError, ServiceError, UpstreamError } from '../../errors.js';
+import { InputError, ServiceError, UpstreamError } from '../../errors.js';
+import { responseTooLarge } from '../http/index.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
 
@@ -32,7 +33,7 @@ export async function renderPage(fresh: FreshPage, guard: SsrfGuard, req: Render
   let onOver!: (err: ServiceError) => void;
   const over = new Promise<never>((_, reject) => (onOver = reject));
   const check = (total: number) => {
-    if (total > max) onOver(new PayloadTooLargeError(`Failed to retrieve ${target.protocol}//${target.host}${target.pathname}: the response is larger than the ${formatBytes(max)} limit.`));
+    if (total > max) onOver(responseTooLarge(target, max));
   };
   fresh.meter.onData = check;
   check(fresh.meter.bytes);
@@ -44,11 +45,6 @@ export async function renderPage(fresh: FreshPage, guard: SsrfGuard, req: Render
   } finally {
     fresh.meter.onData = undefined;
   }
-}
-
-/** Decimal units, as the HTTP engine words its size errors. */
-function formatBytes(n: number): string {
-  return n >= 1_000_000 ? `${Math.round(n / 100_000) / 10} MB` : `${Math.round(n / 1000)} KB`;
 }
 
 async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, target: URL): Promise<RenderResult> {

@@ -126,7 +126,7 @@ async function readCapped(raw: Readable, encoding: string | undefined, maxBytes:
     for await (const chunk of stream) {
       size += (chunk as Buffer).byteLength;
       if (size > maxBytes) {
-        throw new PayloadTooLargeError(`Failed to retrieve ${show(url)}: the response is larger than the ${formatBytes(maxBytes)} limit.`);
+        throw responseTooLarge(url, maxBytes);
       }
       chunks.push(chunk as Buffer);
     }
@@ -163,6 +163,11 @@ function findServiceError(err: unknown): ServiceError | undefined {
 /** A URL for messages: no query string or credentials, which may carry provider tokens. */
 export function show(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+/** The error of a response past its size cap (the HTTP engine's and the browser's words). */
+export function responseTooLarge(url: URL, maxBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`Failed to retrieve ${show(url)}: the response is larger than the ${formatBytes(maxBytes)} limit.`);
 }
 
 /** Decimal units, as file sizes are shown to users (and as credits count megabytes). */
