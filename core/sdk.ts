@@ -5,6 +5,7 @@
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { definePlugin, defineEndpoint, defineCapability, implement } from './plugin/define.js';
 export { providerStatusError } from './plugin/upstream-errors.js';
+export { serveLoopback, type LoopbackServer } from './testing/loopback.js';
 export type {
   CapabilityDef,
   ConfigField,

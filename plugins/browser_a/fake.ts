@@ -3,9 +3,8 @@
  * auth, `POST /screenshot` answering a real PNG of the requested viewport, `POST /scrape`
  * answering `{ data: [{ selector, results }] }`, and the plain-text errors (401, 400, 408, 429).
  */
-import http from 'node:http';
+import { serveLoopback } from '../../core/sdk.js';
 import zlib from 'node:zlib';
-import type { AddressInfo } from 'node:net';
 
 /** A running fake. */
 export interface BrowserAFake {
@@ -48,7 +47,7 @@ const TEXT: Record<number, string> = { 400: "Couldn't parse JSON body", 401: 'Ba
 export async function startBrowserAFake(opts: { apiKey?: string } = {}): Promise<BrowserAFake> {
   const apiKey = opts.apiKey ?? 'bl-test-token';
   const fake: BrowserAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, close: async () => undefined };
-  const server = http.createServer((req, res) => {
+  const server = await serveLoopback((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
@@ -88,13 +87,9 @@ export async function startBrowserAFake(opts: { apiKey?: string } = {}): Promise
       text(404, 'Not Found');
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = server.url;
   fake.env = { BROWSER_A_BASE_URL: fake.url, BROWSER_A_API_KEY: apiKey };
-  fake.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
+  fake.close = () => server.close();
   return fake;
 }
 

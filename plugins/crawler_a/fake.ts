@@ -4,8 +4,7 @@
  * `scraping` before `completed` and pages its data through `next`. Pages are generated from the
  * requested URL so tests can tell what was asked.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveLoopback } from '../../core/sdk.js';
 
 /** A running fake. */
 export interface CrawlerAFake {
@@ -51,7 +50,7 @@ export async function startCrawlerAFake(opts: { apiKey?: string } = {}): Promise
     return out;
   };
 
-  const server = http.createServer((req, res) => {
+  const server = await serveLoopback((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
@@ -137,13 +136,9 @@ export async function startCrawlerAFake(opts: { apiKey?: string } = {}): Promise
       send(404, { success: false, error: 'Not Found' });
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = server.url;
   fake.env = { CRAWLER_A_BASE_URL: fake.url, CRAWLER_A_API_KEY: apiKey, CRAWLER_A_POLL_INTERVAL_MS: '20' };
-  fake.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
+  fake.close = () => server.close();
   return fake;
 }
 

@@ -8,8 +8,7 @@
  * answer 401, 403, the exhausted-account 400 `Not enough credits`, 429, 500, slowly, with garbage
  * or with a body of the wrong shape.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveLoopback } from '../../core/sdk.js';
 
 /** How the fake answers the next requests. */
 export type FakeMode = 'ok' | 'unauthorized' | 'unauthorized_401' | 'out_of_credits' | 'rate_limited' | 'server_error' | 'slow' | 'garbage' | 'wrong_shape';
@@ -115,7 +114,7 @@ export async function startFake(opts: { apiKey?: string } = {}): Promise<SearchA
   let mode: FakeMode = 'ok';
   const timers = new Set<NodeJS.Timeout>();
   const requests: SearchAFake['requests'] = [];
-  const server = http.createServer((req, res) => {
+  const server = await serveLoopback((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
     req.on('data', (c) => (raw += c));
@@ -171,8 +170,7 @@ export async function startFake(opts: { apiKey?: string } = {}): Promise<SearchA
       }
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = server.url;
   return {
     url,
     apiKey,
@@ -184,8 +182,7 @@ export async function startFake(opts: { apiKey?: string } = {}): Promise<SearchA
     async close() {
       for (const t of timers) clearTimeout(t);
       timers.clear();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await server.close();
     },
   };
 }

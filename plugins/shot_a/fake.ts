@@ -3,9 +3,8 @@
  * the key as `access_key` (query or body) or `X-Access-Key`, a real PNG of the requested viewport
  * back, and the documented JSON error bodies (most of them with HTTP 400).
  */
-import http from 'node:http';
+import { serveLoopback } from '../../core/sdk.js';
 import zlib from 'node:zlib';
-import type { AddressInfo } from 'node:net';
 
 /** A running fake. */
 export interface ShotAFake {
@@ -45,7 +44,7 @@ const STATUS: Record<string, number> = { access_key_required: 400, access_key_in
 export async function startShotAFake(opts: { apiKey?: string } = {}): Promise<ShotAFake> {
   const apiKey = opts.apiKey ?? 'shot-test-key';
   const fake: ShotAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, close: async () => undefined };
-  const server = http.createServer((req, res) => {
+  const server = await serveLoopback((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
@@ -77,13 +76,9 @@ export async function startShotAFake(opts: { apiKey?: string } = {}): Promise<Sh
       res.end(solidPng(width, height));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = server.url;
   fake.env = { SHOT_A_BASE_URL: fake.url, SHOT_A_API_KEY: apiKey };
-  fake.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
+  fake.close = () => server.close();
   return fake;
 }
 

@@ -3,8 +3,7 @@
  * answers with one element per page (target failures inside the element), `{ error, status }`
  * API errors and both rate-limit header families on 429.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveLoopback } from '../../core/sdk.js';
 
 /** A running fake. */
 export interface SpiderAFake {
@@ -29,7 +28,7 @@ function content(url: string, format: string): string {
 export async function startSpiderAFake(opts: { apiKey?: string } = {}): Promise<SpiderAFake> {
   const apiKey = opts.apiKey ?? 'sk-spider-test';
   const fake: SpiderAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, close: async () => undefined };
-  const server = http.createServer((req, res) => {
+  const server = await serveLoopback((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
@@ -77,13 +76,9 @@ export async function startSpiderAFake(opts: { apiKey?: string } = {}): Promise<
       send(200, pages, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'ratelimit-limit': '20', 'ratelimit-remaining': '19' });
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.url = server.url;
   fake.env = { SPIDER_A_BASE_URL: fake.url, SPIDER_A_API_KEY: apiKey };
-  fake.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
+  fake.close = () => server.close();
   return fake;
 }
 
