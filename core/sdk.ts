@@ -44,6 +44,7 @@ export type { HttpEngine, HttpRequest, HttpResponse } from './engines/http/types
 export type { FileStore, StoredFile, OpenedFile } from './engines/files/types.js';
 export type { OfficeEngine, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './engines/office/types.js';
 export type { PdfEngine, PdfMetadata, PdfAPart, MergeResult, PdfInspection } from './engines/pdf/types.js';
+export type { ComputeEngine, ComputeOptions } from './engines/compute/types.js';
 export type {
   ExecutionErrorInfo,
   JsRunRequest,

@@ -35,6 +35,8 @@ const PAGES: Record<string, { body: string; headers?: Record<string, string> }> 
   },
   // Spans that would multiply into ~45 million grid slots if laid out naively.
   '/span-bomb': { body: doc('Spans', `<table>${Array.from({ length: 300 }, (_, i) => `<tr><td colspan="999" rowspan="0">cell ${i}</td></tr>`).join('')}</table>`) },
+  // About 8 MB of article: seconds of parsing and main-content search.
+  '/big': { body: doc('Big', `<article><h1>Big article</h1>${'<p>Lorem ipsum dolor sit amet, <a href="/x">consectetur</a> adipiscing elit, sed do eiusmod tempor.</p>\n'.repeat(80_000)}</article>`) },
   '/deep': { body: doc('Deep', `${'<div>'.repeat(DEPTH)}Deeply nested words${'</div>'.repeat(DEPTH)}`) },
   '/meta': {
     headers: { 'content-language': 'de-DE, en' },
@@ -130,6 +132,13 @@ describe('scrape and crawl of awkward pages', () => {
     const lines = res.json.content.split(/\n+/);
     assert.deepEqual([lines.length, lines[0], lines[299]], [300, 'cell 0', 'cell 299']);
     assert.ok(!res.json.content.includes('|'), 'no markdown table');
+  });
+
+  it('a large article (8 MB) comes back cleaned and whole, its links absolute', async () => {
+    const res = await scrape({ url: `${base}/big`, renderJs: false, cleaned: true });
+    assert.equal(res.status, 200, res.text.slice(0, 300));
+    assert.match(res.json.content, /^#+ Big article/);
+    assert.equal(res.json.content.match(/\[consectetur\]\(http:\/\/127\.0\.0\.1:\d+\/x\)/g)?.length, 80_000);
   });
 
   it('metadata: every og property, canonical by rel token, language from Content-Language', async () => {

@@ -10,6 +10,7 @@ import { createBrowserEngine } from './browser/index.js';
 import { createOfficeEngine } from './office/index.js';
 import { createPdfEngine } from './pdf/index.js';
 import { createJsSandbox, createPythonSandbox } from './sandbox/index.js';
+import { createComputeEngine } from './compute/index.js';
 
 type Factories = { [K in keyof Engines]: (opts: EngineOptions) => Engines[K] & Closable };
 
@@ -21,6 +22,7 @@ const FACTORIES: Factories = {
   pdf: createPdfEngine,
   js: createJsSandbox,
   python: createPythonSandbox,
+  compute: createComputeEngine,
 };
 
 /** Engines plus the means to stop them; `started()` lists the engines created so far. */

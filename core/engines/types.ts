@@ -9,6 +9,7 @@ import type { BrowserEngine } from './browser/types.js';
 import type { OfficeEngine } from './office/types.js';
 import type { PdfEngine } from './pdf/types.js';
 import type { JsSandbox, PythonSandbox } from './sandbox/types.js';
+import type { ComputeEngine } from './compute/types.js';
 
 /** Everything a plugin can reach on this machine. */
 export interface Engines {
@@ -26,6 +27,8 @@ export interface Engines {
   readonly js: JsSandbox;
   /** CPython in an OS sandbox. */
   readonly python: PythonSandbox;
+  /** CPU-bound plugin work (parsing, conversion) in worker threads, off the thread that serves HTTP. */
+  readonly compute: ComputeEngine;
 }
 
 /** Something that holds processes or handles and must be stopped at shutdown. */

@@ -6,7 +6,8 @@
  */
 import { InputError, ServiceError, UpstreamError, type RunContext } from '../../core/sdk.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
-import { ParsedPage, toMarkdown, toText } from './page-content.js';
+import type { crawlPage } from './page-work.js';
+import { work } from './work.js';
 import { loadRobots, refusedOrigin, type OriginRules } from './robots.js';
 
 /** How page content is returned. */
@@ -63,30 +64,6 @@ const MAX_ORIGINS = 8;
 /** Same site: the same host, with or without a leading `www.` (scheme may differ). */
 export function siteOf(url: string): string {
   return new URL(url).hostname.toLowerCase().replace(/^www\./, '');
-}
-
-/**
- * Page content in the requested format. Conversion is our own code running on whatever a site
- * serves: when markdown cannot be made (turndown recurses once per nesting level, so a page nested
- * thousands of elements deep exhausts the stack) the page's text is returned instead, which is
- * still the page's content; only when that fails too is the page left out (and not charged).
- */
-function render(ctx: RunContext<unknown>, page: FetchedPage, format: CrawlFormat, parsed?: ParsedPage): string | undefined {
-  if (page.kind !== 'html' || format === 'raw') return page.body;
-  let html: string | undefined;
-  try {
-    html = (parsed ?? new ParsedPage(page.body, page.url)).bodyHtml();
-    if (format === 'markdown') return toMarkdown(html);
-  } catch (err) {
-    ctx.log.warn({ err, url: page.url }, 'crawl: markdown conversion failed; returning the text');
-    html ??= page.body;
-  }
-  try {
-    return toText(html);
-  } catch (err) {
-    ctx.log.warn({ err, url: page.url }, 'crawl: page could not be converted; left out');
-    return undefined;
-  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -170,9 +147,18 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
       seen.add(finalNorm);
     }
     if (results.length >= opts.limit) return;
-    const parsed = page.kind === 'html' ? new ParsedPage(page.body, page.url) : undefined;
-    if (parsed && item.depth < opts.depth) {
-      for (const link of parsed.links()) {
+    const deeper = item.depth < opts.depth;
+    let content: string | undefined = page.body;
+    let links: string[] = [];
+    if (page.kind === 'html' && (opts.format !== 'raw' || deeper)) {
+      // Parsing and conversion run in a compute worker: a large page must not stall the service.
+      const out = await work<ReturnType<typeof crawlPage>>(ctx, 'crawlPage', { html: page.body, url: page.url, format: opts.format === 'raw' ? 'links only' : opts.format, links: deeper });
+      if (out.warning) ctx.log.warn({ url: page.url }, `crawl: ${out.warning}`);
+      links = out.links;
+      if (opts.format !== 'raw') content = out.content;
+    }
+    if (deeper) {
+      for (const link of links) {
         const norm = normaliseUrl(link);
         if (!norm || seen.has(norm)) continue;
         const u = new URL(norm);
@@ -185,7 +171,6 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
         queue.push({ url: norm, depth: item.depth + 1, order: nextOrder++ });
       }
     }
-    const content = render(ctx, page, opts.format, parsed);
     if (content !== undefined) results.push({ url: page.url, status: page.status, content, order: item.order });
   };
 

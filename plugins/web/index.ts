@@ -19,7 +19,8 @@ import {
   screenshot as screenshotCapability,
 } from '../capabilities/web.js';
 import { fetchPage, limitsFrom } from './fetch-page.js';
-import { ParsedPage, toMarkdownOrText, toText } from './page-content.js';
+import type { extractContent, pageSummary, scrapeContent } from './page-work.js';
+import { pageData, work } from './work.js';
 import { crawlSite } from './crawler.js';
 
 const config = {
@@ -67,10 +68,10 @@ const scrape = defineEndpoint({
       const page = await fetchPage(ctx, { url, renderJs: true, screenshot: { fullPage: false }, timeoutMs, maxBytes });
       if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
       const file = await storePng(ctx, page.screenshot);
-      const parsed = new ParsedPage(page.body, page.url);
-      const metadata = { ...parsed.metadata(page.status, page.contentType, { contentLanguage: page.contentLanguage }), expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot) };
+      const summary = await work<ReturnType<typeof pageSummary>>(ctx, 'pageSummary', pageData(page));
+      const metadata = { ...summary.metadata, expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot) };
       return {
-        title: page.title || parsed.title(),
+        title: page.title || summary.title,
         url: page.url,
         content: file.url,
         metadata,
@@ -83,18 +84,9 @@ const scrape = defineEndpoint({
       const title = page.body.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
       return { title, url: page.url, content: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, format, cleaned };
     }
-    const parsed = new ParsedPage(page.body, page.url);
-    const metadata = parsed.metadata(page.status, page.contentType, { contentLanguage: page.contentLanguage });
-    const title = parsed.title() || page.title || '';
-    let html: string;
-    if (cleaned) {
-      const main = parsed.mainContent();
-      html = main?.html ?? parsed.bodyHtml();
-    } else {
-      html = format === 'html' ? parsed.document.toString() : parsed.bodyHtml();
-    }
-    const content = format === 'html' ? html : toMarkdownOrText(html, ctx.log);
-    return { title, url: page.url, content, metadata, format, cleaned };
+    const out = await work<ReturnType<typeof scrapeContent>>(ctx, 'scrapeContent', { ...pageData(page), format, cleaned });
+    if (out.warning) ctx.log.warn({ url: page.url }, out.warning);
+    return { title: out.title || page.title || '', url: page.url, content: out.content, metadata: out.metadata, format, cleaned };
   },
 });
 
@@ -171,24 +163,10 @@ const extract = defineEndpoint({
       const title = page.body.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
       return { url: page.url, title, content: page.body, text: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, links: [] };
     }
-    const parsed = new ParsedPage(page.body, page.url);
-    const metadata = parsed.metadata(page.status, page.contentType, { contentLanguage: page.contentLanguage });
     // A page with no article-like block (a short landing page) is returned whole rather than refused.
-    const main = parsed.mainContent() ?? { html: parsed.bodyHtml() };
-    const links = [...new Set(new ParsedPage(main.html, page.url).links())];
-    const opt = (v: string | undefined) => (v ? v : undefined);
-    return {
-      url: page.url,
-      title: ('title' in main && main.title) || parsed.title(),
-      content: toMarkdownOrText(main.html, ctx.log),
-      text: toText(main.html),
-      excerpt: opt('excerpt' in main ? main.excerpt : metadata.description),
-      byline: opt('byline' in main ? main.byline : undefined),
-      siteName: opt('siteName' in main ? main.siteName : metadata.ogSiteName),
-      publishedTime: opt('publishedTime' in main ? main.publishedTime : undefined),
-      metadata,
-      links,
-    };
+    const { warning, ...out } = await work<ReturnType<typeof extractContent>>(ctx, 'extractContent', pageData(page));
+    if (warning) ctx.log.warn({ url: page.url }, warning);
+    return { url: page.url, ...out };
   },
 });
 

@@ -228,20 +228,6 @@ export function toMarkdown(html: string): string {
     .trim();
 }
 
-/**
- * Markdown, or the plain text when the HTML cannot be converted: turndown recurses once per
- * nesting level, so a page nested thousands of elements deep exhausts the stack. The text is
- * still the page's content, which serves the caller better than a failure.
- */
-export function toMarkdownOrText(html: string, log?: { warn(obj: object, msg: string): void }): string {
-  try {
-    return toMarkdown(html);
-  } catch (err) {
-    log?.warn({ err }, 'markdown conversion failed; returning the text');
-    return toText(html);
-  }
-}
-
 /** HTML fragment → readable plain text (block elements become line breaks). */
 export function toText(html: string): string {
   const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);

@@ -1,0 +1,25 @@
+/** Work for the compute engine's test (loaded inside its worker threads). */
+import { isMainThread } from 'node:worker_threads';
+
+/** Adds numbers; says where it ran. */
+export function sum(xs: number[]): { total: number; mainThread: boolean } {
+  return { total: xs.reduce((a, b) => a + b, 0), mainThread: isMainThread };
+}
+
+/** Keeps the CPU busy for `ms`. */
+export function spin(ms: number): number {
+  const start = Date.now();
+  while (Date.now() - start < ms);
+  return Date.now() - start;
+}
+
+/** Throws a RangeError. */
+export function fail(message: string): never {
+  throw new RangeError(message);
+}
+
+/** Allocates until the heap limit is reached. */
+export function hog(): number {
+  const keep: string[][] = [];
+  for (;;) keep.push(Array.from({ length: 100_000 }, (_, i) => `item ${i} ${keep.length}`));
+}

@@ -1,0 +1,180 @@
+/**
+ * The compute engine: a small pool of worker threads for CPU-bound plugin work (HTML parsing,
+ * markdown, main-content extraction), so one large page never stalls every other request on the
+ * instance. A call that overruns its time, is aborted or exhausts its worker's heap costs that
+ * worker, which is replaced; the service goes on.
+ */
+import { Worker } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { EngineOptions } from '../options.js';
+import type { ComputeEngine, ComputeOptions } from './types.js';
+import type { ComputeCall, ComputeReply } from './worker.js';
+import { BusyError, UpstreamError } from '../../errors.js';
+
+interface Job {
+  call: ComputeCall;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+  onAbort?: () => void;
+}
+
+const QUEUE_MAX = 256;
+
+function int(env: Record<string, string | undefined>, name: string, dflt: number, min = 1): number {
+  const n = Number(env[name]);
+  return Number.isInteger(n) && n >= min ? n : dflt;
+}
+
+/** Built code runs `.js` modules; under tsx (tests, `npm run dev`) only the `.ts` sources exist. */
+function resolveModule(module: URL | string): string {
+  const url = typeof module === 'string' ? module : module.href;
+  if (!url.startsWith('file:') || !url.endsWith('.js')) return url;
+  const path = fileURLToPath(url);
+  const ts = path.replace(/\.js$/, '.ts');
+  return !existsSync(path) && existsSync(ts) ? pathToFileURL(ts).href : url;
+}
+
+/** The pool behind {@link ComputeEngine}. */
+class ComputePool implements ComputeEngine {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private readonly resolved = new Map<string, string>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly timeoutMs: number,
+    private readonly memoryMb: number,
+    private readonly log: EngineOptions['log'],
+  ) {}
+
+  run<T>(module: URL | string, fn: string, arg: unknown, opts: ComputeOptions = {}): Promise<T> {
+    if (this.closed) return Promise.reject(new BusyError('The service is shutting down.'));
+    if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
+    if (this.queue.length >= QUEUE_MAX) return Promise.reject(new BusyError('The service is busy processing pages. Please try again later.'));
+    const key = typeof module === 'string' ? module : module.href;
+    let resolvedUrl = this.resolved.get(key);
+    if (!resolvedUrl) this.resolved.set(key, (resolvedUrl = resolveModule(module)));
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = { call: { id: this.nextId++, module: resolvedUrl, fn, arg }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, signal: opts.signal, resolve: resolve as (v: unknown) => void, reject };
+      if (job.signal) {
+        const onQueuedAbort = () => {
+          const i = this.queue.indexOf(job);
+          if (i >= 0) {
+            this.queue.splice(i, 1);
+            reject(job.signal!.reason);
+          }
+        };
+        job.signal.addEventListener('abort', onQueuedAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.grow();
+      this.dispatch();
+    });
+  }
+
+  /** Starts workers up to the pool size (lazily: a deployment that never parses a page starts none). */
+  private grow(): void {
+    while (this.slots.length < this.size) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const entry = new URL(`./worker${ext}`, import.meta.url).href;
+    // Under tsx the worker registers tsx's loader first, as the embedded database thread does.
+    const source = ext === '.ts' ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })` : `import(${JSON.stringify(entry)})`;
+    const worker = new Worker(source, { eval: true, resourceLimits: { maxOldGenerationSizeMb: this.memoryMb } });
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (reply: ComputeReply) => {
+      if (reply.id === 0) {
+        slot.ready = true;
+        return this.dispatch();
+      }
+      const job = slot.job;
+      if (!job || job.call.id !== reply.id) return;
+      this.release(slot);
+      if (reply.error) job.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }));
+      else job.resolve(reply.value);
+      this.dispatch();
+    });
+    worker.on('error', (err) => this.fail(slot, err));
+    worker.on('exit', (code) => this.fail(slot, new Error(`compute worker exited (${code})`)));
+    return slot;
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (!slot.ready || slot.job) continue;
+      const job = this.queue.shift()!;
+      slot.job = job;
+      slot.timer = setTimeout(() => this.replace(slot, new UpstreamError(`The content could not be processed within ${Math.round(job.timeoutMs / 1000)} s.`)), job.timeoutMs);
+      if (job.signal) {
+        slot.onAbort = () => this.replace(slot, job.signal!.reason);
+        job.signal.addEventListener('abort', slot.onAbort, { once: true });
+      }
+      slot.worker.postMessage(job.call);
+    }
+  }
+
+  private release(slot: Slot): void {
+    clearTimeout(slot.timer);
+    if (slot.onAbort) slot.job?.signal?.removeEventListener('abort', slot.onAbort);
+    slot.job = undefined;
+    slot.onAbort = undefined;
+  }
+
+  /** Ends a slot's work with `err` and puts a fresh worker in its place. */
+  private replace(slot: Slot, err: unknown): void {
+    const job = slot.job;
+    this.release(slot);
+    job?.reject(err);
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    slot.worker.removeAllListeners();
+    void slot.worker.terminate();
+    if (this.closed) return;
+    this.grow();
+    this.dispatch();
+  }
+
+  /** A worker died on its own (out of memory, a crash). */
+  private fail(slot: Slot, err: Error): void {
+    if (!this.slots.includes(slot)) return;
+    if (!this.closed) this.log.warn({ err: err.message }, 'compute worker stopped; replacing it');
+    const outOfMemory = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
+    this.replace(slot, outOfMemory ? new UpstreamError('The content is too large to process.', { cause: err }) : new UpstreamError('Processing the content failed.', { cause: err }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new BusyError('The service is shutting down.'));
+    const slots = this.slots.splice(0);
+    for (const slot of slots) {
+      const job = slot.job;
+      this.release(slot);
+      job?.reject(new BusyError('The service is shutting down.'));
+      slot.worker.removeAllListeners();
+    }
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+}
+
+/** Creates the compute pool (`COMPUTE_WORKERS`, `COMPUTE_TIMEOUT_MS`, `COMPUTE_MEMORY_MB`). */
+export function createComputeEngine(opts: EngineOptions): ComputeEngine & { close(): Promise<void> } {
+  const env = opts.env;
+  const dflt = Math.max(1, Math.min(4, availableParallelism()));
+  return new ComputePool(int(env, 'COMPUTE_WORKERS', dflt), int(env, 'COMPUTE_TIMEOUT_MS', 30_000, 100), int(env, 'COMPUTE_MEMORY_MB', 1024, 64), opts.log);
+}
