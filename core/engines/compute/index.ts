@@ -66,7 +66,10 @@ class ComputePool implements ComputeEngine {
     if (this.queue.length >= QUEUE_MAX) return Promise.reject(new BusyError('The service is busy processing pages. Please try again later.'));
     const key = typeof module === 'string' ? module : module.href;
     let resolvedUrl = this.resolved.get(key);
-    if (!resolvedUrl) this.resolved.set(key, (resolvedUrl = resolveModule(module)));
+    if (!resolvedUrl) {
+      this.resolved.set(key, (resolvedUrl = resolveModule(module)));
+      for (const slot of this.slots) if (slot.ready) this.preload(slot, resolvedUrl);
+    }
     return new Promise<T>((resolve, reject) => {
       const job: Job = { call: { id: this.nextId++, module: resolvedUrl, fn, arg }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, signal: opts.signal, resolve: resolve as (v: unknown) => void, reject };
       if (job.signal) {
@@ -100,6 +103,7 @@ class ComputePool implements ComputeEngine {
     worker.on('message', (reply: ComputeReply) => {
       if (reply.id === 0) {
         slot.ready = true;
+        for (const url of this.resolved.values()) this.preload(slot, url);
         return this.dispatch();
       }
       const job = slot.job;
@@ -112,6 +116,14 @@ class ComputePool implements ComputeEngine {
     worker.on('error', (err) => this.fail(slot, err));
     worker.on('exit', (code) => this.fail(slot, new Error(`compute worker exited (${code})`)));
     return slot;
+  }
+
+  /**
+   * Has a worker import a module before its first call, so a worker that joins under load (or
+   * replaces one) does not spend its first call loading parsers.
+   */
+  private preload(slot: Slot, module: string): void {
+    slot.worker.postMessage({ id: -1, module, fn: '', arg: null } satisfies ComputeCall);
   }
 
   private dispatch(): void {

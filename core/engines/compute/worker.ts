@@ -27,10 +27,14 @@ port.on('message', async (call: ComputeCall) => {
   try {
     let mod = modules.get(call.module);
     if (!mod) modules.set(call.module, (mod = import(call.module) as Promise<Record<string, unknown>>));
-    const fn = (await mod)[call.fn];
+    const exports = await mod;
+    // A preload (no function named): the import is all.
+    if (!call.fn) return;
+    const fn = exports[call.fn];
     if (typeof fn !== 'function') throw new TypeError(`${call.module} has no exported function ${call.fn}`);
     reply.value = await fn(call.arg);
   } catch (err) {
+    if (!call.fn) return;
     const e = err as Error;
     reply.error = { name: e?.name ?? 'Error', message: e?.message ?? String(err) };
   }
