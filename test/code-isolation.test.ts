@@ -15,22 +15,15 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
+import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer, type TestResponse } from './helpers/server.js';
-import type { ServiceConfig } from '../core/registry/types.js';
 
 const run = promisify(execFile);
 const SECRET = 'code-isolation-secret-51c0d2';
 const asRoot = process.geteuid?.() === 0;
 
-const codeConfig = (): ServiceConfig => ({
-  plugins: {
-    capabilities: () => import('../plugins/capabilities/index.js'),
-    code: () => import('../plugins/code/index.js'),
-  },
-  providerOrder: {},
-  defaultPolicy: {},
-  disabled: [],
-});
+const codeConfig = () => pluginsConfig(['code']);
+
 
 let server: TestServer;
 let key: string;

@@ -12,22 +12,12 @@ import http from 'node:http';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer, type TestResponse } from './helpers/server.js';
-import type { ServiceConfig } from '../core/registry/types.js';
 
 const SECRET = 'code-lane-secret-7f3a9c1e';
 
-function codeConfig(): ServiceConfig {
-  return {
-    plugins: {
-      capabilities: () => import('../plugins/capabilities/index.js'),
-      code: () => import('../plugins/code/index.js'),
-    },
-    providerOrder: {},
-    defaultPolicy: {},
-    disabled: [],
-  };
-}
+const codeConfig = () => pluginsConfig(['code']);
 
 let server: TestServer;
 let key: string;

@@ -4,25 +4,18 @@
  * are a 413 naming the input; one failed download of a merge cancels the others; and a closed
  * server leaves no LibreOffice process behind.
  */
+import { processesUsing } from '../core/engines/processes.js';
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import type { ServiceConfig } from '../core/registry/types.js';
 
-const serviceConfig: ServiceConfig = {
-  plugins: {
-    capabilities: () => import('../plugins/capabilities/index.js'),
-    documents: () => import('../plugins/documents/index.js'),
-  },
-  providerOrder: {},
-  defaultPolicy: {},
-  disabled: [],
-};
+const serviceConfig = pluginsConfig(['documents']);
 const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
 const PDF = '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n';
 
@@ -33,19 +26,6 @@ let slowEnded: Promise<'aborted' | 'finished'>;
 let endSlow: (how: 'aborted' | 'finished') => void;
 
 /** Processes whose command line names `dir` (driver, bwrap, soffice, soffice.bin). */
-function processesUsing(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 before(async () => {
   slowEnded = new Promise((resolve) => (endSlow = resolve));
   origin = createServer((req, res) => {

@@ -14,19 +14,11 @@ import { createServer, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import type { ServiceConfig } from '../core/registry/types.js';
 import { createPdfEngine } from '../core/engines/pdf/index.js';
 
-const serviceConfig: ServiceConfig = {
-  plugins: {
-    capabilities: () => import('../plugins/capabilities/index.js'),
-    documents: () => import('../plugins/documents/index.js'),
-  },
-  providerOrder: {},
-  defaultPolicy: {},
-  disabled: [],
-};
+const serviceConfig = pluginsConfig(['documents']);
 const pdfTools = createPdfEngine({ dataDir: tmpdir(), publicBaseUrl: () => '', env: {}, log: console as never });
 const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
 

@@ -9,17 +9,10 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import type { ServiceConfig } from '../core/registry/types.js';
 
-function webOnly(): ServiceConfig {
-  return {
-    plugins: { capabilities: () => import('../plugins/capabilities/index.js'), web: () => import('../plugins/web/index.js') },
-    providerOrder: {},
-    defaultPolicy: {},
-    disabled: [],
-  };
-}
+const webOnly = () => pluginsConfig(['web']);
 
 /** One origin of a test site: its robots.txt answer and a log of what was fetched from it. */
 interface Origin {

@@ -6,24 +6,12 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import type { ServiceConfig } from '../core/registry/types.js';
 import { startCrawlerAFake, type CrawlerAFake } from '../plugins/crawler_a/fake.js';
 import { startSpiderAFake, type SpiderAFake } from '../plugins/spider_a/fake.js';
 
-function crawlConfig(): ServiceConfig {
-  return {
-    plugins: {
-      capabilities: () => import('../plugins/capabilities/index.js'),
-      web: () => import('../plugins/web/index.js'),
-      crawler_a: () => import('../plugins/crawler_a/index.js'),
-      spider_a: () => import('../plugins/spider_a/index.js'),
-    },
-    providerOrder: { crawl_site: ['crawler_a', 'spider_a', 'web'] },
-    defaultPolicy: {},
-    disabled: [],
-  };
-}
+const crawlConfig = () => pluginsConfig(['web', 'crawler_a', 'spider_a'], { crawl_site: ['crawler_a', 'spider_a', 'web'] });
 
 describe('crawl_site provider chain', () => {
   let crawlerA: CrawlerAFake;

@@ -8,28 +8,16 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import type { ServiceConfig } from '../core/registry/types.js';
 import { startCrawlerAFake, type CrawlerAFake } from '../plugins/crawler_a/fake.js';
 import { startSpiderAFake, type SpiderAFake } from '../plugins/spider_a/fake.js';
 import { startShotAFake, type ShotAFake } from '../plugins/shot_a/fake.js';
 import { startBrowserAFake, type BrowserAFake } from '../plugins/browser_a/fake.js';
 
 /** The plugins of this lane, with the deployment's provider order (crawler_a → spider_a → web). */
-function webConfig(): ServiceConfig {
-  return {
-    plugins: {
-      capabilities: () => import('../plugins/capabilities/index.js'),
-      web: () => import('../plugins/web/index.js'),
-      crawler_a: () => import('../plugins/crawler_a/index.js'),
-      spider_a: () => import('../plugins/spider_a/index.js'),
-      shot_a: () => import('../plugins/shot_a/index.js'),
-      browser_a: () => import('../plugins/browser_a/index.js'),
-    },
-    providerOrder: { crawl_site: ['crawler_a', 'spider_a', 'web'], screenshot: ['web', 'crawler_a', 'shot_a', 'browser_a'] },
-    defaultPolicy: {},
-    disabled: [],
-  };
+function webConfig() {
+  return pluginsConfig(['web', 'crawler_a', 'spider_a', 'shot_a', 'browser_a'], { crawl_site: ['crawler_a', 'spider_a', 'web'], screenshot: ['web', 'crawler_a', 'shot_a', 'browser_a'] });
 }
 
 const SITE_PAGES = 30;

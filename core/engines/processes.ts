@@ -35,6 +35,26 @@ export function descendsFrom(pid: number, ancestor: number): boolean {
   return false;
 }
 
+/** Other processes whose command line contains `text` (a profile or work directory, a script name). */
+export function processesUsing(text: string): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) out.push(Number(entry));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
 /** Live (not zombie) members of a process group, read from /proc. */
 export function groupMembers(pgid: number): number[] {
   const out: number[] = [];

@@ -4,10 +4,11 @@
  * the background), a queue of size 0, close() during warm-up, and a conversion timeout that
  * does not count the time spent waiting in the queue. One worker per pool, tiny documents.
  */
+import { processesUsing } from '../processes.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createOfficeEngine } from './index.js';
@@ -22,19 +23,6 @@ const pdfText = (pdf: Uint8Array) => Buffer.from(pdf).toString('latin1');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Processes (any) whose command line names this directory. */
-function processesUsing(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 async function until(what: string, cond: () => boolean): Promise<void> {
   for (let i = 0; !cond(); i++) {
     if (i > 6000) throw new Error(`gave up waiting for ${what}`);

@@ -3,10 +3,11 @@
  * worker is replaced, workers are recycled after N conversions, unreadable input is a 400, and
  * closing leaves no process behind. One worker, tiny documents.
  */
+import { processesUsing } from '../processes.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOfficeEngine } from './index.js';
@@ -16,19 +17,6 @@ const log = { debug() {}, info() {}, warn() {}, error() {} };
 const text = (s: string) => ({ data: new TextEncoder().encode(s), extension: 'txt' });
 
 /** Processes (any) whose command line names this directory. */
-function processesUsing(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 test('timeout, recycling, bad input and a clean shutdown', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'office-test-'));
   const office = createOfficeEngine({

@@ -4,8 +4,8 @@
  * and worker processes replaced after `SANDBOX_JS_RECYCLE_AFTER` runs. The `fetch` handed to the
  * engine stands in for the plugin's guarded one and records what the pool let through.
  */
-import { descendsFrom } from '../processes.js';
-import { readdirSync, readFileSync } from 'node:fs';
+import { descendsFrom, processesUsing } from '../processes.js';
+
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
@@ -33,18 +33,7 @@ async function workerPids(): Promise<number[]> {
 }
 
 /** Every process of this test's JS workers (launchers included), by command line. */
-function workerTree(): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('js-worker') && descendsFrom(Number(p), process.pid);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+const workerTree = () => processesUsing('js-worker').filter((pid) => descendsFrom(pid, process.pid));
 
 function response(req: SandboxFetchRequest, bytes: number): SandboxFetchResponse {
   return { status: 200, statusText: 'OK', url: req.url, headers: {}, body: new Uint8Array(bytes) };
