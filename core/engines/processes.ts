@@ -35,45 +35,37 @@ export function descendsFrom(pid: number, ancestor: number): boolean {
   return false;
 }
 
-/** Other processes whose command line contains `text` (a profile or work directory, a script name). */
-export function processesUsing(text: string): number[] {
-  const out: number[] = [];
+/** The pids in /proc for which `test` holds; a process that ends while it is read is left out. */
+function pidsWhere(test: (pid: string) => boolean): number[] {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return out;
+    return [];
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) out.push(Number(entry));
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return out;
+  return entries
+    .filter((entry) => {
+      if (!/^\d+$/.test(entry)) return false;
+      try {
+        return test(entry);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Other processes whose command line contains `text` (a profile or work directory, a script name). */
+export function processesUsing(text: string): number[] {
+  return pidsWhere((pid) => Number(pid) !== process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text));
 }
 
 /** Live (not zombie) members of a process group, read from /proc. */
 export function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return out;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const [state, , pgrp] = statFields(entry);
-      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') out.push(Number(entry));
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return out;
+  return pidsWhere((pid) => {
+    const [state, , pgrp] = statFields(pid);
+    return Number(pgrp) === pgid && state !== 'Z' && state !== 'X';
+  });
 }
 
 /**
