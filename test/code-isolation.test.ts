@@ -9,43 +9,20 @@
 import { descendsFrom } from '../core/engines/processes.js';
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import type { AddressInfo } from 'node:net';
-import { pluginsConfig } from './helpers/plugins.js';
-import { startServer, type TestServer, type TestResponse } from './helpers/server.js';
+import { failed, ok, startCodeLane, type CodeLane } from './helpers/code-lane.js';
 
 const run = promisify(execFile);
 const SECRET = 'code-isolation-secret-51c0d2';
 const asRoot = process.geteuid?.() === 0;
 
-const codeConfig = () => pluginsConfig(['code']);
-
-
-let server: TestServer;
-let key: string;
-let loopback: http.Server;
-let loopbackPort = 0;
-let loopbackHits = 0;
-
-const js = (body: Record<string, unknown>) => server.call('POST', '/api/v1/run-js-code', { key, body });
-const py = (body: Record<string, unknown>) => server.call('POST', '/api/v1/run-python-code', { key, body });
-const credits = async () => (await server.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
-
-function ok(res: TestResponse): { stdout: any; stderr: any } {
-  assert.equal(res.status, 200, res.text.slice(0, 2000));
-  return res.json.logs;
-}
-
-function failed(res: TestResponse): { name: string; value: string; traceback: string } {
-  assert.equal(res.status, 500, res.text.slice(0, 2000));
-  const e = res.json.error;
-  for (const f of ['name', 'value', 'traceback']) assert.equal(typeof e?.[f], 'string', `${f} in ${res.text.slice(0, 2000)}`);
-  return e;
-}
+let lane: CodeLane;
+const js = (body: Record<string, unknown>) => lane.js(body);
+const py = (body: Record<string, unknown>) => lane.py(body);
+const credits = () => lane.credits();
 
 const capped = (text: string) => Buffer.byteLength(text) <= 65536;
 const CUT = / \[truncated: the field is limited to 65536 bytes\]$/;
@@ -68,21 +45,10 @@ async function jsWorkers(): Promise<{ pid: number; uid: number }[]> {
 }
 
 before(async () => {
-  loopback = http.createServer((_req, res) => {
-    loopbackHits++;
-    res.end('loopback secret page');
-  });
-  await new Promise<void>((r) => loopback.listen(0, '127.0.0.1', () => r()));
-  loopbackPort = (loopback.address() as AddressInfo).port;
-  server = await startServer({ serviceConfig: codeConfig(), env: { CODE_TEST_SECRET: SECRET, SANDBOX_JS_WORKERS: '2', SANDBOX_RUN_DIR_MB: '256' } });
-  ({ key } = await server.createKey({ credits: 1_000_000, rateLimitPerMinute: 10_000 }));
-  await Promise.all([js({ code: 'console.log(1)' }), py({ code: 'print(1)' })]);
+  lane = await startCodeLane(SECRET, { SANDBOX_JS_WORKERS: '2', SANDBOX_RUN_DIR_MB: '256' });
 });
 
-after(async () => {
-  await server?.close();
-  await new Promise((r) => loopback?.close(r));
-});
+after(() => lane?.close());
 
 describe('JavaScript limits the code cannot switch off', () => {
   it('keeps the timer cap when Map.prototype.size is rewritten', async () => {
@@ -136,7 +102,7 @@ describe('JavaScript workers in an OS sandbox', () => {
     for (const { pid, uid } of workers) {
       assert.notEqual(await readlink(`/proc/${pid}/ns/net`), ownNet, 'a network namespace of its own');
       // What the worker's root shows (a process that escaped the isolate sees exactly this).
-      assert.equal(existsSync(`/proc/${pid}/root${server.dataDir}`), false, 'DATA_DIR is not in its file system');
+      assert.equal(existsSync(`/proc/${pid}/root${lane.server.dataDir}`), false, 'DATA_DIR is not in its file system');
       assert.equal(existsSync(`/proc/${pid}/root${process.cwd()}/package.json`), false, 'nor is the repository');
       const status = await readFile(`/proc/${pid}/status`, 'utf8');
       assert.match(status, /^NoNewPrivs:\s+1$/m);
@@ -147,10 +113,10 @@ describe('JavaScript workers in an OS sandbox', () => {
       const probe = `import json, os, socket
 out = {}
 try:
-    socket.create_connection(("127.0.0.1", ${loopbackPort}), timeout=2); out["loopback"] = "reached"
+    socket.create_connection(("127.0.0.1", ${lane.loopbackPort}), timeout=2); out["loopback"] = "reached"
 except OSError as e:
     out["loopback"] = type(e).__name__
-out["datadir"] = os.path.exists(${JSON.stringify(server.dataDir)})
+out["datadir"] = os.path.exists(${JSON.stringify(lane.server.dataDir)})
 out["service_proc"] = os.path.exists("/proc/${process.pid}/environ")
 env = ""
 for p in os.listdir("/proc"):
@@ -165,11 +131,11 @@ print(json.dumps(out))`;
       assert.notEqual(seen.loopback, 'reached');
       assert.deepEqual({ datadir: seen.datadir, service_proc: seen.service_proc, secret: seen.secret }, { datadir: false, service_proc: false, secret: false });
     }
-    assert.equal(loopbackHits, 0);
+    assert.equal(lane.loopbackHits(), 0);
   });
 
   it('fetch still works through the service (the SSRF guard answers)', async () => {
-    const logs = ok(await js({ code: `try { await fetch("http://127.0.0.1:${loopbackPort}/") } catch (e) { console.log(e.message, e.cause.message) }` }));
+    const logs = ok(await js({ code: `try { await fetch("http://127.0.0.1:${lane.loopbackPort}/") } catch (e) { console.log(e.message, e.cause.message) }` }));
     assert.equal(logs.stdout.length, 1);
     assert.match(logs.stdout[0], /^fetch failed URL not allowed: 127\.0\.0\.1 resolves to a loopback address/);
   });

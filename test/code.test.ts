@@ -8,39 +8,17 @@ import { descendsFrom } from '../core/engines/processes.js';
 import { UID_BLOCK_SIZE } from '../core/engines/sandbox/uid-block.js';
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { pluginsConfig } from './helpers/plugins.js';
-import { startServer, type TestServer, type TestResponse } from './helpers/server.js';
+import { failed, ok, startCodeLane, type CodeLane } from './helpers/code-lane.js';
+import type { TestResponse } from './helpers/server.js';
 
 const SECRET = 'code-lane-secret-7f3a9c1e';
 
-const codeConfig = () => pluginsConfig(['code']);
-
-let server: TestServer;
-let key: string;
-let loopback: http.Server;
-let loopbackPort = 0;
-let loopbackHits = 0;
-
-const js = (body: Record<string, unknown>) => server.call('POST', '/api/v1/run-js-code', { key, body });
-const py = (body: Record<string, unknown>) => server.call('POST', '/api/v1/run-python-code', { key, body });
-const credits = async () => (await server.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
-
-function ok(res: TestResponse): { stdout: any; stderr: any } {
-  assert.equal(res.status, 200, res.text);
-  return res.json.logs;
-}
-
-function failed(res: TestResponse): { name: string; value: string; traceback: string } {
-  assert.equal(res.status, 500, res.text);
-  const e = res.json.error;
-  assert.equal(typeof e, 'object', res.text);
-  for (const f of ['name', 'value', 'traceback']) assert.equal(typeof e[f], 'string', `${f} in ${res.text}`);
-  return e;
-}
+let lane: CodeLane;
+const js = (body: Record<string, unknown>) => lane.js(body);
+const py = (body: Record<string, unknown>) => lane.py(body);
+const credits = () => lane.credits();
 
 /** Busy processes running as a sandbox uid (pre-started Python sandboxes sleep until a run comes). */
 async function sandboxProcesses(): Promise<string[]> {
@@ -77,22 +55,10 @@ async function lingeringSandboxProcesses(): Promise<string[]> {
 }
 
 before(async () => {
-  loopback = http.createServer((_req, res) => {
-    loopbackHits++;
-    res.end('loopback secret page');
-  });
-  await new Promise<void>((r) => loopback.listen(0, '127.0.0.1', () => r()));
-  loopbackPort = (loopback.address() as AddressInfo).port;
-  server = await startServer({ serviceConfig: codeConfig(), env: { CODE_TEST_SECRET: SECRET, SANDBOX_JS_WORKERS: '4', SANDBOX_RUN_DIR_MB: '256' } });
-  ({ key } = await server.createKey({ credits: 1_000_000, rateLimitPerMinute: 10_000 }));
-  // Start both engines (worker processes, pre-started sandboxes) before any clock is read.
-  await Promise.all([js({ code: 'console.log(1)' }), py({ code: 'print(1)' })]);
+  lane = await startCodeLane(SECRET, { SANDBOX_JS_WORKERS: '4', SANDBOX_RUN_DIR_MB: '256' });
 });
 
-after(async () => {
-  await server?.close();
-  await new Promise((r) => loopback?.close(r));
-});
+after(() => lane?.close());
 
 describe('run-js-code', () => {
   it('runs hello world, charges 50 credits and sends rate-limit headers', async () => {
@@ -181,7 +147,7 @@ console.log(crypto.getRandomValues(new Uint8Array(8)).length, /^[0-9a-f-]{36}$/.
     const map = failed(await js({ code: 'const m = new Map(); let i = 0; while (true) m.set(i++, { i })' }));
     assert.equal(map.name, 'MemoryLimitError');
     assert.deepEqual(ok(await js({ code: 'console.log("still here")' })).stdout, ['still here']);
-    assert.equal((await server.call('GET', '/healthz')).status, 200);
+    assert.equal((await lane.server.call('GET', '/healthz')).status, 200);
   });
 
   it('has no Node APIs: no files, no processes, no environment', async () => {
@@ -198,14 +164,14 @@ console.log(crypto.getRandomValues(new Uint8Array(8)).length, /^[0-9a-f-]{36}$/.
   });
 
   it('blocks fetch to loopback and the metadata address (SSRF guard)', async () => {
-    const hitsBefore = loopbackHits;
-    const code = `for (const u of ["http://127.0.0.1:${loopbackPort}/", "http://localhost:${loopbackPort}/", "http://169.254.169.254/latest/meta-data/"]) {
+    const hitsBefore = lane.loopbackHits();
+    const code = `for (const u of ["http://127.0.0.1:${lane.loopbackPort}/", "http://localhost:${lane.loopbackPort}/", "http://169.254.169.254/latest/meta-data/"]) {
       try { const r = await fetch(u); console.log("reached", u, await r.text()) } catch (e) { console.log("blocked", e.message, String(e.cause && e.cause.message)) }
     }`;
     const logs = ok(await js({ code }));
     assert.equal(logs.stdout.length, 3);
     for (const line of logs.stdout) assert.match(line, /^blocked fetch failed URL not allowed/);
-    assert.equal(loopbackHits, hitsBefore);
+    assert.equal(lane.loopbackHits(), hitsBefore);
   });
 
   it('leaves nothing behind between runs', async () => {
@@ -222,16 +188,16 @@ console.log(crypto.getRandomValues(new Uint8Array(8)).length, /^[0-9a-f-]{36}$/.
   });
 
   it('runs commands without access to loopback, metadata or the host', async () => {
-    const hitsBefore = loopbackHits;
+    const hitsBefore = lane.loopbackHits();
     const commands = [
-      `curl -sf -m 5 http://127.0.0.1:${loopbackPort}/ && echo LOOPBACK-REACHED`,
-      `curl -sf -m 5 --noproxy '*' http://127.0.0.1:${loopbackPort}/ && echo LOOPBACK-DIRECT-REACHED`,
+      `curl -sf -m 5 http://127.0.0.1:${lane.loopbackPort}/ && echo LOOPBACK-REACHED`,
+      `curl -sf -m 5 --noproxy '*' http://127.0.0.1:${lane.loopbackPort}/ && echo LOOPBACK-DIRECT-REACHED`,
       'curl -sf -m 5 http://169.254.169.254/ && echo METADATA-REACHED',
       'curl -sf -m 5 https://169.254.169.254/ && echo METADATA-TLS-REACHED',
-      `node -e "fetch('http://127.0.0.1:${loopbackPort}/').then(() => console.log('DIRECT-REACHED'), () => 0)"`,
+      `node -e "fetch('http://127.0.0.1:${lane.loopbackPort}/').then(() => console.log('DIRECT-REACHED'), () => 0)"`,
       'cat /etc/passwd && echo PASSWD-READ',
       'env; cat /proc/1/environ',
-      `ls ${server.dataDir} && echo DATADIR-SEEN`,
+      `ls ${lane.server.dataDir} && echo DATADIR-SEEN`,
       'true',
     ].join('; ');
     const e = failed(await js({ commands: `${commands}; exit 7`, code: 'console.log(1)' }));
@@ -240,7 +206,7 @@ console.log(crypto.getRandomValues(new Uint8Array(8)).length, /^[0-9a-f-]{36}$/.
     assert.doesNotMatch(e.traceback, /REACHED|PASSWD-READ|DATADIR-SEEN/);
     assert.ok(!e.traceback.includes(SECRET));
     assert.match(e.traceback, /HOME=\/work/, 'the environment dump ran');
-    assert.equal(loopbackHits, hitsBefore);
+    assert.equal(lane.loopbackHits(), hitsBefore);
   });
 });
 
@@ -293,7 +259,7 @@ describe('run-python-code', () => {
     const bg = ok(await py({ code: 'import subprocess\nsubprocess.Popen(["sleep", "1000"], start_new_session=True)\nprint("spawned")' }));
     assert.deepEqual(bg.stdout, ['spawned']);
     assert.deepEqual((await sandboxProcesses()).filter((p) => /sleep/.test(p)), []);
-    assert.equal((await server.call('GET', '/healthz')).status, 200);
+    assert.equal((await lane.server.call('GET', '/healthz')).status, 200);
   });
 
   it('bounds the memory of a run as a whole: children that each stay under the limit together do not', { skip: !existsSync('/sys/fs/cgroup/memory/cgroup.procs') && 'no cgroup v1 memory controller here' }, async () => {
@@ -319,7 +285,7 @@ print("all children finished")`;
   it('cannot read host files, DATA_DIR or the server environment', async () => {
     const code = `import os, json
 out = {}
-for p in ["/etc/passwd", "/etc/shadow", ${JSON.stringify(server.dataDir)}, "/work/main/package.json", "/root"]:
+for p in ["/etc/passwd", "/etc/shadow", ${JSON.stringify(lane.server.dataDir)}, "/work/main/package.json", "/root"]:
     try:
         out[p] = os.listdir(p) if os.path.isdir(p) else open(p).read()[:20]
     except OSError as e:
@@ -356,9 +322,9 @@ print(res)`;
   });
 
   it('has no network: loopback and the metadata address are unreachable', async () => {
-    const hitsBefore = loopbackHits;
+    const hitsBefore = lane.loopbackHits();
     const code = `import socket
-for host, port in [("127.0.0.1", ${loopbackPort}), ("169.254.169.254", 80), ("8.8.8.8", 53)]:
+for host, port in [("127.0.0.1", ${lane.loopbackPort}), ("169.254.169.254", 80), ("8.8.8.8", 53)]:
     try:
         socket.create_connection((host, port), timeout=2)
         print("reached", host)
@@ -367,7 +333,7 @@ for host, port in [("127.0.0.1", ${loopbackPort}), ("169.254.169.254", 80), ("8.
     const logs = ok(await py({ code }));
     assert.equal(logs.stdout.length, 3);
     for (const line of logs.stdout) assert.match(line, /^blocked /);
-    assert.equal(loopbackHits, hitsBefore);
+    assert.equal(lane.loopbackHits(), hitsBefore);
   });
 
   it('a run with commands cannot fill the host disk: its work dir is on a bounded tmpfs', { skip: process.geteuid?.() !== 0 && 'needs root to mount' }, async () => {
@@ -437,7 +403,7 @@ describe('both sandboxes under load', () => {
     ]);
     let health = 0;
     const poll = setInterval(async () => {
-      if ((await server.call('GET', '/healthz')).status === 200) health++;
+      if ((await lane.server.call('GET', '/healthz')).status === 200) health++;
     }, 500);
     const results = await runs;
     clearInterval(poll);
@@ -458,7 +424,7 @@ describe('both sandboxes under load', () => {
     let answeredDuringRuns = 0;
     const poller = (async () => {
       while (running) {
-        const status = (await server.call('GET', '/healthz')).status;
+        const status = (await lane.server.call('GET', '/healthz')).status;
         health.push(status);
         if (running) answeredDuringRuns++;
         await new Promise((r) => setTimeout(r, 25));
