@@ -1,57 +1,7 @@
 /**
  * The only module plugin authors import (design: house style 2). Everything a plugin needs —
- * define helpers, cost rules, catalogue errors, TypeBox and context types — comes from here.
+ * define helpers, cost rules, catalogue errors, TypeBox, context types, the provider HTTP
+ * helper, and the capability catalogue's shared schemas and helpers — comes from here.
  */
-export { Type, type Static, type TSchema } from '@sinclair/typebox';
-export { definePlugin, defineEndpoint, defineCapability, implement } from './plugin/define.js';
-export { providerStatusError } from './plugin/upstream-errors.js';
-export { serveLoopback, type LoopbackServer } from './testing/loopback.js';
-export type {
-  CapabilityDef,
-  ConfigField,
-  EndpointDef,
-  Example,
-  Implementation,
-  PluginDef,
-  PluginLogger,
-  ResolvedConfig,
-  RunContext,
-  SetupContext,
-  UsageRecorder,
-  Visibility,
-} from './plugin/types.js';
-export { flat, perUnit, perOutputMb, MB, type CostRule, type Units } from './credits/cost.js';
-export {
-  AuthError,
-  BusyError,
-  CodeExecutionError,
-  InputError,
-  InternalError,
-  InsufficientCreditsError,
-  MESSAGES,
-  NotConfiguredError,
-  NotFoundError,
-  OperationFailedError,
-  PayloadTooLargeError,
-  ProviderAuthError,
-  ProviderNotAllowedError,
-  ServiceError,
-  UpstreamError,
-  UpstreamRateLimitError,
-} from './errors.js';
-export type { Engines } from './engines/types.js';
-export type { HttpEngine, HttpRequest, HttpResponse } from './engines/http/types.js';
-export type { FileStore, StoredFile, OpenedFile } from './engines/files/types.js';
-export type { OfficeEngine, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './engines/office/types.js';
-export type { PdfEngine, PdfMetadata, PdfAPart, MergeResult, PdfInspection } from './engines/pdf/types.js';
-export type { ComputeEngine, ComputeOptions } from './engines/compute/types.js';
-export type {
-  ExecutionErrorInfo,
-  JsRunRequest,
-  JsSandbox,
-  PythonSandbox,
-  SandboxFetchRequest,
-  SandboxFetchResponse,
-  SandboxResult,
-  SandboxRunRequest,
-} from './engines/sandbox/types.js';
+export * from './sdk-base.js';
+export * from './capabilities/index.js';

@@ -11,6 +11,7 @@ DEBIAN_PACKAGES=(
   python3-uno ghostscript qpdf poppler-utils
   fonts-noto-cjk fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
   bubblewrap util-linux procps
+  tesseract-ocr tesseract-ocr-eng ffmpeg espeak-ng
 )
 
 missing=()

@@ -5,7 +5,7 @@
  */
 import { Type, UpstreamError, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
 import { browserCall, jsonOf } from './client.js';
-import { userUrl } from '../capabilities/web.js';
+import { userUrl } from '../../core/sdk.js';
 
 const config = {
   baseUrl: { description: 'browser_a base URL (cloud region or self-hosted).', default: 'https://production-sfo.browserless.io' },

@@ -7,7 +7,7 @@
  */
 import { CodeExecutionError, defineEndpoint, definePlugin, type RunContext, type Static } from '../../core/sdk.js';
 import type { SandboxFetchRequest, SandboxFetchResponse, SandboxResult } from '../../core/sdk.js';
-import { JsInput, LogsOutput, PythonInput, runJsCode, runPythonCode } from '../capabilities/code.js';
+import { JsInput, LogsOutput, PythonInput, runJsCode, runPythonCode } from '../../core/sdk.js';
 import { shapeLogs } from './logs.js';
 
 /** The sandboxed `fetch` limits (issue 6: "through the SSRF guard and size/time limits"). */

@@ -4,7 +4,7 @@
  * when asked for by `provider`.
  */
 import { Type, UpstreamError, defineEndpoint, definePlugin, flat, perUnit, type RunContext, type Static } from '../../core/sdk.js';
-import { CRAWL_CREDITS_PER_PAGE, crawlDefaults, crawlOutput, userUrl } from '../capabilities/web.js';
+import { CRAWL_CREDITS_PER_PAGE, crawlDefaults, crawlOutput, userUrl } from '../../core/sdk.js';
 import { CrawlerAClient, type CrawlerADocument } from './client.js';
 
 const config = {

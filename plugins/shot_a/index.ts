@@ -5,7 +5,7 @@
  */
 import { Type, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
 import { take, type TakeOptions } from './client.js';
-import { userUrl } from '../capabilities/web.js';
+import { userUrl } from '../../core/sdk.js';
 
 const config = {
   baseUrl: { description: 'shot_a API base URL.', default: 'https://api.screenshotone.com' },

@@ -3,7 +3,7 @@
  * after crawler_a (spec §4.10: "falls back to spider_a when needed").
  */
 import { Type, defineEndpoint, definePlugin, flat, perUnit } from '../../core/sdk.js';
-import { CRAWL_CREDITS_PER_PAGE, crawlDefaults, crawlOutput } from '../capabilities/web.js';
+import { CRAWL_CREDITS_PER_PAGE, crawlDefaults, crawlOutput } from '../../core/sdk.js';
 import { contentOf, spiderCall, type SpiderPage } from './client.js';
 
 const config = {

@@ -17,7 +17,7 @@ import {
   scrapePage,
   userUrl,
   screenshot as screenshotCapability,
-} from '../capabilities/web.js';
+} from '../../core/sdk.js';
 import { fetchPage, limitsFrom } from './fetch-page.js';
 import type { extractContent, pageSummary, scrapeContent } from './page-work.js';
 import { pageData, work } from './work.js';

@@ -1,5 +1,5 @@
 /** AI image generation, kept on the direct lane (spec §4.7, §8.1). */
-import { Type, defineCapability, perUnit } from '../../core/sdk.js';
+import { Type, defineCapability, perUnit } from '../sdk-base.js';
 
 /** Credits per image per model (spec §8.1; img-pro-v1.1 uses the higher of the two conflicting figures). */
 export const IMAGE_PRICES: Record<string, number> = {

@@ -3,7 +3,7 @@
  * come from the service's own `web` plugin and the crawler providers (`crawler_a`, `spider_a`,
  * `shot_a`, `browser_a`), which all map onto the output shapes declared here.
  */
-import { Type, defineCapability, flat, perUnit, type Static } from '../../core/sdk.js';
+import { Type, defineCapability, flat, perUnit, type Static } from '../sdk-base.js';
 
 /** Spec §7.1: the 400 text for a missing or empty `url`. */
 export const URL_REQUIRED = "'url' parameter is required and must be a non-empty string.";

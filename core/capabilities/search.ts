@@ -1,5 +1,5 @@
 /** Search-engine capabilities (spec §4.4, §4.9, §4.10). Implemented by search providers (search_a, seo_a). */
-import { Type, defineCapability, flat, perUnit } from '../../core/sdk.js';
+import { Type, defineCapability, flat, perUnit } from '../sdk-base.js';
 import { AnyObject } from './common.js';
 
 // `\S`: a query of only whitespace is "missing" (spec §4.4 `query parameter is required`), so it is

@@ -1,0 +1,57 @@
+/**
+ * Everything in the SDK except the capability catalogue (which is built on it). Plugins import
+ * `core/sdk.ts`, never this file; it exists so the catalogue can use the SDK without a cycle.
+ */
+export { Type, type Static, type TSchema } from '@sinclair/typebox';
+export { definePlugin, defineEndpoint, defineCapability, implement } from './plugin/define.js';
+export { providerStatusError } from './plugin/upstream-errors.js';
+export { serveLoopback, type LoopbackServer } from './testing/loopback.js';
+export type {
+  CapabilityDef,
+  ConfigField,
+  EndpointDef,
+  Example,
+  Implementation,
+  PluginDef,
+  PluginLogger,
+  ResolvedConfig,
+  RunContext,
+  SetupContext,
+  UsageRecorder,
+  Visibility,
+} from './plugin/types.js';
+export { flat, perUnit, perOutputMb, MB, type CostRule, type Units } from './credits/cost.js';
+export {
+  AuthError,
+  BusyError,
+  CodeExecutionError,
+  InputError,
+  InternalError,
+  InsufficientCreditsError,
+  MESSAGES,
+  NotConfiguredError,
+  NotFoundError,
+  OperationFailedError,
+  PayloadTooLargeError,
+  ProviderAuthError,
+  ProviderNotAllowedError,
+  ServiceError,
+  UpstreamError,
+  UpstreamRateLimitError,
+} from './errors.js';
+export type { Engines } from './engines/types.js';
+export type { HttpEngine, HttpRequest, HttpResponse } from './engines/http/types.js';
+export type { FileStore, StoredFile, OpenedFile } from './engines/files/types.js';
+export type { OfficeEngine, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './engines/office/types.js';
+export type { PdfEngine, PdfMetadata, PdfAPart, MergeResult, PdfInspection } from './engines/pdf/types.js';
+export type { ComputeEngine, ComputeOptions } from './engines/compute/types.js';
+export type {
+  ExecutionErrorInfo,
+  JsRunRequest,
+  JsSandbox,
+  PythonSandbox,
+  SandboxFetchRequest,
+  SandboxFetchResponse,
+  SandboxResult,
+  SandboxRunRequest,
+} from './engines/sandbox/types.js';
