@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   INTERNAL: 500,
   UPSTREAM_ERROR: 502,
   UPSTREAM_RATE_LIMITED: 503,
+  PROVIDER_OUT_OF_CREDITS: 503,
   SHUTTING_DOWN: 503,
 } as const;
 
@@ -141,10 +142,22 @@ export class UpstreamError extends ServiceError {
   }
 }
 
-/** 503: the upstream rate-limited us (spec §7.1). */
+/** 503: the upstream rate-limited us (spec §7.1); `retryAfter` is the provider's hint, if any. */
 export class UpstreamRateLimitError extends ServiceError {
+  constructor(options?: { cause?: unknown; retryAfter?: string }) {
+    const seconds = Number(options?.retryAfter);
+    super('UPSTREAM_RATE_LIMITED', MESSAGES.upstreamRateLimited, { cause: options?.cause, details: Number.isFinite(seconds) && seconds > 0 ? { retryAfter: Math.ceil(seconds) } : undefined });
+  }
+}
+
+/**
+ * 503: the operator's account at the provider is out of credits (HTTP 402 upstream). The caller
+ * can do nothing about it but retry later; the next provider of a capability is tried, and the
+ * operator is told in the log.
+ */
+export class ProviderOutOfCreditsError extends ServiceError {
   constructor(options?: { cause?: unknown }) {
-    super('UPSTREAM_RATE_LIMITED', MESSAGES.upstreamRateLimited, options);
+    super('PROVIDER_OUT_OF_CREDITS', 'The service is temporarily unavailable. Please try again later.', options);
   }
 }
 
@@ -186,6 +199,7 @@ export function isFallbackable(err: ServiceError): boolean {
   return (
     err instanceof UpstreamError ||
     err instanceof UpstreamRateLimitError ||
+    err instanceof ProviderOutOfCreditsError ||
     err instanceof NotConfiguredError ||
     err instanceof ProviderAuthError ||
     err instanceof BusyError

@@ -3,12 +3,15 @@
  * `core/sdk.ts`, never this file; it exists so the catalogue can use the SDK without a cycle.
  */
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
-export { definePlugin, defineEndpoint, defineCapability, implement } from './plugin/define.js';
+export { definePlugin, defineEndpoint, defineCapability, implement, type TypedMappings } from './plugin/define.js';
 export { providerStatusError } from './plugin/upstream-errors.js';
+export { providerRequest, providerMessage, mapProviderStatus, invalidStructure, type ProviderCall, type ProviderAnswer, type ProviderAuth } from './plugin/provider-request.js';
 export { serveLoopback, type LoopbackServer } from './testing/loopback.js';
 export type {
   CapabilityDef,
   ConfigField,
+  ConfigType,
+  ConfigValue,
   EndpointDef,
   Example,
   Implementation,
@@ -35,6 +38,7 @@ export {
   PayloadTooLargeError,
   ProviderAuthError,
   ProviderNotAllowedError,
+  ProviderOutOfCreditsError,
   ServiceError,
   UpstreamError,
   UpstreamRateLimitError,
@@ -44,7 +48,7 @@ export type { HttpEngine, HttpRequest, HttpResponse } from './engines/http/types
 export type { FileStore, StoredFile, OpenedFile } from './engines/files/types.js';
 export type { OfficeEngine, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './engines/office/types.js';
 export type { PdfEngine, PdfMetadata, PdfAPart, MergeResult, PdfInspection } from './engines/pdf/types.js';
-export type { ComputeEngine, ComputeOptions } from './engines/compute/types.js';
+export type { ComputeEngine, ComputeOptions, ComputeWork, WorkName, WorkArg, WorkResult } from './engines/compute/types.js';
 export type {
   ExecutionErrorInfo,
   JsRunRequest,

@@ -223,6 +223,7 @@ export class Executor {
       log: req.log,
       signal,
       requestId: req.requestId,
+      provider: endpoint.plugin.id,
       usage: {
         add(unit, n) {
           if (Number.isFinite(n) && n > 0) units[unit] = (units[unit] ?? 0) + n;

@@ -25,22 +25,46 @@ export interface UsageRecorder {
   readonly units: Units;
 }
 
+/**
+ * The type of a setting: parsed and checked at boot, a bad value stops boot naming the variable.
+ * `secret` is a string that is never logged or shown. A setting without a type is a string.
+ */
+export type ConfigType = 'string' | 'integer' | 'number' | 'boolean' | 'url' | 'secret';
+
 /** One configuration value a plugin reads from the environment. */
 export interface ConfigField {
   /** Environment variable; derived as `<PLUGIN_ID>_<FIELD_IN_SNAKE_CASE>` when omitted. */
   env?: string;
   /** Human description for the README configuration table. */
   description: string;
-  /** Used when the variable is unset. */
-  default?: string;
-  /** A secret is never logged or shown by discovery. */
+  /** How the value is parsed and checked (default `string`). */
+  type?: ConfigType;
+  /** Used when the variable is unset (a string, or a value of the setting's type). */
+  default?: string | number | boolean;
+  /** Bounds of an `integer` or `number` setting. */
+  min?: number;
+  max?: number;
+  /** A secret is never logged or shown by discovery (implied by `type: 'secret'`). */
   secret?: boolean;
   /** Without a required value the plugin is *not configured* (spec: `Service not configured`). */
   required?: boolean;
 }
 
-/** The resolved configuration values of a plugin, keyed like its `config` declaration. */
-export type ResolvedConfig<C extends Record<string, ConfigField>> = { [K in keyof C]: string | undefined };
+/** The value type of one setting, from its declared `type`. */
+export type ConfigValue<F extends ConfigField> = F extends { type: 'integer' | 'number' }
+  ? number
+  : F extends { type: 'boolean' }
+    ? boolean
+    : string;
+
+/**
+ * The resolved configuration values of a plugin, keyed like its `config` declaration: typed
+ * settings arrive parsed (`integer` → number, `boolean` → boolean), untyped ones as strings, and a
+ * setting with neither a value nor a default is `undefined`.
+ */
+export type ResolvedConfig<C extends Record<string, ConfigField>> = {
+  [K in keyof C]: C[K] extends { default: string | number | boolean } ? ConfigValue<C[K]> : ConfigValue<C[K]> | undefined;
+};
 
 /** What `setup` receives: configuration and engines, but no HTTP, ledger or container. */
 export interface SetupContext<C extends Record<string, ConfigField> = Record<string, ConfigField>> {
@@ -61,6 +85,8 @@ export interface RunContext<S = unknown, C extends Record<string, ConfigField> =
   usage: UsageRecorder;
   /** The request id, for correlating upstream calls in logs. */
   requestId: string;
+  /** The id of the plugin whose endpoint runs (names the provider in messages and logs). */
+  provider: string;
   /** Stores the provider's raw payload, returned in `meta.native` when `options.include_native` is set. */
   setNative(payload: unknown): void;
 }

@@ -5,9 +5,12 @@
  */
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
-import type { ConfigField, PluginDef, PluginLogger, ResolvedConfig } from '../plugin/types.js';
+import type { PluginDef, PluginLogger, ResolvedConfig } from '../plugin/types.js';
 import type { Engines } from '../engines/types.js';
-import { endpointId, envName, isSnakeId } from '../plugin/ids.js';
+import { endpointId, isSnakeId } from '../plugin/ids.js';
+import { resolveSettings } from '../plugin/config-values.js';
+
+export { configEnv } from '../plugin/config-values.js';
 import { Registry } from './registry.js';
 import type { ProviderBinding, RegisteredCapability, RegisteredEndpoint, RegisteredPlugin, ServiceConfig } from './types.js';
 
@@ -24,25 +27,12 @@ export interface BuildOptions {
   env: Record<string, string | undefined>;
   engines: Engines;
   log: PluginLogger;
-  /** Targets the v1 table points at (`capability:x` / `endpoint:p.o`), checked to exist. */
-  legacyTargets?: { path: string; target: string; pending?: boolean }[];
-}
-
-/** Environment variable of a plugin config field. */
-export function configEnv(pluginId: string, field: string, def: ConfigField): string {
-  return def.env ?? envName(pluginId, field);
-}
-
-function resolveConfig(pluginId: string, fields: Record<string, ConfigField> | undefined, env: BuildOptions['env']) {
-  const config: Record<string, string | undefined> = {};
-  const missing: string[] = [];
-  for (const [name, field] of Object.entries(fields ?? {})) {
-    const variable = configEnv(pluginId, name, field);
-    const value = env[variable]?.trim() || field.default;
-    config[name] = value;
-    if (field.required && !value) missing.push(variable);
-  }
-  return { config: config as ResolvedConfig<any>, missing };
+  /**
+   * Targets the v1 table points at (`capability:x` / `endpoint:p.o`), checked to exist. An
+   * endpoint of a plugin that is not listed is allowed: its route answers `Service not
+   * configured` until the plugin is added (no flag to flip when it is).
+   */
+  legacyTargets?: { path: string; target: string }[];
 }
 
 function compile(schema: TSchema, where: string, problems: string[]): TypeCheck<TSchema> | undefined {
@@ -129,7 +119,10 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
     if (!isSnakeId(def.id)) problems.push(`${where}: id '${def.id}' is not snake_case (e.g. search_a).`);
     if (def.apiVersion !== 1) problems.push(`${where}: apiVersion must be 1.`);
     if (plugins.has(def.id)) problems.push(`${where}: duplicate plugin id.`);
-    const { config, missing } = resolveConfig(def.id, def.config, opts.env);
+    const settings = resolveSettings(def.id, def.config, opts.env);
+    problems.push(...settings.problems);
+    const { missing } = settings;
+    const config = settings.config as ResolvedConfig<any>;
     const plugin: RegisteredPlugin = { id: def.id, def, config, configured: missing.length === 0, missing, state: undefined, endpoints: [] };
     plugins.set(def.id, plugin);
 
@@ -163,7 +156,7 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
       checkDescriptions(ep.input, 'input', ewhere, problems);
       checkDescriptions(ep.output, 'output', ewhere, problems);
       if (input && output) {
-        const reg: RegisteredEndpoint = { id, plugin, def: ep, input, output, capabilities: [] };
+        const reg: RegisteredEndpoint = { id, plugin, def: ep, input, output, capabilities: [], visibility: ep.visibility ?? 'public' };
         endpoints.set(id, reg);
         plugin.endpoints.push(reg);
       }
@@ -203,11 +196,18 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
     cap.providers.sort((a, b) => rank(a) - rank(b));
   }
 
+  // An endpoint that serves only direct-lane capabilities is itself direct-lane only, unless it
+  // says otherwise: a provider of a v1-only job must not appear on v2 by accident.
+  for (const ep of endpoints.values()) {
+    if (ep.def.visibility !== undefined || ep.capabilities.length === 0) continue;
+    if (ep.capabilities.every((c) => capabilities.get(c)?.def.visibility === 'legacy')) ep.visibility = 'legacy';
+  }
+
   for (const row of opts.legacyTargets ?? []) {
     const [type, id] = row.target.split(':');
-    const exists = type === 'capability' ? capabilities.has(aliases.get(id!) ?? id!) : type === 'endpoint' ? endpoints.has(id!) : false;
-    if (!exists && !row.pending) problems.push(`v1 route ${row.path}: target '${row.target}' is not registered; add the plugin or fix the row.`);
-    if (exists && row.pending) problems.push(`v1 route ${row.path}: target '${row.target}' now exists; remove 'pending' from the row.`);
+    // An endpoint of a plugin this deployment does not load is fine; a listed plugin must have it.
+    const exists = type === 'capability' ? capabilities.has(aliases.get(id!) ?? id!) : type === 'endpoint' ? endpoints.has(id!) || !plugins.has(id!.split('.')[0]!) : false;
+    if (!exists) problems.push(`v1 route ${row.path}: target '${row.target}' is not registered; add the plugin or fix the row.`);
   }
 
   if (problems.length > 0) throw new RegistryError(problems);

@@ -41,7 +41,7 @@ export class Discovery {
   }
 
   endpointVisible(ep: RegisteredEndpoint): boolean {
-    return ep.def.visibility !== 'legacy' && decide(this.policy, this.registry.defaultPolicy, { endpoint: ep.id, provider: ep.plugin.id });
+    return ep.visibility !== 'legacy' && decide(this.policy, this.registry.defaultPolicy, { endpoint: ep.id, provider: ep.plugin.id });
   }
 
   providerVisible(p: RegisteredPlugin): boolean {

@@ -39,6 +39,11 @@ export interface RegisteredEndpoint {
   output: TypeCheck<TSchema>;
   /** Capabilities this endpoint serves. */
   capabilities: string[];
+  /**
+   * Where it is visible: its own `visibility`, else `legacy` when every capability it serves is
+   * direct-lane only (a provider of a v1-only job inherits that), else `public`.
+   */
+  visibility: 'public' | 'legacy';
 }
 
 /** One provider able to serve a capability. */

@@ -2,14 +2,13 @@
  * spider_a (Spider, contracts §6): scrape, crawl and links. Serves `crawl_site` as the fallback
  * after crawler_a (spec §4.10: "falls back to spider_a when needed").
  */
-import { Type, defineEndpoint, definePlugin, flat, perUnit } from '../../core/sdk.js';
-import { CRAWL_CREDITS_PER_PAGE, crawlDefaults, crawlOutput } from '../../core/sdk.js';
+import { CRAWL_CREDITS_PER_PAGE, Type, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit } from '../../core/sdk.js';
 import { contentOf, spiderCall, type SpiderPage } from './client.js';
 
 const config = {
-  baseUrl: { description: 'spider_a API base URL.', default: 'https://api.spider.cloud' },
-  apiKey: { description: 'spider_a API key (Bearer token).', secret: true, required: true },
-};
+  baseUrl: { type: 'url', description: 'spider_a API base URL.', default: 'https://api.spider.cloud' },
+  apiKey: { type: 'secret', description: 'spider_a API key (Bearer token).', required: true },
+} as const;
 
 const ReturnFormat = Type.Union(['markdown', 'commonmark', 'raw', 'text', 'html2text'].map((f) => Type.Literal(f)), { description: 'Content format (default markdown).' });
 const Request = Type.Union(['http', 'chrome', 'smart'].map((f) => Type.Literal(f)), { description: 'Fetch mode (default smart).' });
@@ -114,18 +113,12 @@ export default definePlugin({
   config,
   endpoints: [scrape, crawl, links],
   implements: [
-    {
-      capability: 'crawl_site',
-      endpoint: 'crawl',
+    implement(crawlSite, crawl, {
       mapInput: (i) => {
         const d = crawlDefaults(i);
-        return { url: d.url, limit: d.limit, depth: d.depth, return_format: d.format === 'raw' ? 'raw' : d.format };
+        return { url: d.url, limit: d.limit, depth: d.depth, return_format: d.format };
       },
-      mapOutput: (o: { pages: { url: string; status: number; content: string }[] }, i) =>
-        crawlOutput(
-          i,
-          o.pages.map((p) => ({ url: p.url, status: p.status, content: p.content })),
-        ),
-    },
+      mapOutput: (o, i) => crawlOutput(i, o.pages.map((p) => ({ url: p.url, status: p.status, content: p.content }))),
+    }),
   ],
 });

@@ -81,7 +81,7 @@ export function buildV2Document(registry: Registry): Json {
     targets.push({ type: 'capability', id: cap.id, aliases: cap.def.aliases ?? [], cost, providers, ...refs });
   }
   for (const ep of registry.endpoints.values()) {
-    if (ep.def.visibility === 'legacy') continue;
+    if (ep.visibility === 'legacy') continue;
     const n = ep.id.replace('.', '__');
     schemas[`endpoint_${n}_input`] = plain(ep.def.input);
     schemas[`endpoint_${n}_output`] = plain(ep.def.output);

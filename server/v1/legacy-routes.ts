@@ -1,8 +1,9 @@
 /**
  * THE v1 mapping table (spec §9.1, §9.4): every direct-lane path of the spec and the registry
  * target it runs. Request bodies are the target's input (minus `requestSource`) and responses are
- * its output, so a lane's shapes live in its capability schema, not here. A row marked `pending`
- * names a target no plugin registers yet; it answers `Service not configured` until one does.
+ * its output, so a lane's shapes live in its capability schema, not here. A row whose target has
+ * no provider yet (a capability nobody serves, an endpoint of a plugin this deployment does not
+ * list) answers `Service not configured` and starts working when a plugin serves it.
  */
 
 /** One direct-lane route. */
@@ -11,7 +12,6 @@ export interface LegacyRoute {
   path: string;
   /** `capability:<id>` or `endpoint:<provider>.<operation>`. */
   target: string;
-  pending?: boolean;
 }
 
 /** Every v1 route of the spec. */
@@ -25,7 +25,7 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   { method: 'POST', path: '/api/v1/get-clipsite-video-comments', target: 'capability:clipsite_video_comments' },
   { method: 'POST', path: '/api/v1/get-clipsite-user-following', target: 'capability:clipsite_user_following' },
   { method: 'POST', path: '/api/v1/get-clipsite-transcript', target: 'capability:clipsite_transcript' },
-  { method: 'POST', path: '/api/v1/get-clipsite-profile', target: 'endpoint:creator_a.clipsite_profile', pending: true },
+  { method: 'POST', path: '/api/v1/get-clipsite-profile', target: 'endpoint:creator_a.clipsite_profile' },
   // Professional network (spec §4.3)
   { method: 'POST', path: '/api/v1/bizsite/company', target: 'capability:bizsite_company' },
   // Search engine (spec §4.4, §4.9)

@@ -27,7 +27,7 @@ export function runRoute(app: FastifyInstance, c: DependencyContainer): void {
 
     req.call.call = { objectType: type, objectId: id, provider: null, credits: 0, code: null };
     const target = registry.resolve(type, id);
-    const hidden = target && (target.type === 'capability' ? target.capability.def.visibility : target.endpoint.def.visibility) === 'legacy';
+    const hidden = target && (target.type === 'capability' ? target.capability.def.visibility : target.endpoint.visibility) === 'legacy';
     if (!target || hidden) throw new NotFoundError(`Unknown ${type}: ${id}`);
     const canonical = target.type === 'capability' ? target.capability.id : target.endpoint.id;
     req.call.call.objectId = canonical;

@@ -1,4 +1,4 @@
-/** Work for the compute engine's test (loaded inside its worker threads). */
+/** Work for the compute engine's test (registered by URL, loaded inside its worker threads). */
 import { isMainThread } from 'node:worker_threads';
 
 /** Adds numbers; says where it ran. */
@@ -22,4 +22,9 @@ export function fail(message: string): never {
 export function hog(): number {
   const keep: string[][] = [];
   for (;;) keep.push(Array.from({ length: 100_000 }, (_, i) => `item ${i} ${keep.length}`));
+}
+
+/** Returns something that cannot be structured-cloned back to the caller. */
+export function unclonable(): () => void {
+  return () => undefined;
 }

@@ -5,16 +5,14 @@
  * worker, which is replaced; the service goes on.
  */
 import { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { EngineOptions } from '../options.js';
-import type { ComputeEngine, ComputeOptions } from './types.js';
-import type { ComputeCall, ComputeReply } from './worker.js';
+import type { ComputeEngine, ComputeOptions, ComputeWork } from './types.js';
+import type { ComputeMessage, ComputeReply } from './worker.js';
 import { BusyError, UpstreamError } from '../../errors.js';
 
 interface Job {
-  call: ComputeCall;
+  call: Extract<ComputeMessage, { kind: 'call' }>;
   timeoutMs: number;
   signal?: AbortSignal;
   resolve(v: unknown): void;
@@ -29,6 +27,13 @@ interface Slot {
   onAbort?: () => void;
 }
 
+/** A registered module: the number calls name it by, and the URL its plugin gave. */
+interface Registered {
+  module: number;
+  url: string;
+  handle: ComputeWork<unknown>;
+}
+
 const QUEUE_MAX = 256;
 
 function int(env: Record<string, string | undefined>, name: string, dflt: number, min = 1): number {
@@ -36,20 +41,23 @@ function int(env: Record<string, string | undefined>, name: string, dflt: number
   return Number.isInteger(n) && n >= min ? n : dflt;
 }
 
-/** Built code runs `.js` modules; under tsx (tests, `npm run dev`) only the `.ts` sources exist. */
-function resolveModule(module: URL | string): string {
-  const url = typeof module === 'string' ? module : module.href;
-  if (!url.startsWith('file:') || !url.endsWith('.js')) return url;
-  const path = fileURLToPath(url);
-  const ts = path.replace(/\.js$/, '.ts');
-  return !existsSync(path) && existsSync(ts) ? pathToFileURL(ts).href : url;
+/**
+ * The URL of a work module. Only absolute URLs: a relative path would be resolved against this
+ * engine's folder, which knows nothing of the plugin that wrote it.
+ */
+function moduleUrl(module: URL | string): string {
+  try {
+    return new URL(module).href;
+  } catch {
+    throw new TypeError(`compute: a work module is named by an absolute URL, e.g. new URL('./work.js', import.meta.url); got ${JSON.stringify(String(module))}`);
+  }
 }
 
 /** The pool behind {@link ComputeEngine}. */
 class ComputePool implements ComputeEngine {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
-  private readonly resolved = new Map<string, string>();
+  private readonly modules = new Map<string, Registered>();
   private nextId = 1;
   private closed = false;
 
@@ -60,18 +68,25 @@ class ComputePool implements ComputeEngine {
     private readonly log: EngineOptions['log'],
   ) {}
 
-  run<T>(module: URL | string, fn: string, arg: unknown, opts: ComputeOptions = {}): Promise<T> {
+  register<M>(module: URL | string): ComputeWork<M> {
+    const url = moduleUrl(module);
+    let reg = this.modules.get(url);
+    if (!reg) {
+      const n = this.modules.size + 1;
+      const handle: ComputeWork<unknown> = { url, run: (fn, arg, opts) => this.call(n, fn, arg, opts) as never };
+      reg = { module: n, url, handle };
+      this.modules.set(url, reg);
+      for (const slot of this.slots) if (slot.ready) this.load(slot, reg);
+    }
+    return reg.handle as ComputeWork<M>;
+  }
+
+  private call(module: number, fn: string, arg: unknown, opts: ComputeOptions = {}): Promise<unknown> {
     if (this.closed) return Promise.reject(new BusyError('The service is shutting down.'));
     if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
     if (this.queue.length >= QUEUE_MAX) return Promise.reject(new BusyError('The service is busy processing pages. Please try again later.'));
-    const key = typeof module === 'string' ? module : module.href;
-    let resolvedUrl = this.resolved.get(key);
-    if (!resolvedUrl) {
-      this.resolved.set(key, (resolvedUrl = resolveModule(module)));
-      for (const slot of this.slots) if (slot.ready) this.preload(slot, resolvedUrl);
-    }
-    return new Promise<T>((resolve, reject) => {
-      const job: Job = { call: { id: this.nextId++, module: resolvedUrl, fn, arg }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, signal: opts.signal, resolve: resolve as (v: unknown) => void, reject };
+    return new Promise((resolve, reject) => {
+      const job: Job = { call: { kind: 'call', id: this.nextId++, module, fn, arg }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, signal: opts.signal, resolve, reject };
       if (job.signal) {
         const onQueuedAbort = () => {
           const i = this.queue.indexOf(job);
@@ -103,7 +118,7 @@ class ComputePool implements ComputeEngine {
     worker.on('message', (reply: ComputeReply) => {
       if (reply.id === 0) {
         slot.ready = true;
-        for (const url of this.resolved.values()) this.preload(slot, url);
+        for (const reg of this.modules.values()) this.load(slot, reg);
         return this.dispatch();
       }
       const job = slot.job;
@@ -119,11 +134,11 @@ class ComputePool implements ComputeEngine {
   }
 
   /**
-   * Has a worker import a module before its first call, so a worker that joins under load (or
-   * replaces one) does not spend its first call loading parsers.
+   * Has a worker import a registered module before any call to it (messages arrive in order), so
+   * a worker that joins under load (or replaces one) does not spend its first call loading parsers.
    */
-  private preload(slot: Slot, module: string): void {
-    slot.worker.postMessage({ id: -1, module, fn: '', arg: null } satisfies ComputeCall);
+  private load(slot: Slot, reg: Registered): void {
+    slot.worker.postMessage({ kind: 'load', module: reg.module, url: reg.url } satisfies ComputeMessage);
   }
 
   private dispatch(): void {

@@ -1,4 +1,8 @@
-/** CPU-bound work off the thread that serves HTTP. */
+/**
+ * CPU-bound work off the thread that serves HTTP. The engine never decides which code it runs: a
+ * plugin registers a module of its own (named by an absolute URL the plugin resolves itself,
+ * e.g. `new URL('./page-work.js', import.meta.url)`), and calls that module's exports by name.
+ */
 
 /** Options of one piece of work. */
 export interface ComputeOptions {
@@ -8,15 +12,39 @@ export interface ComputeOptions {
   timeoutMs?: number;
 }
 
+/** The exports of module type `M` that can run as work: functions of at most one argument. */
+export type WorkName<M> = {
+  [K in keyof M]: M[K] extends (arg: never) => unknown ? (K extends string ? K : never) : never;
+}[keyof M];
+
+/** The argument of work function `F` (structured-cloned into the worker: plain data only). */
+export type WorkArg<F> = F extends (arg: infer A) => unknown ? A : never;
+
+/** What work function `F` resolves to (structured-cloned back: plain data only). */
+export type WorkResult<F> = F extends (...args: never[]) => infer R ? Awaited<R> : never;
+
 /**
- * Runs a plugin's pure function in a pool of worker threads: parsing a 10 MB page takes seconds of
- * CPU, and on the main thread every other caller would wait for it. Arguments and results are
- * structured-cloned (plain data only).
+ * A registered work module. `M` is the module's type (`typeof import('./page-work.js')`), so a
+ * wrong function name, argument or result type fails the type check.
+ */
+export interface ComputeWork<M> {
+  /** The module's URL as registered. */
+  readonly url: string;
+  /** Calls export `fn` with `arg` in a worker thread. */
+  run<K extends WorkName<M>>(fn: K, arg: WorkArg<M[K]>, opts?: ComputeOptions): Promise<WorkResult<M[K]>>;
+}
+
+/**
+ * A pool of worker threads for a plugin's pure functions: parsing a 10 MB page takes seconds of
+ * CPU, and on the main thread every other caller would wait for it. A call that overruns its
+ * time, is aborted or exhausts its worker's heap costs that worker, which is replaced.
  */
 export interface ComputeEngine {
   /**
-   * Calls export `fn` of the module at `module` (a file URL, e.g.
-   * `new URL('./page-work.js', import.meta.url)`) with `arg` in a worker thread.
+   * Registers the work module at `module`, an absolute URL (a `file:` URL made with
+   * `new URL('./work.js', import.meta.url)`, or `import.meta.resolve('some-package/work')`): the
+   * engine resolves nothing against its own location. Registering the same URL again returns the
+   * same handle. Workers import registered modules as they start, so call it from `setup`.
    */
-  run<T>(module: URL | string, fn: string, arg: unknown, opts?: ComputeOptions): Promise<T>;
+  register<M>(module: URL | string): ComputeWork<M>;
 }

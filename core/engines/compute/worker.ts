@@ -1,43 +1,46 @@
 /**
- * Worker-thread side of the compute engine: imports the requested module once, calls the named
- * export and posts the result (or the error's name and message) back.
+ * Worker-thread side of the compute engine: imports the modules plugins registered (by the URL
+ * they gave), calls the named export and posts the result (or the error's name and message) back.
  */
 import { parentPort } from 'node:worker_threads';
 
-/** A call from the pool. */
-export interface ComputeCall {
-  id: number;
-  module: string;
-  fn: string;
-  arg: unknown;
-}
+/** A message from the pool: import a registered module, or call one of its exports. */
+export type ComputeMessage = { kind: 'load'; module: number; url: string } | { kind: 'call'; id: number; module: number; fn: string; arg: unknown };
 
-/** Its answer. */
+/** An answer to a call; `id` 0 says the worker is ready for messages. */
 export interface ComputeReply {
   id: number;
   value?: unknown;
   error?: { name: string; message: string };
 }
 
-const modules = new Map<string, Promise<Record<string, unknown>>>();
+const modules = new Map<number, { url: string; exports: Promise<Record<string, unknown>> }>();
 const port = parentPort!;
 
-port.on('message', async (call: ComputeCall) => {
-  const reply: ComputeReply = { id: call.id };
+port.on('message', async (msg: ComputeMessage) => {
+  if (msg.kind === 'load') {
+    const exports = import(msg.url) as Promise<Record<string, unknown>>;
+    // A module that fails to load fails each call to it, with the import's error; not the worker.
+    exports.catch(() => undefined);
+    modules.set(msg.module, { url: msg.url, exports });
+    return;
+  }
+  const reply: ComputeReply = { id: msg.id };
   try {
-    let mod = modules.get(call.module);
-    if (!mod) modules.set(call.module, (mod = import(call.module) as Promise<Record<string, unknown>>));
-    const exports = await mod;
-    // A preload (no function named): the import is all.
-    if (!call.fn) return;
-    const fn = exports[call.fn];
-    if (typeof fn !== 'function') throw new TypeError(`${call.module} has no exported function ${call.fn}`);
-    reply.value = await fn(call.arg);
+    const mod = modules.get(msg.module);
+    if (!mod) throw new Error(`compute: work module ${msg.module} was never loaded in this worker`);
+    const fn = (await mod.exports)[msg.fn];
+    if (typeof fn !== 'function') throw new TypeError(`${mod.url} has no exported function ${msg.fn}`);
+    reply.value = await fn(msg.arg);
   } catch (err) {
-    if (!call.fn) return;
     const e = err as Error;
     reply.error = { name: e?.name ?? 'Error', message: e?.message ?? String(err) };
   }
-  port.postMessage(reply);
+  try {
+    port.postMessage(reply);
+  } catch (err) {
+    // A result that cannot be cloned (a function, a class instance with private state) is the work's bug, not the worker's.
+    port.postMessage({ id: msg.id, error: { name: 'DataCloneError', message: `${msg.fn} returned a value that cannot leave the worker: ${(err as Error).message}` } } satisfies ComputeReply);
+  }
 });
 port.postMessage({ id: 0 } satisfies ComputeReply);
