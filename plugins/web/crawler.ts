@@ -4,10 +4,9 @@
  * no page is fetched twice, bounded by `limit` pages and `depth` link hops, and by a deadline after
  * which the pages gathered so far are returned.
  */
-import { InputError, ServiceError, UpstreamError, type RunContext } from '../../core/sdk.js';
+import { InputError, ServiceError, UpstreamError } from '../../core/sdk.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
-import type { crawlPage } from './page-work.js';
-import { work } from './work.js';
+import type { WebContext } from './work.js';
 import { loadRobots, refusedOrigin, type OriginRules } from './robots.js';
 
 /** How page content is returned. */
@@ -80,7 +79,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Crawls the site; returns pages in breadth-first discovery order. */
-export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): Promise<CrawlResult[]> {
+export async function crawlSite(ctx: WebContext, opts: CrawlOptions): Promise<CrawlResult[]> {
   const startNorm = normaliseUrl(opts.url);
   if (!startNorm) throw new InputError(`Invalid URL: ${opts.url.slice(0, 200)}`);
   const start = new URL(startNorm);
@@ -152,7 +151,7 @@ export async function crawlSite(ctx: RunContext<unknown>, opts: CrawlOptions): P
     let links: string[] = [];
     if (page.kind === 'html' && (opts.format !== 'raw' || deeper)) {
       // Parsing and conversion run in a compute worker: a large page must not stall the service.
-      const out = await work<ReturnType<typeof crawlPage>>(ctx, 'crawlPage', { html: page.body, url: page.url, format: opts.format === 'raw' ? 'links only' : opts.format, links: deeper });
+      const out = await ctx.state.pages.run('crawlPage', { html: page.body, url: page.url, format: opts.format === 'raw' ? 'links only' : opts.format, links: deeper }, { signal: ctx.signal });
       if (out.warning) ctx.log.warn({ url: page.url }, `crawl: ${out.warning}`);
       links = out.links;
       if (opts.format !== 'raw') content = out.content;

@@ -3,7 +3,7 @@
  * extract done on this machine with no key — a plain guarded fetch or the warm Chromium pool,
  * Readability for main content, turndown (GFM) for markdown, the file store for images.
  */
-import { InputError, defineEndpoint, definePlugin, flat, perUnit, type RunContext, type Static } from '../../core/sdk.js';
+import { InputError, defineEndpoint, definePlugin, flat, perUnit, type Static } from '../../core/sdk.js';
 import {
   CRAWL_CREDITS_PER_PAGE,
   CrawlOutput,
@@ -19,8 +19,7 @@ import {
   screenshot as screenshotCapability,
 } from '../../core/sdk.js';
 import { fetchPage, limitsFrom } from './fetch-page.js';
-import type { extractContent, pageSummary, scrapeContent } from './page-work.js';
-import { pageData, work } from './work.js';
+import { pageData, registerPageWork, type WebContext, type WebState } from './work.js';
 import { crawlSite } from './crawler.js';
 
 const config = {
@@ -33,7 +32,7 @@ const config = {
   crawlTimeoutMs: { description: 'Time budget of one crawl, in ms; the pages gathered by then are returned (default 150000).', default: '150000' },
 };
 
-type Ctx = RunContext<unknown>;
+type Ctx = WebContext;
 
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(png: Uint8Array): { width?: number; height?: number } {
@@ -59,7 +58,7 @@ const scrape = defineEndpoint({
   timeoutMs: 90_000,
   validate: scrapePage.validate,
   messages: scrapePage.messages,
-  async run(input, ctx): Promise<Static<typeof ScrapeOutput>> {
+  async run(input, ctx: Ctx): Promise<Static<typeof ScrapeOutput>> {
     const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
     const format = input.format ?? 'markdown';
     const cleaned = input.cleaned ?? false;
@@ -68,7 +67,7 @@ const scrape = defineEndpoint({
       const page = await fetchPage(ctx, { url, renderJs: true, screenshot: { fullPage: false }, timeoutMs, maxBytes });
       if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
       const file = await storePng(ctx, page.screenshot);
-      const summary = await work<ReturnType<typeof pageSummary>>(ctx, 'pageSummary', pageData(page));
+      const summary = await ctx.state.pages.run('pageSummary', pageData(page), { signal: ctx.signal });
       const metadata = { ...summary.metadata, expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot) };
       return {
         title: page.title || summary.title,
@@ -84,7 +83,7 @@ const scrape = defineEndpoint({
       const title = page.body.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
       return { title, url: page.url, content: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, format, cleaned };
     }
-    const out = await work<ReturnType<typeof scrapeContent>>(ctx, 'scrapeContent', { ...pageData(page), format, cleaned });
+    const out = await ctx.state.pages.run('scrapeContent', { ...pageData(page), format, cleaned }, { signal: ctx.signal });
     if (out.warning) ctx.log.warn({ url: page.url }, out.warning);
     return { title: out.title || page.title || '', url: page.url, content: out.content, metadata: out.metadata, format, cleaned };
   },
@@ -101,7 +100,7 @@ const crawl = defineEndpoint({
   timeoutMs: 180_000,
   validate: crawlCapability.validate,
   messages: crawlCapability.messages,
-  async run(input, ctx) {
+  async run(input, ctx: Ctx) {
     const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
     const d = crawlDefaults(input);
     const budget = Number(ctx.config.crawlTimeoutMs) || 150_000;
@@ -128,7 +127,7 @@ const shot = defineEndpoint({
   timeoutMs: 90_000,
   validate: screenshotCapability.validate,
   messages: screenshotCapability.messages,
-  async run(input, ctx) {
+  async run(input, ctx: Ctx) {
     const { timeoutMs, maxBytes } = limitsFrom(ctx.config);
     const page = await ctx.engines.browser.render({
       url: userUrl(input.url),
@@ -156,7 +155,7 @@ const extract = defineEndpoint({
   timeoutMs: 90_000,
   validate: extractWeb.validate,
   messages: extractWeb.messages,
-  async run(input, ctx) {
+  async run(input, ctx: Ctx) {
     const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
     const page = await fetchPage(ctx, { url: userUrl(input.url), renderJs: input.renderJs ?? true, timeoutMs, maxBytes });
     if (page.kind !== 'html') {
@@ -164,13 +163,13 @@ const extract = defineEndpoint({
       return { url: page.url, title, content: page.body, text: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, links: [] };
     }
     // A page with no article-like block (a short landing page) is returned whole rather than refused.
-    const { warning, ...out } = await work<ReturnType<typeof extractContent>>(ctx, 'extractContent', pageData(page));
+    const { warning, ...out } = await ctx.state.pages.run('extractContent', pageData(page), { signal: ctx.signal });
     if (warning) ctx.log.warn({ url: page.url }, warning);
     return { url: page.url, ...out };
   },
 });
 
-export default definePlugin({
+export default definePlugin<WebState>({
   id: 'web',
   apiVersion: 1,
   title: 'Web (service-managed)',
@@ -178,6 +177,8 @@ export default definePlugin({
   tags: ['web', 'scrape', 'crawl', 'screenshot', 'extract', 'chromium', 'managed'],
   managed: true,
   config,
+  // The CPU-heavy page work is handed to the compute engine by this plugin's own module URL.
+  setup: ({ engines }) => registerPageWork(engines),
   endpoints: [scrape, crawl, shot, extract],
   implements: [
     { capability: 'scrape_page', endpoint: 'scrape' },

@@ -1,16 +1,26 @@
-/** Calls into page-work.ts through the compute engine (worker threads), never on the main thread. */
-import type { RunContext } from '../../core/sdk.js';
+/**
+ * The web plugin's page work (page-work.ts), handed to the compute engine at setup: the plugin
+ * names its own module by URL, and every call runs in a worker thread, never on the main thread.
+ */
+import type { ComputeWork, Engines, RunContext } from '../../core/sdk.js';
 import type { FetchedPage } from './fetch-page.js';
-import type { PageData } from './page-work.js';
+import type * as PageWork from './page-work.js';
 
-const PAGE_WORK = new URL('./page-work.js', import.meta.url);
+/** The plugin's state, made by `setup`. */
+export interface WebState {
+  /** page-work.ts, registered with the compute engine. */
+  pages: ComputeWork<typeof PageWork>;
+}
 
-/** Runs export `fn` of page-work.ts on `arg` in a compute worker, bounded by the call's signal. */
-export function work<T>(ctx: RunContext<unknown>, fn: string, arg: unknown): Promise<T> {
-  return ctx.engines.compute.run<T>(PAGE_WORK, fn, arg, { signal: ctx.signal });
+/** Registers page-work.ts with the compute engine (resolved here, beside this file, in the sources and in the build alike). */
+export function registerPageWork(engines: Engines): WebState {
+  return { pages: engines.compute.register<typeof PageWork>(new URL('./page-work.js', import.meta.url)) };
 }
 
 /** What a worker needs of a fetched HTML page. */
-export function pageData(page: FetchedPage): PageData {
+export function pageData(page: FetchedPage): PageWork.PageData {
   return { html: page.body, url: page.url, status: page.status, contentType: page.contentType, contentLanguage: page.contentLanguage };
 }
+
+/** The run context of the web plugin's endpoints. */
+export type WebContext = RunContext<WebState>;
