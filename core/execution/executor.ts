@@ -9,10 +9,10 @@ import type { Ledger } from '../credits/ledger.js';
 import type { Engines } from '../engines/types.js';
 import type { PluginLogger, RunContext } from '../plugin/types.js';
 import type { Registry } from '../registry/registry.js';
-import type { ProviderBinding, RegisteredEndpoint, ResolvedTarget } from '../registry/types.js';
+import type { ProviderBinding, RegisteredCapability, RegisteredEndpoint, ResolvedTarget } from '../registry/types.js';
 import type { CostRule, Units } from '../credits/cost.js';
 import { isCreditAmount } from '../credits/cost.js';
-import { capabilityAllowed, decide } from '../policy/decide.js';
+import { Access } from '../policy/access.js';
 import { validateInput } from './validate.js';
 import {
   BusyError,
@@ -37,6 +37,8 @@ export interface ExecuteRequest {
   includeNative?: boolean;
   signal: AbortSignal;
   log: PluginLogger;
+  /** Set by the executor for `ctx.call` runs: how deep the nesting is. */
+  depth?: number;
 }
 
 /** A successful call. */
@@ -56,6 +58,8 @@ export interface FailedAttempt {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** How deep `ctx.call` may nest (a capability calling one that calls another…). */
+const MAX_NESTING = 3;
 
 /** Runs registry targets for both lanes. */
 export class Executor {
@@ -73,11 +77,11 @@ export class Executor {
 
   /** The cost rule and validation applied for a target. */
   private plan(req: ExecuteRequest): { cost: CostRule; targetId: string; chain: ProviderBinding[] | RegisteredEndpoint } {
-    const { target, key } = req;
-    const dflt = this.registry.defaultPolicy;
+    const { target } = req;
+    const access = new Access(req.key.policy, this.registry.defaultPolicy);
     if (target.type === 'endpoint') {
       const ep = target.endpoint;
-      if (!decide(key.policy, dflt, { endpoint: ep.id, provider: ep.plugin.id })) throw new ProviderNotAllowedError();
+      if (!access.endpoint(ep)) throw new ProviderNotAllowedError();
       validateInput(ep.input, req.input, ep.def.messages);
       const msg = ep.def.validate?.(req.input as never);
       if (msg) throw new InputError(msg);
@@ -85,22 +89,49 @@ export class Executor {
       return { cost: ep.def.cost, targetId: ep.id, chain: ep };
     }
     const cap = target.capability;
+    return { cost: cap.def.cost, targetId: cap.id, chain: this.capabilityChain(access, cap, req.input, req.provider) };
+  }
+
+  /** The providers that may serve `cap` for this key (policy, input checks, configured), in order. */
+  private capabilityChain(access: Access, cap: RegisteredCapability, input: unknown, provider?: string): ProviderBinding[] {
     let bindings = cap.providers;
-    if (req.provider !== undefined) {
-      bindings = bindings.filter((b) => b.plugin.id === req.provider);
+    if (provider !== undefined) {
+      bindings = bindings.filter((b) => b.plugin.id === provider);
       if (bindings.length === 0) {
         const known = cap.providers.map((b) => b.plugin.id).join(', ') || 'none';
-        throw new InputError(`Provider '${req.provider}' does not serve capability '${cap.id}'. Providers: ${known}.`);
+        throw new InputError(`Provider '${provider}' does not serve capability '${cap.id}'. Providers: ${known}.`);
       }
     }
-    const allowed = bindings.filter((b) => decide(key.policy, dflt, { capability: cap.id, endpoint: b.endpoint.id, provider: b.plugin.id }));
-    if (!capabilityAllowed(key.policy, dflt, cap.id, allowed.length, bindings.length)) throw new ProviderNotAllowedError();
-    validateInput(cap.input, req.input, cap.def.messages);
-    const msg = cap.def.validate?.(req.input as never);
+    if (!access.capability(cap, bindings)) throw new ProviderNotAllowedError();
+    validateInput(cap.input, input, cap.def.messages);
+    const msg = cap.def.validate?.(input as never);
     if (msg) throw new InputError(msg);
-    const configured = allowed.filter((b) => b.plugin.configured);
+    const configured = access.providers(cap, bindings).filter((b) => b.plugin.configured);
     if (configured.length === 0) throw new NotConfiguredError();
-    return { cost: cap.def.cost, targetId: cap.id, chain: configured };
+    return configured;
+  }
+
+  /**
+   * `ctx.call`: runs a capability inside a call already paid for (no reservation of its own), with
+   * the same key's policy and the providers' fallback; nesting is bounded so plugins cannot loop.
+   */
+  private async nestedCall(req: ExecuteRequest, capabilityId: string, input: unknown, depth: number): Promise<unknown> {
+    if (depth > MAX_NESTING) throw new InternalError(undefined, { cause: new Error(`ctx.call nested deeper than ${MAX_NESTING} at ${capabilityId}`) });
+    const cap = this.registry.capability(capabilityId);
+    if (!cap) throw new InternalError(undefined, { cause: new Error(`ctx.call: unknown capability '${capabilityId}'`) });
+    const chain = this.capabilityChain(new Access(req.key.policy, this.registry.defaultPolicy), cap, input);
+    const inner = { ...req, input, depth };
+    let lastError: ServiceError | undefined;
+    for (const [i, binding] of chain.entries()) {
+      try {
+        return (await this.runEndpoint(inner, binding.endpoint, binding)).data;
+      } catch (raw) {
+        lastError = toServiceError(raw);
+        if (i === chain.length - 1 || !isFallbackable(lastError) || req.signal.aborted) throw lastError;
+        req.log.warn({ provider: binding.plugin.id, code: lastError.code, capability: cap.id }, 'provider failed in a nested call; trying the next one');
+      }
+    }
+    throw lastError ?? new NotConfiguredError();
   }
 
   /**
@@ -235,6 +266,7 @@ export class Executor {
       setNative(payload) {
         native = payload;
       },
+      call: <T>(capability: string, input: unknown) => this.nestedCall({ ...req, signal }, capability, input, (req.depth ?? 0) + 1) as Promise<T>,
     };
     let output: unknown;
     try {

@@ -89,6 +89,13 @@ export interface RunContext<S = unknown, C extends Record<string, ConfigField> =
   provider: string;
   /** Stores the provider's raw payload, returned in `meta.native` when `options.include_native` is set. */
   setNative(payload: unknown): void;
+  /**
+   * Runs another capability as part of this call (e.g. web search scraping its top results through
+   * `scrape_page`): that capability's providers in order with fallback, its input and output
+   * checks and the caller's key policy apply, but nothing is reserved or charged for it: the
+   * calling endpoint's own cost rule prices the whole call, so report units for what it did.
+   */
+  call<T = unknown>(capability: string, input: unknown): Promise<T>;
 }
 
 /** An example call, shown by discovery and run by the contract test against the plugin's fake. */

@@ -4,7 +4,7 @@
  * are never listed (spec §9.1).
  */
 import type { Policy } from '../policy/types.js';
-import { capabilityAllowed, decide } from '../policy/decide.js';
+import { Access } from '../policy/access.js';
 import type { Registry } from './registry.js';
 import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from './types.js';
 
@@ -28,20 +28,25 @@ function words(s: string): string[] {
 
 /** Discovery for one key. */
 export class Discovery {
-  constructor(private readonly registry: Registry, private readonly policy: Policy | undefined) {}
+  /** The key's access, as execution judges it. */
+  readonly access: Access;
+
+  constructor(private readonly registry: Registry, policy: Policy | undefined) {
+    this.access = new Access(policy, registry.defaultPolicy);
+  }
 
   private allowedProviders(cap: RegisteredCapability) {
-    return cap.providers.filter((b) => decide(this.policy, this.registry.defaultPolicy, { capability: cap.id, endpoint: b.endpoint.id, provider: b.plugin.id }));
+    return this.access.providers(cap);
   }
 
   /** True when the key may use the capability through at least one provider (or it has none yet). */
   capabilityVisible(cap: RegisteredCapability): boolean {
     if (cap.def.visibility === 'legacy') return false;
-    return capabilityAllowed(this.policy, this.registry.defaultPolicy, cap.id, this.allowedProviders(cap).length, cap.providers.length);
+    return this.access.capability(cap);
   }
 
   endpointVisible(ep: RegisteredEndpoint): boolean {
-    return ep.visibility !== 'legacy' && decide(this.policy, this.registry.defaultPolicy, { endpoint: ep.id, provider: ep.plugin.id });
+    return ep.visibility !== 'legacy' && this.access.endpoint(ep);
   }
 
   providerVisible(p: RegisteredPlugin): boolean {

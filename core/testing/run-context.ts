@@ -26,6 +26,8 @@ export interface RunContextOptions<S> {
   engines?: Partial<Engines>;
   signal?: AbortSignal;
   requestId?: string;
+  /** Answers `ctx.call(capability, input)`; default: throws, naming the capability. */
+  call?: (capability: string, input: unknown) => Promise<unknown>;
 }
 
 /** Builds a context; engines not given throw a clear error when the code touches them. */
@@ -62,6 +64,10 @@ export function runContext<S = unknown>(opts: RunContextOptions<S> = {}): TestRu
     },
     setNative(payload) {
       native = payload;
+    },
+    call: async <T>(capability: string, input: unknown) => {
+      if (!opts.call) throw new Error(`runContext: ctx.call('${capability}') was not expected; pass options.call.`);
+      return (await opts.call(capability, input)) as T;
     },
   };
   return { ctx, units, native: () => native, logs };

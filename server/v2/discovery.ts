@@ -4,7 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { InputError, NotFoundError } from '../../core/errors.js';
 import { Discovery, type EntryType } from '../../core/registry/discovery.js';
-import { decide } from '../../core/policy/decide.js';
+import type { Access } from '../../core/policy/access.js';
 import { configEnv } from '../../core/registry/build.js';
 import type { Registry } from '../../core/registry/registry.js';
 import type { KeyRecord } from '../../core/keys/types.js';
@@ -26,7 +26,7 @@ function typeOf(v: unknown): EntryType | undefined {
 }
 
 /** Lean description of a capability, with its providers as this key sees them. */
-function describeCapability(reg: Registry, key: KeyRecord, cap: RegisteredCapability) {
+function describeCapability(access: Access, cap: RegisteredCapability) {
   return {
     type: 'capability',
     id: cap.id,
@@ -41,13 +41,13 @@ function describeCapability(reg: Registry, key: KeyRecord, cap: RegisteredCapabi
       id: b.plugin.id,
       endpoint: b.endpoint.id,
       configured: b.plugin.configured,
-      allowed: decide(key.policy, reg.defaultPolicy, { capability: cap.id, endpoint: b.endpoint.id, provider: b.plugin.id }),
+      allowed: access.provider(cap, b),
     })),
     examples: cap.def.examples ?? [],
   };
 }
 
-function describeEndpoint(reg: Registry, key: KeyRecord, ep: RegisteredEndpoint) {
+function describeEndpoint(access: Access, ep: RegisteredEndpoint) {
   return {
     type: 'endpoint',
     id: ep.id,
@@ -59,7 +59,7 @@ function describeEndpoint(reg: Registry, key: KeyRecord, ep: RegisteredEndpoint)
     output: ep.def.output,
     cost: ep.def.cost.describe,
     configured: ep.plugin.configured,
-    allowed: decide(key.policy, reg.defaultPolicy, { endpoint: ep.id, provider: ep.plugin.id }),
+    allowed: access.endpoint(ep),
     capabilities: ep.capabilities,
     examples: ep.def.examples ?? [],
   };
@@ -113,7 +113,7 @@ export function discoveryRoutes(app: FastifyInstance, c: DependencyContainer): v
     if (!type) type = cap ? 'capability' : ep ? 'endpoint' : plugin ? 'provider' : undefined;
     let data: Record<string, unknown> | undefined;
     if (type === 'capability' && cap && view.capabilityVisible(cap)) {
-      data = describeCapability(registry, key, cap);
+      data = describeCapability(view.access, cap);
       if (related) {
         const tags = new Set(cap.def.tags ?? []);
         data.related = {
@@ -123,7 +123,7 @@ export function discoveryRoutes(app: FastifyInstance, c: DependencyContainer): v
         };
       }
     } else if (type === 'endpoint' && ep && view.endpointVisible(ep)) {
-      data = describeEndpoint(registry, key, ep);
+      data = describeEndpoint(view.access, ep);
       if (related) {
         data.related = {
           provider: { id: ep.plugin.id, title: ep.plugin.def.title, configured: ep.plugin.configured },
