@@ -10,10 +10,8 @@ import { authHook, setRateHeaders } from './hooks/auth.js';
 import { requestSourceOf } from './hooks/context.js';
 import { normaliseError } from './hooks/body-errors.js';
 import { NotFoundError, ShuttingDownError, type ServiceError } from '../core/errors.js';
+import { CallRecord, CLIENT_CLOSED_STATUS } from './call-record.js';
 
-/** Usage status and code of a call whose client disconnected before the answer (nginx's convention). */
-const CLIENT_CLOSED_STATUS = 499;
-const CLIENT_CLOSED = 'CLIENT_CLOSED';
 
 /** Turns a catalogue error into the lane's body. */
 export type ErrorSerialiser = (err: ServiceError, req: FastifyRequest) => unknown;
@@ -26,7 +24,7 @@ export function setupApiScope(app: FastifyInstance, c: DependencyContainer, lane
   const log = c.resolve(TOKENS.Logger);
 
   app.addHook('onRequest', async (req) => {
-    req.call = { startedAt: process.hrtime.bigint() };
+    req.call = new CallRecord(req.url.split('?')[0]!);
     if (app.isDraining()) throw new ShuttingDownError();
   });
   app.addHook('onRequest', authHook(keys, limiter));
@@ -34,14 +32,11 @@ export function setupApiScope(app: FastifyInstance, c: DependencyContainer, lane
   app.setErrorHandler(async (raw, req, reply: FastifyReply) => {
     const err = normaliseError(raw);
     const gone = reply.raw.destroyed;
-    const code = gone ? CLIENT_CLOSED : err.code;
     if (gone) log.debug({ reqId: req.id, code: err.code }, 'the client went away before the answer');
     else if (err.code === 'INTERNAL') log.error({ reqId: req.id, err: raw, cause: (raw as Error)?.cause }, 'request failed');
     // A code-execution failure is the caller's own exception: not the operator's concern, and unbounded.
     else if (err.status >= 500 && err.code !== 'CODE_EXECUTION_ERROR') log.warn({ reqId: req.id, code: err.code, cause: String((err.cause as Error)?.message ?? '').slice(0, 1000) }, err.message.slice(0, 1000));
-    if (req.call?.call) req.call.call.code = code;
-    else if (req.call) req.call.call = { objectType: 'operation', objectId: req.routeOptions?.url ?? req.url, provider: (err as ServiceError & { provider?: string }).provider ?? null, credits: 0, code };
-    if (req.call?.call && (err as { provider?: string }).provider !== undefined) req.call.call.provider = (err as { provider?: string }).provider ?? null;
+    req.call?.failed(err.code);
     setRateHeaders(reply, req);
     if (err.code === 'RATE_LIMITED' && typeof err.details?.retryAfter === 'number') reply.header('Retry-After', err.details.retryAfter);
     reply.code(err.status).send(serialise(err, req));
@@ -53,24 +48,8 @@ export function setupApiScope(app: FastifyInstance, c: DependencyContainer, lane
 
   /** Writes the call's usage row once: when the answer went out, or when the client had gone (no `onResponse` then). */
   const record = (req: FastifyRequest, status: number): void => {
-    const key = req.call?.key;
-    if (!key || req.call.recorded) return;
-    req.call.recorded = true;
-    const call = req.call.call ?? { objectType: 'operation' as const, objectId: req.routeOptions?.url ?? req.url.split('?')[0]!, provider: null, credits: 0, code: null };
-    usage.record({
-      requestId: req.id,
-      keyId: key.id,
-      lane,
-      objectType: call.objectType,
-      objectId: call.objectId,
-      provider: call.provider,
-      status,
-      code: status >= 400 ? (status === CLIENT_CLOSED_STATUS ? CLIENT_CLOSED : call.code) : null,
-      credits: call.credits,
-      latencyMs: Number((process.hrtime.bigint() - req.call.startedAt) / 1_000_000n),
-      requestSource: requestSourceOf(req),
-      createdAt: new Date(),
-    });
+    const row = req.call?.take({ requestId: req.id, lane, status, requestSource: requestSourceOf(req) });
+    if (row) usage.record(row);
   };
   app.addHook('onSend', (req, reply, payload, done) => {
     if (reply.raw.destroyed) record(req, CLIENT_CLOSED_STATUS);

@@ -39,6 +39,8 @@ export interface ExecuteRequest {
   log: PluginLogger;
   /** Set by the executor for `ctx.call` runs: how deep the nesting is. */
   depth?: number;
+  /** Told before each provider is tried, so the caller's record names the provider that failed. */
+  onAttempt?(provider: string): void;
 }
 
 /** A successful call. */
@@ -50,11 +52,6 @@ export interface ExecuteResult {
   native?: unknown;
   /** Providers tried before the one that served, with the error code each gave. */
   fallbacks: { provider: string; code: string }[];
-}
-
-/** Thrown errors carry the provider that failed, for the usage log. */
-export interface FailedAttempt {
-  provider: string | null;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -149,7 +146,7 @@ export class Executor {
     return done;
   }
 
-  /** Runs a call; on failure throws a catalogue error with `provider` set to the last provider tried. */
+  /** Runs a call; on failure throws a catalogue error (`onAttempt` has named the providers tried). */
   async execute(req: ExecuteRequest): Promise<ExecuteResult> {
     const { cost, targetId, chain } = this.plan(req);
     const reserve = cost.reserve(req.input);
@@ -165,7 +162,6 @@ export class Executor {
 
   private async reserveAndRun(req: ExecuteRequest, cost: CostRule, targetId: string, chain: ProviderBinding[] | RegisteredEndpoint, reserve: number): Promise<ExecuteResult> {
     await this.ledger.reserve(req.key, req.requestId, reserve);
-    let lastProvider: string | null = null;
     try {
       const fallbacks: ExecuteResult['fallbacks'] = [];
       const bindings: { endpoint: RegisteredEndpoint; binding?: ProviderBinding }[] = Array.isArray(chain)
@@ -173,7 +169,7 @@ export class Executor {
         : [{ endpoint: chain }];
       let lastError: ServiceError | undefined;
       for (const [i, { endpoint, binding }] of bindings.entries()) {
-        lastProvider = endpoint.plugin.id;
+        req.onAttempt?.(endpoint.plugin.id);
         let attempt: Awaited<ReturnType<Executor['runEndpoint']>>;
         try {
           attempt = await this.runEndpoint(req, endpoint, binding);
@@ -193,9 +189,7 @@ export class Executor {
       throw lastError ?? new NotConfiguredError();
     } catch (raw) {
       await this.ledger.release(req.requestId);
-      const err = toServiceError(raw);
-      (err as ServiceError & FailedAttempt).provider = lastProvider;
-      throw err;
+      throw toServiceError(raw);
     }
   }
 

@@ -1,30 +1,11 @@
 /** Per-request state shared by the hooks and the lanes. */
 import type { FastifyRequest } from 'fastify';
-import type { KeyRecord } from '../../core/keys/types.js';
-import type { RateDecision } from '../../core/ratelimit/types.js';
-
-/** What the usage log records about the call. */
-export interface CallRecord {
-  objectType: 'capability' | 'endpoint' | 'operation';
-  objectId: string;
-  provider: string | null;
-  credits: number;
-  code: string | null;
-}
-
-/** Request-scoped state of an API call. */
-export interface CallContext {
-  key?: KeyRecord;
-  rate?: RateDecision;
-  call?: CallRecord;
-  startedAt: bigint;
-  /** Set once the usage row is written (a call is recorded exactly once). */
-  recorded?: boolean;
-}
+import type { CallRecord } from '../call-record.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    call: CallContext;
+    /** The call's facts and its usage row (set for every request of an API lane). */
+    call: CallRecord;
   }
 }
 

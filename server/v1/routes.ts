@@ -24,7 +24,7 @@ export async function v1Routes(app: FastifyInstance, opts: { container: Dependen
       method: row.method,
       url: row.path.replace(/^\/api\/v1/, ''),
       handler: async (req, reply) => {
-        req.call.call = { objectType: type, objectId: id, provider: null, credits: 0, code: null };
+        req.call.target(type, id);
         if (!target) throw new NotConfiguredError();
         const result = await executor.execute({
           requestId: req.id,
@@ -33,9 +33,9 @@ export async function v1Routes(app: FastifyInstance, opts: { container: Dependen
           input: inputOf(req),
           signal: abortSignalOf(reply.raw),
           log: req.log,
+          onAttempt: (provider) => req.call.attempt(provider),
         });
-        req.call.call.provider = result.provider;
-        req.call.call.credits = result.credits;
+        req.call.served(result);
         reply.header('X-Credits-Charged', result.credits);
         return result.data;
       },

@@ -39,7 +39,7 @@ export function accountRoutes(app: FastifyInstance, c: DependencyContainer): voi
   const ledger = c.resolve(TOKENS.Ledger);
   const usage = c.resolve(TOKENS.Usage);
   const mark = (req: FastifyRequest, id: string) => {
-    req.call.call = { objectType: 'operation', objectId: id, provider: null, credits: 0, code: null };
+    req.call.target('operation', id);
   };
 
   app.get('/balance', async (req) => {

@@ -93,7 +93,7 @@ export function discoveryRoutes(app: FastifyInstance, c: DependencyContainer): v
     const type = typeOf(body.type);
     const limit = body.limit === undefined ? 20 : body.limit;
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100) throw new InputError("Invalid input: 'limit' must be an integer from 1 to 100.", { details: { field: 'limit' } });
-    req.call.call = { objectType: 'operation', objectId: 'search', provider: null, credits: 0, code: null };
+    req.call.target('operation', 'search');
     const items = new Discovery(registry, req.call.key!.policy).search(q, type, limit);
     return ok(req, 'search_result', { items }, { query: q, type: type ?? null, count: items.length });
   });
@@ -104,7 +104,7 @@ export function discoveryRoutes(app: FastifyInstance, c: DependencyContainer): v
     if (typeof id !== 'string' || !id) throw new InputError("Invalid input: 'id' is required and must be a non-empty string.", { details: { field: 'id' } });
     let type = typeOf(body.type);
     const related = body.includeRelated === true;
-    req.call.call = { objectType: 'operation', objectId: 'details', provider: null, credits: 0, code: null };
+    req.call.target('operation', 'details');
     const key = req.call.key!;
     const view = new Discovery(registry, key.policy);
     const cap = registry.capability(id);

@@ -25,12 +25,12 @@ export function runRoute(app: FastifyInstance, c: DependencyContainer): void {
     if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) throw new InputError("Invalid input: 'options' must be an object.", { details: { field: 'options' } });
     if (type === 'endpoint' && provider !== undefined) throw new InputError("Invalid input: 'provider' applies to capabilities only; an endpoint id already names its provider.", { details: { field: 'provider' } });
 
-    req.call.call = { objectType: type, objectId: id, provider: null, credits: 0, code: null };
+    req.call.target(type, id);
     const target = registry.resolve(type, id);
     const hidden = target && (target.type === 'capability' ? target.capability.def.visibility : target.endpoint.visibility) === 'legacy';
     if (!target || hidden) throw new NotFoundError(`Unknown ${type}: ${id}`);
     const canonical = target.type === 'capability' ? target.capability.id : target.endpoint.id;
-    req.call.call.objectId = canonical;
+    req.call.target(type, canonical);
     const includeNative = (options as Record<string, unknown> | undefined)?.include_native === true;
     const result = await executor.execute({
       requestId: req.id,
@@ -41,9 +41,9 @@ export function runRoute(app: FastifyInstance, c: DependencyContainer): void {
       includeNative,
       signal: abortSignalOf(reply.raw),
       log: req.log,
+      onAttempt: (p) => req.call.attempt(p),
     });
-    req.call.call.provider = result.provider;
-    req.call.call.credits = result.credits;
+    req.call.served(result);
     const meta: Record<string, unknown> = { type, id: canonical, provider: result.provider, credits: result.credits };
     if (result.fallbacks.length > 0) meta.fallbacks = result.fallbacks;
     if (includeNative) meta.native = result.native ?? null;
