@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileStore } from './index.js';
 import { NotFoundError } from '../../errors.js';
+import { PERMANENT_EXPIRES } from './types.js';
 
 const log = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -75,5 +76,30 @@ test('the sweeper deletes expired files and keeps live ones; the secret persists
     await again.close();
   } finally {
     await done();
+  }
+});
+
+test('permanent files carry a far expiry and outlive the sweep; FILES_MAX_RETENTION_MS still ends them', async () => {
+  const { s, done } = await store();
+  try {
+    const kept = await s.put(new Uint8Array([7]), { contentType: 'image/png', extension: 'png', permanent: true });
+    const { id, expires, sig } = parts(kept.url);
+    assert.equal(Number(expires), PERMANENT_EXPIRES);
+    assert.equal(kept.expiresAt.getTime(), PERMANENT_EXPIRES * 1000);
+    assert.equal(await s.sweep(), 0);
+    assert.equal((await s.open(id, expires, sig)).size, 1);
+  } finally {
+    await done();
+  }
+  const capped = await store({ FILES_MAX_RETENTION_MS: '1000' });
+  try {
+    const before = Date.now();
+    const f = await capped.s.put(new Uint8Array([8]), { contentType: 'image/png', extension: 'png', permanent: true });
+    assert.ok(f.expiresAt.getTime() <= before + 1000 + 1000);
+    await new Promise((r) => setTimeout(r, f.expiresAt.getTime() - Date.now() + 50));
+    const { id, expires, sig } = parts(f.url);
+    await assert.rejects(capped.s.open(id, expires, sig), NotFoundError);
+  } finally {
+    await capped.done();
   }
 });

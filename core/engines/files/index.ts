@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EngineOptions } from '../options.js';
-import type { FileStore, OpenedFile, StoredFile } from './types.js';
+import { PERMANENT_EXPIRES, type FileStore, type OpenedFile, type StoredFile } from './types.js';
 import { InputError, NotFoundError } from '../../errors.js';
 
 /** Default retention of produced files (spec §8.2: converted and merged PDFs, 24 hours). */
@@ -102,13 +102,13 @@ export function createFileStore(opts: EngineOptions): FileStore & { close(): Pro
 
   return {
     sweep,
-    async put(data, { contentType, extension, retentionMs }) {
+    async put(data, { contentType, extension, retentionMs, permanent }) {
       const ext = extension.replace(/^\./, '').toLowerCase();
       if (!EXT_RE.test(ext)) throw new InputError(`Unsupported file extension '${extension}'.`);
       const id = randomBytes(24).toString('base64url');
-      const retention = Math.min(retentionMs ?? DEFAULT_RETENTION_MS, maxRetention);
-      // Whole seconds: the URL carries a unix timestamp.
-      const expires = Math.floor((Date.now() + retention) / 1000);
+      const retention = permanent ? maxRetention : Math.min(retentionMs ?? DEFAULT_RETENTION_MS, maxRetention);
+      // Whole seconds: the URL carries a unix timestamp (a permanent file without a cap: a far one).
+      const expires = Number.isFinite(retention) ? Math.floor((Date.now() + retention) / 1000) : PERMANENT_EXPIRES;
       const meta: Meta = { contentType, extension: ext, expiresAt: expires * 1000, size: data.byteLength };
       const tmp = join(dir, `${id}.tmp`);
       await writeFile(tmp, data);

@@ -3,6 +3,9 @@
  * signed, expiring download URLs (spec §8.2: converted and merged PDFs are retained 24 hours).
  */
 
+/** Expiry (unix seconds, 9999-12-31T23:59:59Z) of a permanent file with no retention cap: a signed URL always names one. */
+export const PERMANENT_EXPIRES = 253_402_300_799;
+
 /** A stored file. */
 export interface StoredFile {
   id: string;
@@ -26,8 +29,12 @@ export interface OpenedFile {
 
 /** Stores produced files and signs their download URLs. */
 export interface FileStore {
-  /** Stores `data` under a new random id; retention defaults to 24 hours (spec §8.2). */
-  put(data: Uint8Array, opts: { contentType: string; extension: string; retentionMs?: number }): Promise<StoredFile>;
+  /**
+   * Stores `data` under a new random id; retention defaults to 24 hours (spec §8.2). `permanent`
+   * keeps the file until it is deleted or `FILES_MAX_RETENTION_MS` ends it (generated images a
+   * caller asked to keep, spec §4.7); its URL then carries the far expiry {@link PERMANENT_EXPIRES}.
+   */
+  put(data: Uint8Array, opts: { contentType: string; extension: string; retentionMs?: number; permanent?: boolean }): Promise<StoredFile>;
   /**
    * Checks a download request (`GET /files/:id?expires=&sig=`) and returns the file to serve.
    * Throws `NotFoundError` for an unknown id, a bad signature or an expired link — the same
