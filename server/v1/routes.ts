@@ -8,6 +8,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { CodeExecutionError, NotConfiguredError } from '../../core/errors.js';
 import { setupApiScope, inputOf } from '../api-scope.js';
+import { withoutBlanks } from './blank-fields.js';
 import { LEGACY_ROUTES } from './legacy-routes.js';
 
 /** Registers the v1 scope. */
@@ -16,6 +17,12 @@ export async function v1Routes(app: FastifyInstance, opts: { container: Dependen
   const registry = c.resolve(TOKENS.Registry);
   const executor = c.resolve(TOKENS.Executor);
   setupApiScope(app, c, 'v1', (err) => ({ error: err instanceof CodeExecutionError ? err.execution : err.message }));
+
+  // The connection check automation platforms run when a user saves a key: who the key is, free.
+  app.get('/key-connection', async (req) => {
+    req.call.target('operation', 'key-connection');
+    return { metadata: { name: req.call.key!.name } };
+  });
 
   for (const row of LEGACY_ROUTES) {
     const [type, id] = row.target.split(':') as ['capability' | 'endpoint', string];
@@ -30,7 +37,7 @@ export async function v1Routes(app: FastifyInstance, opts: { container: Dependen
           requestId: req.id,
           key: req.call.key!,
           target,
-          input: inputOf(req),
+          input: withoutBlanks(inputOf(req)),
           signal: abortSignalOf(reply.raw),
           log: req.log,
           onAttempt: (provider) => req.call.attempt(provider),
