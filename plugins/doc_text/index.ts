@@ -1,0 +1,86 @@
+/**
+ * doc_text (issue 15): the service's own document reader, needing no key and no model, so
+ * doc-to-text works out of the box. Serves `doc_to_text` (text of the selected pages) and
+ * `document_pages` (page by page, with the page count), which the model-backed `extract` lane
+ * reads documents through (`ctx.call`). PDFs via poppler, office formats via the warm
+ * LibreOffice pool, scans and images via Tesseract; every tool runs in a child process.
+ */
+import { defineEndpoint, definePlugin, docToText, documentPages, flat, implement, MB, type ResolvedConfig, type RunContext } from '../../core/sdk.js';
+import { loadInput } from './inputs.js';
+import { readDocument, type DocumentText } from './read.js';
+import { Gate } from './tools.js';
+
+const config = {
+  maxFileMb: { env: 'DOC_TEXT_MAX_FILE_MB', type: 'integer', description: 'Largest document doc-to-text reads, in MB.', default: 30, min: 1, max: 100 },
+  ocrLanguages: { env: 'DOC_TEXT_OCR_LANGUAGES', description: 'Tesseract languages for scanned pages and images (installed traineddata, e.g. `eng` or `eng+deu`).', default: 'eng' },
+  maxProcesses: { env: 'DOC_TEXT_MAX_PROCESSES', type: 'integer', description: 'poppler and tesseract processes run at once on the instance (OCR of scanned pages is CPU-bound).', default: 2, min: 1, max: 64 },
+  toolTimeoutMs: { env: 'DOC_TEXT_TOOL_TIMEOUT_MS', type: 'integer', description: 'Longest one pdftotext, pdftoppm or tesseract run may take, in ms.', default: 120000, min: 1000, max: 600000 },
+} as const;
+
+/** Plugin state: the process gate and the settings the reader needs. */
+interface State {
+  gate: Gate;
+  maxBytes: number;
+}
+
+
+/** Loads and reads one input with this plugin's settings. */
+async function read(input: { inputMethod: 'url' | 'base64'; file: string; pages?: string; fileExtension?: string }, ctx: RunContext): Promise<DocumentText> {
+  const state = ctx.state as State;
+  const c = ctx.config as unknown as ResolvedConfig<typeof config>;
+  const loaded = await loadInput(ctx.engines, input.inputMethod, input.file, 'file', state.maxBytes, ctx.signal);
+  const doc = await readDocument(loaded, { engines: ctx.engines, signal: ctx.signal, gate: state.gate, ocrLanguages: c.ocrLanguages, toolTimeoutMs: c.toolTimeoutMs, hint: input.fileExtension, pages: input.pages });
+  ctx.log.info({ format: doc.format, pageCount: doc.pageCount, read: doc.pages.length, ocr: doc.pages.filter((p) => p.ocr).length }, 'document read');
+  return doc;
+}
+
+// Queue waits are bounded by the office pool and the process gate; this stops a runaway OCR.
+const TIMEOUT_MS = 10 * 60 * 1000;
+
+const text = defineEndpoint({
+  operation: 'text',
+  title: 'Document to text',
+  summary: docToText.summary,
+  input: docToText.input,
+  output: docToText.output!,
+  cost: flat(20),
+  timeoutMs: TIMEOUT_MS,
+  perKeyConcurrency: 2,
+  messages: docToText.messages,
+  validate: docToText.validate,
+  examples: docToText.examples,
+  async run(input, ctx) {
+    const doc = await read(input, ctx);
+    return { text: doc.pages.map((p) => p.text).join('\n\n') };
+  },
+});
+
+const pages = defineEndpoint({
+  operation: 'pages',
+  title: 'Document pages',
+  summary: documentPages.summary,
+  input: documentPages.input,
+  output: documentPages.output!,
+  cost: flat(20),
+  timeoutMs: TIMEOUT_MS,
+  perKeyConcurrency: 2,
+  messages: documentPages.messages,
+  validate: documentPages.validate,
+  examples: documentPages.examples,
+  async run(input, ctx) {
+    return read(input, ctx);
+  },
+});
+
+export default definePlugin<State, typeof config>({
+  id: 'doc_text',
+  apiVersion: 1,
+  title: 'Document text',
+  summary: 'Text of PDFs, office documents and images on this machine (poppler, LibreOffice, Tesseract OCR); no key, no model.',
+  tags: ['document', 'pdf', 'text', 'ocr', 'tesseract', 'poppler', 'managed'],
+  managed: true,
+  config,
+  setup: ({ config: c }) => ({ gate: new Gate(c.maxProcesses), maxBytes: c.maxFileMb * MB }),
+  endpoints: [text, pages],
+  implements: [implement(docToText, text), implement(documentPages, pages)],
+});
