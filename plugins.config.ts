@@ -16,6 +16,7 @@ const config: ServiceConfig = {
     browser_a: () => import('./plugins/browser_a/index.js'),
     search_a: () => import('./plugins/search_a/index.js'),
     locations: () => import('./plugins/locations/index.js'),
+    creator_a: () => import('./plugins/creator_a/index.js'),
   },
   providerOrder: {
     // spec §4.10: crawl_site defaults to crawler_a and falls back to spider_a, then our own crawler.

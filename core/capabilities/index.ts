@@ -25,4 +25,6 @@ export * from './search.js';
 export * from './transcript.js';
 export * from './extract.js';
 export * from './image.js';
+export * from './clipsite.js';
+export * from './bizsite.js';
 export * from './common.js';

@@ -26,8 +26,13 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   { method: 'POST', path: '/api/v1/get-clipsite-user-following', target: 'capability:clipsite_user_following' },
   { method: 'POST', path: '/api/v1/get-clipsite-transcript', target: 'capability:clipsite_transcript' },
   { method: 'POST', path: '/api/v1/get-clipsite-profile', target: 'endpoint:creator_a.clipsite_profile' },
+  // New rows with the original service's paths, neutral words (issue 13)
+  { method: 'POST', path: '/api/v1/get-clipsite-user-followers', target: 'capability:clipsite_user_followers' },
+  { method: 'POST', path: '/api/v1/get-clipsite-profile-videos', target: 'capability:clipsite_profile_videos' },
+  { method: 'POST', path: '/api/v1/get-clipsite-video', target: 'capability:clipsite_video' },
   // Professional network (spec §4.3)
   { method: 'POST', path: '/api/v1/bizsite/company', target: 'capability:bizsite_company' },
+  { method: 'POST', path: '/api/v1/bizsite/profile', target: 'capability:bizsite_profile' },
   // Search engine (spec §4.4, §4.9)
   { method: 'POST', path: '/api/v1/get-engine-reviews', target: 'capability:get_engine_reviews' },
   { method: 'POST', path: '/api/v1/get-autocomplete', target: 'capability:engine_autocomplete' },
