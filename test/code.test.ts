@@ -5,7 +5,7 @@
  * metadata network access, leftovers between runs, concurrency — while `/healthz` keeps answering.
  */
 import { descendsFrom } from '../core/engines/processes.js';
-import { UID_BLOCK_SIZE } from '../core/engines/sandbox/uid-block.js';
+import { UID_BLOCK_SIZE } from '../core/engines/sandbox/confinement/uid-block.js';
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

@@ -5,8 +5,8 @@
 import type { EngineOptions } from '../options.js';
 import type { JsSandbox, PythonSandbox } from './types.js';
 import { loadSandboxSettings } from './settings.js';
-import { PythonSandboxEngine } from './python-sandbox.js';
-import { JsSandboxEngine } from './js-sandbox.js';
+import { PythonSandboxEngine } from './python/engine.js';
+import { JsSandboxEngine } from './js/engine.js';
 
 /** Creates the JavaScript sandbox: a pool of forked worker processes running isolated-vm isolates. */
 export function createJsSandbox(opts: EngineOptions): JsSandbox & { close(): Promise<void> } {

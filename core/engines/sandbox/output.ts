@@ -167,3 +167,9 @@ export function capResult(
   if (r.error) out.error = capError(r.error);
   return out;
 }
+
+/** The error object of a run stopped at the wall-clock limit (issue 6: name `TimeoutError`). */
+export function timeoutError(timeoutMs: number): ExecutionErrorInfo {
+  const s = timeoutMs / 1000;
+  return { name: 'TimeoutError', value: `Execution timed out after ${s} second${s === 1 ? '' : 's'}.`, traceback: '' };
+}

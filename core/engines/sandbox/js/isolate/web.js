@@ -1,11 +1,11 @@
+// @ts-check
 /**
- * Source of the Web-platform classes defined inside each isolate (issue 6: what scripts expect
- * besides console and timers): UTF-8 `TextEncoder`/`TextDecoder`, `atob`/`btoa`, `Headers` and
- * `Response` for `fetch`, and `URL`/`URLSearchParams`, whose parsing is done by the host's WHATWG
- * parser through the `hostUrl` callback (strings in, JSON out). It is interpolated into the
- * bootstrap closure of js-runtime.ts and uses that closure's `inspect`, `quote` and `hostUrl`.
+ * The Web-platform classes defined inside each isolate (issue 6: what scripts expect besides
+ * console and timers): UTF-8 `TextEncoder`/`TextDecoder`, `atob`/`btoa`, `Headers` and `Response`
+ * for `fetch`, and `URL`/`URLSearchParams`, whose parsing is done by the host's WHATWG parser
+ * through the `hostUrl` callback (strings in, JSON out). Part of the bootstrap closure composed by
+ * ../runtime.ts; uses `inspect` and `quote` from inspect.js and `hostUrl` from prelude.js.
  */
-export const WEB_SOURCE = String.raw`
 function utf8Encode(str) {
   str = String(str);
   const bytes = [];
@@ -127,6 +127,7 @@ function formDecode(s) {
   try { return decodeURIComponent(s); } catch (_) { return s; }
 }
 class URLSearchParams {
+  /** @param {any} [init] */
   constructor(init = '') {
     Object.defineProperty(this, '_list', { value: [], writable: true });
     Object.defineProperty(this, '_url', { value: null, writable: true });
@@ -136,6 +137,7 @@ class URLSearchParams {
     else if (init && typeof init === 'object') for (const k of Object.keys(init)) this._list.push([k, String(init[k])]);
   }
   _parse(q) {
+    /** @type {string[][]} */
     this._list = [];
     for (const part of String(q).replace(/^\?/, '').split('&')) {
       if (!part) continue;
@@ -143,7 +145,8 @@ class URLSearchParams {
       this._list.push(i < 0 ? [formDecode(part), ''] : [formDecode(part.slice(0, i)), formDecode(part.slice(i + 1))]);
     }
   }
-  _update() { if (this._url) this._url._setSearch(this.toString()); }
+  // `_url` is defined hidden in the constructor, where the checker cannot see it.
+  _update() { const url = /** @type {any} */ (this)._url; if (url) url._setSearch(this.toString()); }
   get size() { return this._list.length; }
   append(k, v) { this._list.push([String(k), String(v)]); this._update(); }
   delete(k) { k = String(k); this._list = this._list.filter((p) => p[0] !== k); this._update(); }
@@ -170,6 +173,7 @@ const URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host',
 function parseUrl(input, base, field, value) {
   const r = hostUrl(String(input), base === undefined ? undefined : String(base), field, value === undefined ? undefined : String(value));
   if (!r) {
+    /** @type {TypeError & { code?: string, input?: string }} */
     const err = new TypeError('Invalid URL');
     err.code = 'ERR_INVALID_URL';
     err.input = String(input);
@@ -189,7 +193,7 @@ class URL {
   }
   _setSearch(s) { this._c = parseUrl(this._c.href, undefined, 'search', s); }
   get searchParams() {
-    if (!this._sp) { this._sp = new URLSearchParams(this._c.search); this._sp._url = this; }
+    if (!this._sp) { this._sp = new URLSearchParams(this._c.search); /** @type {any} */ (this._sp)._url = this; }
     return this._sp;
   }
   toString() { return this._c.href; }
@@ -203,8 +207,6 @@ class URL {
 }
 for (const k of URL_PARTS) {
   const d = { get() { return this._c[k]; }, configurable: true, enumerable: false };
-  if (k !== 'origin') d.set = function (v) { if (k === 'href') { this._c = parseUrl(v); if (this._sp) this._sp._parse(this._c.search); } else this._set(k, v); };
+  if (k !== 'origin') d.set = /** @this {any} */ function (v) { if (k === 'href') { this._c = parseUrl(v); if (this._sp) this._sp._parse(this._c.search); } else this._set(k, v); };
   Object.defineProperty(URL.prototype, k, d);
 }
-
-`;

@@ -10,32 +10,26 @@
  */
 import net from 'node:net';
 import dns from 'node:dns';
+import { readFileSync } from 'node:fs';
 import { chmod, chown, rm } from 'node:fs/promises';
-import { blockedReason } from '../http/ip-ranges.js';
-import type { GuardPolicy } from '../http/guard.js';
+import { fileURLToPath } from 'node:url';
+import { blockedReason } from '../../http/ip-ranges.js';
+import type { GuardPolicy } from '../../http/guard.js';
 
 const ALLOWED_PORTS = new Set([80, 443]);
 const HEAD_LIMIT = 8192;
 
+let forwarder: string | undefined;
+
 /**
- * Source of the forwarder that runs inside the sandbox as the commands' parent: it listens on the
- * sandbox's own 127.0.0.1:3128, pipes each connection to the proxy socket, and runs the commands.
+ * Source of the forwarder that runs inside the sandbox as the commands' parent (forwarder.cjs,
+ * beside this module in the sources and in dist): it listens on the sandbox's own
+ * 127.0.0.1:3128, pipes each connection to the proxy socket, and runs the commands.
  */
-export const FORWARDER_SOURCE = `
-const net = require('net');
-const { spawn } = require('child_process');
-const server = net.createServer((c) => {
-  const up = net.connect('/run/egress.sock');
-  c.pipe(up); up.pipe(c);
-  c.on('error', () => up.destroy()); up.on('error', () => c.destroy());
-});
-server.listen(3128, '127.0.0.1', () => {
-  const env = { ...process.env };
-  delete env.SANDBOX_COMMANDS;
-  const child = spawn('/bin/sh', ['-c', process.env.SANDBOX_COMMANDS], { stdio: 'inherit', env });
-  child.on('exit', (code, signal) => process.exit(code === null ? 128 : code));
-});
-`;
+export function forwarderSource(): string {
+  forwarder ??= readFileSync(fileURLToPath(new URL('./forwarder.cjs', import.meta.url)), 'utf8');
+  return forwarder;
+}
 
 /** Proxy settings the commands see (npm, pip, curl and most tools honour these). */
 export const PROXY_ENV: Record<string, string> = {

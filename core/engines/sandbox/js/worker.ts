@@ -1,25 +1,29 @@
 /**
- * Entry of a JavaScript sandbox worker process (forked by js-sandbox.ts with
+ * Entry of a JavaScript sandbox worker process (started by engine.ts with
  * `--no-node-snapshot`). It runs one job at a time, each in a fresh isolated-vm isolate with a
  * memory limit, and prepares the next isolate while idle. If V8 aborts the process (isolated-vm's
  * open bug with growing Maps), only this worker dies; the pool replaces it (issue 6).
  *
- * The isolate and its host callbacks are made in js-isolate.ts; here the run is driven to its
+ * The isolate and its host callbacks are made in isolate.ts; here the run is driven to its
  * end, and the output and error the isolate hands back are cut again to the caps before they
  * leave the process (issue 6 audit, item 2).
  */
 import type ivm from 'isolated-vm';
-import type { ExecutionErrorInfo, SandboxResult } from './types.js';
-import type { RunMessage, ToWorker } from './js-protocol.js';
-import { NODE_BUILTINS, builtinMessage, missingPackageMessage } from './js-runtime.js';
-import { pendingFetches, prepare, send, type Prepared, type RunState } from './js-isolate.js';
-import { ModuleError, classify, cleanStack } from './js-errors.js';
-import { ERROR_FIELD_MAX_BYTES, capError, capResult } from './output.js';
+import type { ExecutionErrorInfo, SandboxResult } from '../types.js';
+import type { RunMessage, ToWorker } from './protocol.js';
+import { NODE_BUILTINS, builtinMessage, missingPackageMessage, runtimeSource } from './runtime.js';
+import { pendingFetches, prepare, send, type Prepared, type RunState } from './isolate.js';
+import { ModuleError, classify, cleanStack } from './errors.js';
+import { ERROR_FIELD_MAX_BYTES, capError, capResult } from '../output.js';
 
 const PREFIX = '(async () => {';
 const SUFFIX = '\n})().then(() => "", (e) => __sandboxDescribe(e))';
 
 let prepared: Promise<Prepared> | undefined;
+// argv: memoryMb maxLines maxBytes isolateDir (where the bootstrap's files are, see worker-process.ts).
+const argv = process.argv.slice(2);
+/** The isolate bootstrap, read once per worker process. */
+const bootstrap = runtimeSource(argv[3] ?? '');
 
 /** Runs one job to its end; never throws. */
 async function run(msg: RunMessage): Promise<SandboxResult> {
@@ -30,7 +34,7 @@ async function run(msg: RunMessage): Promise<SandboxResult> {
   if (ready && ready.key === key) p = ready;
   else {
     ready?.isolate.dispose();
-    p = await prepare(msg.memoryMb, msg.maxLines, msg.maxBytes);
+    p = await prepare(bootstrap, msg.memoryMb, msg.maxLines, msg.maxBytes);
   }
   const started = performance.now();
   let timedOut = false;
@@ -199,17 +203,17 @@ process.on('message', (raw: ToWorker) => {
       }))
       .then((result) => {
         send({ t: 'done', id: raw.id, result });
-        prepared = prepare(raw.memoryMb, raw.maxLines, raw.maxBytes);
+        prepared = prepare(bootstrap, raw.memoryMb, raw.maxLines, raw.maxBytes);
         prepared.catch(() => undefined);
       });
   }
 });
 process.on('unhandledRejection', () => undefined);
-// Warm the first isolate with the pool's defaults (argv: memoryMb maxLines maxBytes).
+// Warm the first isolate with the pool's defaults.
 {
-  const [mem, lines, bytes] = process.argv.slice(2).map(Number);
+  const [mem, lines, bytes] = argv.slice(0, 3).map(Number);
   if (mem && lines && bytes) {
-    prepared = prepare(mem, lines, bytes);
+    prepared = prepare(bootstrap, mem, lines, bytes);
     prepared.catch(() => undefined);
   }
 }

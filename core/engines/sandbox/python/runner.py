@@ -1,17 +1,13 @@
-/**
- * The small Python program that starts inside each Python sandbox. It is passed with `-c`, waits
- * for the user's code on stdin (so a sandbox can be started before a request arrives), runs it as
- * `__main__`, and writes the error object `{ name, value, traceback }` (spec §4.8) as JSON to fd 3
- * — a pipe only the host reads — with the runner's own frames removed from the traceback. Before
- * reading anything it sets its rlimits (argv 1-5) as hard limits. Each error field is cut to
- * `ERROR_FIELD_MAX_BYTES` with the host's note, so a huge message still fits the result pipe
- * (`raise Exception('x' * 5_000_000)` must stay a readable error, never a cut-off result), and
- * the runner exits 1 after an error.
- */
-import { ERROR_FIELD_MAX_BYTES, FIELD_TRUNCATED_NOTE } from './output.js';
+"""The program that starts inside each Python sandbox (passed to `python3 -I -c` by runner.ts).
 
-/** Source passed to `python3 -c`. */
-export const PYTHON_RUNNER = String.raw`
+It waits for the user's code on stdin (so a sandbox can be started before a request arrives),
+runs it as `__main__`, and writes the error object `{ name, value, traceback }` (spec 4.8) as
+JSON to fd 3 -- a pipe only the host reads -- with the runner's own frames removed from the
+traceback. Before reading anything it sets its rlimits (argv 1-5) as hard limits. Each error
+field is cut to the host's cap with the host's note (argv 6-7), so a huge message still fits the
+result pipe (`raise Exception('x' * 5_000_000)` must stay a readable error, never a cut-off
+result), and the runner exits 1 after an error.
+"""
 import sys, os, resource
 def _limit(which, value):
     resource.setrlimit(which, (value, value))
@@ -26,8 +22,10 @@ _limit(resource.RLIMIT_CPU, _cpu)
 _limit(resource.RLIMIT_CORE, 0)
 os.set_inheritable(3, False)
 _main_pid = os.getpid()
-_CAP = ${ERROR_FIELD_MAX_BYTES}
-_NOTE = ${JSON.stringify(FIELD_TRUNCATED_NOTE)}
+# argv 6 and 7: the host's cap of one error field in UTF-8 bytes and the note that ends a cut one
+# (ERROR_FIELD_MAX_BYTES and FIELD_TRUNCATED_NOTE of ../output.ts), so both sides cut alike.
+_CAP = int(sys.argv[6])
+_NOTE = sys.argv[7]
 def _cap(text):
     data = text.encode('utf-8', 'replace')
     if len(data) <= _CAP:
@@ -86,4 +84,3 @@ def _run():
         os._exit(status)
     return status
 sys.exit(_run())
-`;

@@ -13,7 +13,7 @@ import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { processAlive } from '../processes.js';
+import { processAlive } from '../../processes.js';
 
 const run = promisify(execFile);
 const PREFIX = 'code-sandbox-';

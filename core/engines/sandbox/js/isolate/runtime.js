@@ -1,64 +1,11 @@
+// @ts-check
 /**
- * Source of the bootstrap that runs inside every fresh isolate before the user's code (spec
- * §4.8, issue 6). It builds the globals a script expects — `console` (log/info/debug → stdout,
- * error/warn → stderr), timers, `fetch`, `TextEncoder`/`TextDecoder`, `atob`/`btoa`,
- * `crypto.getRandomValues`, `URL`/`URLSearchParams` (parsed by the host's WHATWG parser), an empty
- * `process.env`, and a `require` that explains what is missing — from five host callbacks that
- * carry only strings and numbers (a fetch is answered later by the host calling `fetchDone` with
- * a string and the body as a copied ArrayBuffer), so no host object ever enters the isolate. Output is kept inside the isolate with the line and byte caps and handed over
- * once at the end. The closure receives `$0..$6` from `evalClosure` and returns the functions
- * the worker drives (`fire`, `take`, `fetchDone`).
- *
- * User code runs in the same realm afterwards and may rewrite any built-in (`Map.prototype.size`,
- * `JSON.stringify`, `String.prototype.slice`…). So the bootstrap's own bookkeeping uses copies
- * taken before user code runs (`uncurry`), stores output with null-prototype descriptors, and
- * hands `take`'s result over as a structured copy, not JSON. It is still only a first line: the
- * worker counts timers and fetches itself and re-applies every cap to what comes out (issue 6
- * audit, items 1 and 2).
+ * The bootstrap's globals (composed last by ../runtime.ts, after prelude, inspect and web):
+ * `console` with its capped output streams, timers driven by the host, the error description
+ * the worker reads, `fetch` over the host callback, `crypto`, `require` that explains what is
+ * missing, and `take`, which hands the output over once at the end. `RUNTIME_EXPORTS` is what
+ * the closure returns to the worker (`fire`, `take`, `fetchDone`).
  */
-import { INSPECT_SOURCE } from './js-inspect.js';
-import { WEB_SOURCE } from './js-web.js';
-
-/** Node built-in module names (without `node:`) the sandbox refuses with a clear message. */
-export const NODE_BUILTINS = [
-  'assert', 'async_hooks', 'buffer', 'child_process', 'cluster', 'console', 'constants', 'crypto', 'dgram',
-  'diagnostics_channel', 'dns', 'domain', 'events', 'fs', 'http', 'http2', 'https', 'inspector', 'module', 'net',
-  'os', 'path', 'perf_hooks', 'process', 'punycode', 'querystring', 'readline', 'repl', 'stream', 'string_decoder',
-  'sys', 'timers', 'tls', 'trace_events', 'tty', 'url', 'util', 'v8', 'vm', 'wasi', 'worker_threads', 'zlib',
-];
-
-/** The message a run gets when it asks for a Node built-in (issue 6: "fail with a clear error"). */
-export function builtinMessage(name: string): string {
-  return `Cannot use Node built-in module '${name}': the JavaScript sandbox runs code in a V8 isolate without Node APIs (available: console, timers, fetch, TextEncoder/TextDecoder, atob/btoa, crypto.getRandomValues).`;
-}
-
-/** The message for a package that was not installed with `commands`. */
-export function missingPackageMessage(name: string): string {
-  return `Cannot find package '${name}'. Install it with the commands field, e.g. "npm install ${name}".`;
-}
-
-/** Bootstrap source for `context.evalClosure` (arguments: timer, clear, fetch, random, url, maxLines, maxBytes). */
-export const RUNTIME_SOURCE = String.raw`
-'use strict';
-const hostTimer = $0, hostClear = $1, hostFetch = $2, hostRandom = $3, hostUrl = $4, maxLines = $5, maxBytes = $6;
-const reflectApply = Reflect.apply, reflectDefine = Reflect.defineProperty;
-const uncurry = (fn) => (self, ...args) => reflectApply(fn, self, args);
-const _Map = Map, _Promise = Promise, _String = String, _Number = Number, _RangeError = RangeError, _TypeError = TypeError, _Error = Error;
-const mapGet = uncurry(Map.prototype.get), mapSet = uncurry(Map.prototype.set), mapHas = uncurry(Map.prototype.has), mapDelete = uncurry(Map.prototype.delete);
-const mapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, 'size').get);
-const split = uncurry(String.prototype.split), strSlice = uncurry(String.prototype.slice);
-const stringify = JSON.stringify, parseJson = JSON.parse;
-const mathMax = Math.max, mathFloor = Math.floor;
-const append = (arr, v) => { reflectDefine(arr, arr.length, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true }); };
-// An error field longer than the host keeps (64 KB) is cut here first, so the copy stays small;
-// one character more than the host's cap, so the host still sees it was cut and says so.
-const FIELD_PRECUT = 65537;
-const clip = (v) => (v.length > FIELD_PRECUT ? strSlice(v, 0, FIELD_PRECUT) : v);
-const BUILTINS = new Set(${JSON.stringify(NODE_BUILTINS)});
-const builtinMessage = ${builtinMessage.toString()};
-const missingPackageMessage = ${missingPackageMessage.toString()};
-const G = globalThis;
-${INSPECT_SOURCE}
 const streams = [[], []];
 const used = [0, 0];
 const dropped = [0, 0];
@@ -112,7 +59,7 @@ function addTimer(fn, ms, args, repeat) {
   const delay = clampMs(ms);
   try {
     hostTimer(id, delay);
-  } catch (e) {
+  } catch (/** @type {any} */ e) {
     throw new _RangeError(_String(e && e.message));
   }
   mapSet(timers, id, { __proto__: null, fn, args, repeat, delay });
@@ -156,7 +103,6 @@ function describe(e) {
   return stringify({ __proto__: null, name: clip(_String(name)), value: clip(_String(value)), traceback: clip(_String(traceback)) });
 }
 
-${WEB_SOURCE}
 const fetches = new _Map();
 function fetchDone(fid, raw, body) {
   const resolve = mapGet(fetches, fid);
@@ -178,7 +124,7 @@ async function fetch(input, init = {}) {
     let fid;
     try {
       fid = hostFetch(req);
-    } catch (e) {
+    } catch (/** @type {any} */ e) {
       reject(new _TypeError('fetch failed', { cause: new _Error(_String(e && e.message)) }));
       return;
     }
@@ -202,7 +148,7 @@ function getRandomValues(arr) {
   return arr;
 }
 function randomUUID() {
-  const b = getRandomValues(new Uint8Array(16));
+  const b = /** @type {Uint8Array} */ (getRandomValues(new Uint8Array(16)));
   b[6] = (b[6] & 0x0f) | 0x40;
   b[8] = (b[8] & 0x3f) | 0x80;
   const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
@@ -212,6 +158,7 @@ function randomUUID() {
 function require(name) {
   name = String(name);
   const bare = name.startsWith('node:') ? name.slice(5) : name;
+  /** @type {Error & { code?: string }} */
   const err = new Error(BUILTINS.has(bare.split('/')[0]) || name.startsWith('node:') ? builtinMessage(bare) : missingPackageMessage(name));
   err.code = 'MODULE_NOT_FOUND';
   throw err;
@@ -247,5 +194,4 @@ Object.defineProperty(G, '__sandboxDescribe', { value: describe });
 function take() {
   return { __proto__: null, stdout: streams[0], stderr: streams[1], dropped: [dropped[0], dropped[1]], uncaught };
 }
-return { fire, take, fetchDone };
-`;
+const RUNTIME_EXPORTS = { fire, take, fetchDone };

@@ -3,7 +3,8 @@
  * failures (termination, memory, compile and link errors) mapped to the error object, Node-like
  * syntax error reports, and isolate stacks without the sandbox's own frames.
  */
-import type { ExecutionErrorInfo } from './types.js';
+import type { ExecutionErrorInfo } from '../types.js';
+import { timeoutError } from '../output.js';
 
 /** A failure to link an ES module (a missing package or a Node built-in), reported as `Error`. */
 export class ModuleError extends Error {
@@ -22,10 +23,7 @@ export function classify(
   disposed = false,
 ): ExecutionErrorInfo {
   const e = err instanceof Error ? err : new Error(String(err));
-  if (timedOut || /Script execution timed out/.test(e.message)) {
-    const s = msg.timeoutMs / 1000;
-    return { name: 'TimeoutError', value: `Execution timed out after ${s} second${s === 1 ? '' : 's'}.`, traceback: '' };
-  }
+  if (timedOut || /Script execution timed out/.test(e.message)) return timeoutError(msg.timeoutMs);
   if (disposed || /memory limit|Array buffer allocation failed|disposed/i.test(e.message)) {
     return { name: 'MemoryLimitError', value: `The code exceeded the memory limit of ${msg.memoryMb} MB.`, traceback: '' };
   }

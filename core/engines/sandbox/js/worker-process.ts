@@ -9,20 +9,23 @@
  *
  * The worker module is bundled once per engine start with esbuild into one CommonJS file (only
  * isolated-vm stays outside, bound read-only at `/opt/node_modules/isolated-vm`), so the sandbox
- * needs neither tsx nor the sources. Where bubblewrap cannot run at all the workers are forked
- * unconfined as before, with a warning in the log.
+ * needs neither tsx nor the sources; the isolate bootstrap's files (`isolate/`) are copied beside
+ * it, and the worker reads them from the directory its last argument names. Where bubblewrap
+ * cannot run at all the workers are forked unconfined as before, with a warning in the log.
  */
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { SandboxSettings } from './settings.js';
-import { spawnOsSandbox } from './os-sandbox.js';
-import { findEsbuild } from './js-packages.js';
-import { makeSharedDir, type RunDir } from './run-dir.js';
+import type { SandboxSettings } from '../settings.js';
+import { spawnOsSandbox } from '../confinement/os-sandbox.js';
+import { makeSharedDir, type RunDir } from '../confinement/run-dir.js';
+import { findEsbuild } from './packages.js';
+import { ISOLATE_FILES } from './runtime.js';
 
 const run = promisify(execFile);
 /** Where the bundle directory appears inside a worker's sandbox. */
@@ -34,9 +37,9 @@ const NODE = '/usr/bin/node';
  */
 const NODE_FLAGS = ['--no-node-snapshot', '--disable-wasm-trap-handler'];
 
-/** What a worker needs besides `/usr`: the bundled module and isolated-vm. */
+/** What a worker needs besides `/usr`: the bundled module, the isolate bootstrap and isolated-vm. */
 export interface WorkerFiles {
-  /** The directory holding `worker.cjs`, or undefined when the workers are forked unconfined. */
+  /** The directory holding `worker.cjs` and `isolate/`, or undefined when the workers are forked unconfined. */
   bundle?: RunDir;
   ivmDir: string;
 }
@@ -45,8 +48,11 @@ export interface WorkerFiles {
 function workerEntry(): { file: string; ts: boolean } {
   const here = fileURLToPath(import.meta.url);
   const ts = here.endsWith('.ts');
-  return { file: here.replace(/js-worker-process\.(ts|js)$/, `js-worker.${ts ? 'ts' : 'js'}`), ts };
+  return { file: here.replace(/worker-process\.(ts|js)$/, `worker.${ts ? 'ts' : 'js'}`), ts };
 }
+
+/** The bootstrap's files beside this module (the build copies them to dist, see ../assets.ts). */
+const ISOLATE_DIR = fileURLToPath(new URL('./isolate/', import.meta.url));
 
 /** The memory cgroup limit of one worker: the isolate, the next one prepared, and Node itself. */
 export function workerMemoryBytes(s: SandboxSettings): number {
@@ -78,6 +84,9 @@ export async function prepareWorkerFiles(s: SandboxSettings, uid: number | null,
       file, '--bundle', '--platform=node', '--format=cjs', '--target=node20', '--external:isolated-vm',
       '--log-level=error', '--legal-comments=none', `--outfile=${join(bundle.path, 'worker.cjs')}`,
     ], { timeout: 60_000 });
+    // Copied, not bound from the install: the shared directory is readable by every worker uid.
+    await mkdir(join(bundle.path, 'isolate'), { mode: 0o755 });
+    for (const f of ISOLATE_FILES) await copyFile(join(ISOLATE_DIR, f), join(bundle.path, 'isolate', f));
     return { bundle, ivmDir };
   } catch (err) {
     await bundle.remove();
@@ -101,7 +110,7 @@ export function launchWorker(o: LaunchOptions): ChildProcess {
   const env = { PATH: '/usr/bin:/bin', NODE_ENV: 'production', HOME: '/work' };
   if (!o.files.bundle) {
     const { file, ts } = workerEntry();
-    return fork(file, args, {
+    return fork(file, [...args, ISOLATE_DIR], {
       execArgv: ts ? [...NODE_FLAGS, '--import', import.meta.resolve('tsx')] : NODE_FLAGS,
       env,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -112,7 +121,7 @@ export function launchWorker(o: LaunchOptions): ChildProcess {
   return spawnOsSandbox({
     bwrapBin: s.bwrapBin,
     uid: o.uid,
-    argv: [NODE, ...NODE_FLAGS, `${INSIDE}/worker.cjs`, ...args],
+    argv: [NODE, ...NODE_FLAGS, `${INSIDE}/worker.cjs`, ...args, `${INSIDE}/isolate`],
     network: false,
     work: { tmpfsMb: 1 },
     tmpfsMb: 1,

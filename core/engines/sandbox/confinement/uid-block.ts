@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processAlive } from '../processes.js';
+import { processAlive } from '../../processes.js';
 
 /** Uids per block: Python slots at +0, `commands` at +1000, JavaScript workers at +2000. */
 export const UID_BLOCK_SIZE = 4000;

@@ -4,14 +4,14 @@
  * and worker processes replaced after `SANDBOX_JS_RECYCLE_AFTER` runs. The `fetch` handed to the
  * engine stands in for the plugin's guarded one and records what the pool let through.
  */
-import { descendsFrom, processesUsing } from '../processes.js';
+import { descendsFrom, processesUsing } from '../../processes.js';
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
-import { JsSandboxEngine } from './js-sandbox.js';
-import { loadSandboxSettings } from './settings.js';
-import type { SandboxFetchRequest, SandboxFetchResponse } from './types.js';
+import { JsSandboxEngine } from './engine.js';
+import { loadSandboxSettings } from '../settings.js';
+import type { SandboxFetchRequest, SandboxFetchResponse } from '../types.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -16,7 +16,7 @@
  */
 import { existsSync, readFileSync, readdirSync, rmdirSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { descendsFrom, processAlive } from '../processes.js';
+import { descendsFrom, processAlive } from '../../processes.js';
 
 const PREFIX = 'cia-sandbox-';
 const SERVICE_LEAF = 'cia-service';

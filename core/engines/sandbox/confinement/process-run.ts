@@ -4,7 +4,7 @@
  * or an output flood (issue 6: "killed with its whole process tree at 10 s").
  */
 import type { ChildProcess } from 'node:child_process';
-import { StreamCollector } from './output.js';
+import { StreamCollector } from '../output.js';
 import { killSandbox } from './os-sandbox.js';
 
 /** How a sandboxed process ended. */

@@ -1,14 +1,13 @@
 /**
  * The isolate side of a JavaScript worker (issue 6): one isolated-vm isolate with the bootstrap
- * (js-runtime.ts) and the host callbacks it talks through — timers, fetch, randomness, URL
+ * (runtime.ts, from the files of isolate/) and the host callbacks it talks through — timers, fetch, randomness, URL
  * parsing — each carrying only strings, numbers and copied bytes. Everything the isolate asks of
  * the host is counted here, outside the code's reach: pending timers and fetches in flight are
  * refused past their caps whatever the isolate's own bookkeeping says (issue 6 audit, item 1).
  */
 import { randomBytes } from 'node:crypto';
 import ivm from 'isolated-vm';
-import { MAX_FETCHES, MAX_TIMERS, type FromWorker } from './js-protocol.js';
-import { RUNTIME_SOURCE } from './js-runtime.js';
+import { MAX_FETCHES, MAX_TIMERS, type FromWorker } from './protocol.js';
 
 /** Largest fetch request (JSON, body in base64) the worker forwards: a 10 MB body and headers. */
 const MAX_FETCH_REQUEST_CHARS = 14 * 1024 * 1024;
@@ -45,10 +44,10 @@ export const pendingFetches = new Map<number, (res: string) => void>();
 let nextFetch = 1;
 
 /**
- * A fresh isolate with the bootstrap evaluated and its host callbacks wired to `state.current`
- * (the run it serves); made ahead of the next run while the worker is idle.
+ * A fresh isolate with the bootstrap `source` (see runtime.ts) evaluated and its host callbacks
+ * wired to `state.current` (the run it serves); made ahead of the next run while the worker is idle.
  */
-export async function prepare(memoryMb: number, maxLines: number, maxBytes: number): Promise<Prepared> {
+export async function prepare(source: string, memoryMb: number, maxLines: number, maxBytes: number): Promise<Prepared> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   const context = await isolate.createContext();
   const holder: Prepared['state'] = {};
@@ -112,7 +111,7 @@ export async function prepare(memoryMb: number, maxLines: number, maxBytes: numb
       return '';
     }
   });
-  const rt = (await context.evalClosure(RUNTIME_SOURCE, [timer, clear, fetchCb, random, url, maxLines, maxBytes], {
+  const rt = (await context.evalClosure(source, [timer, clear, fetchCb, random, url, maxLines, maxBytes], {
     result: { reference: true },
   })) as ivm.Reference<{ fire: (id: number) => string; take: () => string; fetchDone: (fid: number, res: string, body?: ArrayBuffer) => string }>;
   const fireRef = (await rt.get('fire', { reference: true })) as ivm.Reference<(id: number) => string>;

@@ -5,14 +5,14 @@
  * nothing else of the host. Installs land in the run directory:
  * npm's `node_modules`, and pip's `--target` `.packages` (put on `sys.path` by the runner).
  */
-import type { ExecutionErrorInfo, SandboxRunRequest } from './types.js';
-import type { SandboxSettings } from './settings.js';
+import type { ExecutionErrorInfo, SandboxRunRequest } from '../types.js';
+import type { SandboxSettings } from '../settings.js';
 import type { UidLease, UidPool } from './uid-pool.js';
 import type { SandboxCgroups } from './cgroup.js';
 import { killSandbox, spawnOsSandbox } from './os-sandbox.js';
 import { makeRunDir } from './run-dir.js';
 import { driveProcess } from './process-run.js';
-import { FORWARDER_SOURCE, PROXY_ENV, startEgressProxy } from './egress-proxy.js';
+import { PROXY_ENV, forwarderSource, startEgressProxy } from './egress-proxy.js';
 
 /** Environment of the commands step: caches and installs stay inside `/work`. */
 const COMMANDS_ENV: Record<string, string> = {
@@ -45,7 +45,7 @@ export async function runCommands(
   const child = spawnOsSandbox({
     bwrapBin: s.bwrapBin,
     uid: opts.uid,
-    argv: ['/usr/bin/node', '-e', FORWARDER_SOURCE],
+    argv: ['/usr/bin/node', '-e', forwarderSource()],
     network: true,
     work: { hostDir: opts.runDir },
     tmpfsMb: s.tmpfsMb,

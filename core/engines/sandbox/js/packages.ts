@@ -9,14 +9,14 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { writeFile, chown } from 'node:fs/promises';
-import type { ExecutionErrorInfo, SandboxRunRequest } from './types.js';
-import type { SandboxSettings } from './settings.js';
-import type { UidPool } from './uid-pool.js';
-import type { SandboxCgroups } from './cgroup.js';
-import { killSandbox, spawnOsSandbox } from './os-sandbox.js';
-import { afterCommands } from './commands.js';
-import { driveProcess } from './process-run.js';
-import { NODE_BUILTINS } from './js-runtime.js';
+import type { ExecutionErrorInfo, SandboxRunRequest } from '../types.js';
+import type { SandboxSettings } from '../settings.js';
+import type { UidPool } from '../confinement/uid-pool.js';
+import type { SandboxCgroups } from '../confinement/cgroup.js';
+import { killSandbox, spawnOsSandbox } from '../confinement/os-sandbox.js';
+import { afterCommands } from '../confinement/commands.js';
+import { driveProcess } from '../confinement/process-run.js';
+import { NODE_BUILTINS } from './runtime.js';
 
 let esbuildBin: string | undefined;
 

@@ -5,8 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { format } from 'node:util';
-import { JsSandboxEngine } from './js-sandbox.js';
-import { loadSandboxSettings } from './settings.js';
+import { JsSandboxEngine } from './engine.js';
+import { loadSandboxSettings } from '../settings.js';
 
 const CORPUS = [
   '[1, 2, 3, 4, 5, 6, 7]',

@@ -1,12 +1,13 @@
+// @ts-check
 /**
- * Source of the value formatter that runs *inside* each isolate, so `console.log({ a: 1 })` prints
+ * The value formatter that runs *inside* each isolate, so `console.log({ a: 1 })` prints
  * `{ a: 1 }` the way Node does (issue 6: "objects printed like Node does") without handing any
- * host object to the isolate. It is plain ES2022 in a string; it defines `__inspect(value)` and
- * `__format(args)` in the bootstrap closure (see js-runtime.ts). Written for this project: it
- * follows Node's visible conventions (quotes, `[Object]` past depth 2, `[Circular *1]`,
- * `Map(1) { 'a' => 1 }`, 80-column line breaking, long arrays in aligned columns) without reproducing Node's implementation.
+ * host object to the isolate. It defines `inspect(value)` and `format(args)` (plus `quote` and
+ * `ctorName`, which web.js and runtime.js use) in the bootstrap closure composed by ../runtime.ts.
+ * Written for this project: it follows Node's visible conventions (quotes, `[Object]` past depth
+ * 2, `[Circular *1]`, `Map(1) { 'a' => 1 }`, 80-column line breaking, long arrays in aligned
+ * columns) without reproducing Node's implementation.
  */
-export const INSPECT_SOURCE = String.raw`
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BREAK = 80;
 function quote(s) {
@@ -181,9 +182,10 @@ function inspect(value) {
         const prefix = name && name !== 'Array' ? name + '(' + v.length + ') ' : '';
         s = join(prefix, items, '[', ']', indent, v);
       } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
-        const items = Array.from(v.slice(0, 100), (x) => primitive(x, false));
-        if (v.length > 100) items.push('... ' + (v.length - 100) + ' more items');
-        s = join(name + '(' + v.length + ') ', items, '[', ']', indent, v);
+        const typed = /** @type {Uint8Array} */ (v);
+        const items = Array.from(typed.slice(0, 100), (x) => primitive(x, false));
+        if (typed.length > 100) items.push('... ' + (typed.length - 100) + ' more items');
+        s = join(name + '(' + typed.length + ') ', items, '[', ']', indent, v);
       } else if (v instanceof ArrayBuffer) {
         const bytes = Array.from(new Uint8Array(v).slice(0, 50), (b) => b.toString(16).padStart(2, '0')).join(' ');
         s = 'ArrayBuffer { [Uint8Contents]: <' + bytes + (v.byteLength > 50 ? ' ... ' + (v.byteLength - 50) + ' more bytes' : '') + '>, byteLength: ' + v.byteLength + ' }';
@@ -252,4 +254,3 @@ function format(args) {
   for (let i = rest; i < args.length; i++) out += ' ' + (typeof args[i] === 'string' ? args[i] : inspect(args[i]));
   return out;
 }
-`;

@@ -5,19 +5,19 @@
  * started ahead of requests; each one waits for code on stdin and serves exactly one run, so no
  * run ever sees another's leftovers.
  */
-import { withOwnUids, type UidBlock } from './uid-block.js';
+import { withOwnUids, type UidBlock } from '../confinement/uid-block.js';
 import type { ChildProcess } from 'node:child_process';
-import type { PluginLogger } from '../../plugin/types.js';
-import type { ExecutionErrorInfo, PythonSandbox, SandboxResult, SandboxRunRequest } from './types.js';
-import type { SandboxSettings } from './settings.js';
-import { UidPool, type UidLease } from './uid-pool.js';
-import { canSwitchUid, killSandbox, spawnOsSandbox } from './os-sandbox.js';
-import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from './cgroup.js';
-import { driveProcess, type ProcessOutcome } from './process-run.js';
-import { PYTHON_RUNNER } from './python-runner.js';
-import { afterCommands } from './commands.js';
-import { removeRunRoot } from './run-dir.js';
-import { capError } from './output.js';
+import type { PluginLogger } from '../../../plugin/types.js';
+import type { ExecutionErrorInfo, PythonSandbox, SandboxResult, SandboxRunRequest } from '../types.js';
+import type { SandboxSettings } from '../settings.js';
+import { UidPool, type UidLease } from '../confinement/uid-pool.js';
+import { canSwitchUid, killSandbox, spawnOsSandbox } from '../confinement/os-sandbox.js';
+import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from '../confinement/cgroup.js';
+import { driveProcess, type ProcessOutcome } from '../confinement/process-run.js';
+import { runnerArgv } from './runner.js';
+import { afterCommands } from '../confinement/commands.js';
+import { removeRunRoot } from '../confinement/run-dir.js';
+import { capError, timeoutError } from '../output.js';
 
 const PY_ENV: Record<string, string> = {
   HOME: '/work',
@@ -93,17 +93,13 @@ export class PythonSandboxEngine implements PythonSandbox {
       bwrapBin: s.bwrapBin,
       uid,
       // The runner sets its rlimits (argv) before it reads any code: one exec fewer per run.
-      argv: [
-        s.pythonBin,
-        '-I',
-        '-c',
-        PYTHON_RUNNER,
-        String(s.maxProcesses),
-        String(s.pythonMemoryMb * 1024 * 1024),
-        String(s.maxFileMb * 1024 * 1024),
-        '256',
-        String(Math.ceil(s.timeoutMs / 1000) + 1),
-      ],
+      argv: runnerArgv(s.pythonBin, {
+        nproc: s.maxProcesses,
+        asBytes: s.pythonMemoryMb * 1024 * 1024,
+        fsizeBytes: s.maxFileMb * 1024 * 1024,
+        nofile: 256,
+        cpuSeconds: Math.ceil(s.timeoutMs / 1000) + 1,
+      }),
       network: false,
       work: runDir ? { hostDir: runDir } : { tmpfsMb: s.tmpfsMb },
       tmpfsMb: s.tmpfsMb,
@@ -212,12 +208,6 @@ export class PythonSandboxEngine implements PythonSandbox {
     this.uids?.release();
     this.log.debug('python sandbox closed');
   }
-}
-
-/** The error object of a run stopped at the wall-clock limit (issue 6: name `TimeoutError`). */
-export function timeoutError(timeoutMs: number): ExecutionErrorInfo {
-  const s = timeoutMs / 1000;
-  return { name: 'TimeoutError', value: `Execution timed out after ${s} second${s === 1 ? '' : 's'}.`, traceback: '' };
 }
 
 /** The runner's fd 3 report: `{}` for success, the error object, or unreadable (missing, cut, not ours). */

@@ -2,7 +2,7 @@
  * Messages between the JavaScript sandbox pool (service process) and its worker processes. Only
  * strings, numbers and plain objects cross the IPC channel.
  */
-import type { SandboxResult } from './types.js';
+import type { SandboxResult } from '../types.js';
 
 /** Pending timers one run may have on the host (the worker refuses more). */
 export const MAX_TIMERS = 10_000;

@@ -3,27 +3,26 @@
  * isolated-vm isolates; one job per worker at a time, a bounded queue in front (429 when full),
  * the wall clock enforced from here as a backstop (isolated-vm's timeout misses awaited
  * promises), and any worker that crashes or overruns is killed and replaced, so a V8 abort costs
- * one worker, never the service. Workers run inside bubblewrap (js-worker-process.ts) with an
+ * one worker, never the service. Workers run inside bubblewrap (worker-process.ts) with an
  * empty environment, no network and, when the service is root, an unprivileged uid of their own:
  * even an isolate escape finds no secrets. A worker is replaced by a fresh process after
  * `SANDBOX_JS_RECYCLE_AFTER` runs. The pool answers the workers' fetches itself and counts them
  * (in flight, bytes per run) here, where the code cannot reach, and cuts every result to the caps.
  */
-import { withOwnUids, type UidBlock } from './uid-block.js';
+import { withOwnUids, type UidBlock } from '../confinement/uid-block.js';
 import type { ChildProcess } from 'node:child_process';
-import type { PluginLogger } from '../../plugin/types.js';
-import type { JsRunRequest, JsSandbox, SandboxFetchRequest, SandboxResult } from './types.js';
-import { MAX_FETCHES, parseFetch, type FromWorker, type RunMessage, type ToWorker } from './js-protocol.js';
-import type { SandboxSettings } from './settings.js';
-import { BusyError } from '../../errors.js';
-import { BUSY_MESSAGE, UidPool } from './uid-pool.js';
-import { canSwitchUid, killSandbox } from './os-sandbox.js';
-import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from './cgroup.js';
-import { removeRunRoot } from './run-dir.js';
-import { installAndBundle } from './js-packages.js';
-import { timeoutError } from './python-sandbox.js';
-import { capResult } from './output.js';
-import { launchWorker, prepareWorkerFiles, signalOf, workerMemoryBytes, type WorkerFiles } from './js-worker-process.js';
+import type { PluginLogger } from '../../../plugin/types.js';
+import type { JsRunRequest, JsSandbox, SandboxFetchRequest, SandboxResult } from '../types.js';
+import { MAX_FETCHES, parseFetch, type FromWorker, type RunMessage, type ToWorker } from './protocol.js';
+import type { SandboxSettings } from '../settings.js';
+import { BusyError } from '../../../errors.js';
+import { BUSY_MESSAGE, UidPool } from '../confinement/uid-pool.js';
+import { canSwitchUid, killSandbox } from '../confinement/os-sandbox.js';
+import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from '../confinement/cgroup.js';
+import { removeRunRoot } from '../confinement/run-dir.js';
+import { installAndBundle } from './packages.js';
+import { capResult, timeoutError } from '../output.js';
+import { launchWorker, prepareWorkerFiles, signalOf, workerMemoryBytes, type WorkerFiles } from './worker-process.js';
 
 interface Job {
   msg: RunMessage;

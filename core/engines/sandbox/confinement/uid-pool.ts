@@ -3,7 +3,7 @@
  * unprivileged, one uid per concurrent run", because RLIMIT_NPROC counts per uid). Callers wait
  * in a bounded queue; past it the service answers 429.
  */
-import { BusyError } from '../../errors.js';
+import { BusyError } from '../../../errors.js';
 
 /** One leased slot: its uid/gid (or null when the service is not root and runs as itself). */
 export interface UidLease {
