@@ -10,6 +10,7 @@ import { Type, defineCapability, flat, type Static } from '../sdk-base.js';
 /** spec §7.1: the 400 text of a URL that is not a short-video URL. */
 export const CLIPSITE_URL_INVALID = 'Invalid clipsite video URL format.';
 const HANDLE_REQUIRED = "'handle' parameter is required and must be a non-empty string.";
+const COUNT = "'count' must be an integer between 1 and 100.";
 
 /**
  * Whether `url` is a short-video URL the provider can resolve: the full form
@@ -150,7 +151,7 @@ export const clipsiteVideoComments = defineCapability({
     total: Type.Number({ description: 'Comments in all (approximate).' }),
   }),
   cost: flat(10),
-  messages: { url: "'url' parameter is required and must be a non-empty string." },
+  messages: { url: "'url' parameter is required and must be a non-empty string.", cursor: "'cursor' must be a number of 0 or more (the previous response's cursor).", count: COUNT },
   validate: (i: { url: string }) => checkUrl(i.url),
   examples: [{ title: 'First page of comments', input: { url: 'https://www.tiktok.com/@creator/video/7400000000000000001' } }],
 });
@@ -164,7 +165,7 @@ export const clipsiteUserFollowing = defineCapability({
   input: followInput,
   output: Type.Object({ followingList: Type.Array(ClipsiteFollowEntry, { description: 'Accounts followed, most recent first.' }), ...followPaging }),
   cost: flat(10),
-  messages: { handle: HANDLE_REQUIRED },
+  messages: { handle: HANDLE_REQUIRED, minTime: "'minTime' must be a number (the previous response's minCursor).", count: COUNT },
   validate: (i: FollowInput) => checkHandle(i.handle),
   examples: [{ title: 'First page of a following list', input: { handle: 'creator' } }],
 });
@@ -178,7 +179,7 @@ export const clipsiteUserFollowers = defineCapability({
   input: followInput,
   output: Type.Object({ followers: Type.Array(ClipsiteFollowEntry, { description: 'Followers, most recent first.' }), ...followPaging }),
   cost: flat(10),
-  messages: { handle: HANDLE_REQUIRED },
+  messages: { handle: HANDLE_REQUIRED, minTime: "'minTime' must be a number (the previous response's minCursor).", count: COUNT },
   validate: (i: FollowInput) => checkHandle(i.handle),
   examples: [{ title: 'First page of followers', input: { handle: 'creator' } }],
 });

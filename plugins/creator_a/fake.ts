@@ -5,7 +5,8 @@
  * and profile videos, HTTP 404 for unknown records, and on demand 402/429/5xx, `success:false`
  * bodies and malformed answers (`failWith`, `answerWith`).
  */
-import { readBody, sendJson, serveLoopback } from '../../core/testing/index.js';
+import type { ServerResponse } from 'node:http';
+import { serveLoopback } from '../../core/sdk.js';
 import {
   BROKEN_VIDEO_ID, COMMENT_PAGE, COMMENT_TOTAL, COMPANY, FOLLOW_PAGE, FOLLOW_TOTAL, PERSON, PROFILE, PROFILE_VIDEOS, QUIET_VIDEO_ID, VIDEO_ID, WEBVTT,
   awemeDetail, nativeComment, nativeFollow,
@@ -27,6 +28,11 @@ export interface CreatorAFake {
 }
 
 type Answer = [number, unknown];
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
 
 const ok = (body: Record<string, unknown>): Answer => [200, { success: true, credits_remaining: 9999, credits_charged: 1, ...body }];
 const missing = (message: string): Answer => [404, { success: false, message }];
@@ -128,8 +134,8 @@ function route(path: string, q: Record<string, string>): Answer {
 export async function startCreatorAFake(opts: { apiKey?: string } = {}): Promise<CreatorAFake> {
   const apiKey = opts.apiKey ?? 'sc-test-key';
   const fake: CreatorAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, answerWith: undefined, close: async () => undefined };
-  const server = await serveLoopback(async (req, res) => {
-    await readBody(req);
+  const server = await serveLoopback((req, res) => {
+    req.resume();
     const u = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(u.searchParams);
     fake.requests.push({ path: u.pathname, query });
