@@ -144,6 +144,11 @@ export class ParsedPage {
     return this.document.body?.innerHTML ?? this.document.toString();
   }
 
+  /** Whether any element lies more than `max` levels deep (checked before converters that recurse per level). */
+  nestedDeeperThan(max: number): boolean {
+    return depthOver(this.document.documentElement, max);
+  }
+
   /**
    * The main content (Readability), or undefined when the page has no article-like block.
    * Readability mutates the DOM, so it runs on a copy.
@@ -151,7 +156,7 @@ export class ParsedPage {
   mainContent(): { html: string; title?: string; excerpt?: string; byline?: string; siteName?: string; publishedTime?: string } | undefined {
     // Readability's scoring walks ancestors per node: on a page nested thousands deep it runs for
     // minutes on the thread that serves every request before giving up. No article is that deep.
-    if (depthOver(this.document.documentElement, MAX_ARTICLE_DEPTH)) return undefined;
+    if (this.nestedDeeperThan(MAX_ARTICLE_DEPTH)) return undefined;
     const copy = parseHTML(this.document.toString()).document;
     let article: ReturnType<Readability['parse']>;
     try {
@@ -205,7 +210,8 @@ function converter(): TurndownService {
   const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
   // The GFM plugin's own table rules keep most tables as HTML and throw on tables without rows.
   td.use([highlightedCodeBlock, strikethrough, taskListItems, gfmTables]);
-  td.remove(['script', 'style', 'noscript', 'template', 'iframe', 'form', 'button', 'select', 'input', 'svg' as keyof HTMLElementTagNameMap]);
+  // A <title> only reaches the body of a fragment without <head> (the page is wrapped as is).
+  td.remove(['script', 'style', 'noscript', 'template', 'title', 'iframe', 'form', 'button', 'select', 'input', 'svg' as keyof HTMLElementTagNameMap]);
   td.addRule('fencedCodeWithLanguage', {
     filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName === 'CODE',
     replacement: (_content, node) => {
@@ -224,21 +230,6 @@ function converter(): TurndownService {
 export function toMarkdown(html: string): string {
   return converter()
     .turndown(html)
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
-
-/** HTML fragment → readable plain text (block elements become line breaks). */
-export function toText(html: string): string {
-  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
-  for (const el of document.querySelectorAll('script, style, noscript, template')) el.remove();
-  for (const el of document.querySelectorAll('br')) el.replaceWith('\n');
-  for (const el of document.querySelectorAll('p, div, li, tr, h1, h2, h3, h4, h5, h6, section, article, header, footer, pre, blockquote')) {
-    el.append('\n');
-  }
-  return (document.body?.textContent ?? '')
-    .replace(/[ \t\u00a0]+/g, ' ')
-    .replace(/ *\n */g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
