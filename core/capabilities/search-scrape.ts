@@ -11,7 +11,7 @@ import { resultsToScrape, SCRAPED_PAGES_UNIT, type ScrapeRequest } from './searc
 
 /** A web-search input's scraping options. */
 export interface ScrapeOptionsInput extends ScrapeRequest {
-  scrapeOptions?: { format?: 'markdown' | 'html' | 'screenshot'; cleaned?: boolean };
+  scrapeOptions?: { format?: 'markdown' | 'html' | 'screenshot'; cleaned?: boolean; renderJs?: boolean };
 }
 
 /** What a scraped result carries: the scrape lane's output, or why it failed. */
@@ -21,12 +21,12 @@ export type ScrapeOutcomeValue = Record<string, unknown> & { error?: string };
 export async function scrapeTopResults<T extends { link?: unknown }>(ctx: RunContext<any, any>, organic: T[], input: ScrapeOptionsInput): Promise<(T & { scrapeOutput?: ScrapeOutcomeValue })[]> {
   const n = resultsToScrape(input);
   if (n === 0) return organic;
-  const { format, cleaned } = input.scrapeOptions ?? {};
+  const { format, cleaned, renderJs } = input.scrapeOptions ?? {};
   const outcomes = await Promise.all(
     organic.slice(0, n).map(async (item): Promise<ScrapeOutcomeValue> => {
       if (typeof item.link !== 'string' || !item.link) return { error: 'The result has no link to scrape.' };
       try {
-        const page = await ctx.call<Record<string, unknown>>('scrape_page', { url: item.link, ...(format ? { format } : {}), ...(cleaned !== undefined ? { cleaned } : {}) });
+        const page = await ctx.call<Record<string, unknown>>('scrape_page', { url: item.link, ...(format ? { format } : {}), ...(cleaned !== undefined ? { cleaned } : {}), ...(renderJs !== undefined ? { renderJs } : {}) });
         ctx.usage.add(SCRAPED_PAGES_UNIT, 1);
         return page;
       } catch (err) {

@@ -43,6 +43,7 @@ const ScrapeOptions = Type.Object(
   {
     format: Type.Optional(Type.Union([Type.Literal('markdown'), Type.Literal('html'), Type.Literal('screenshot')], { description: 'Format of each scraped page: markdown (default), html, or screenshot.' })),
     cleaned: Type.Optional(Type.Boolean({ description: 'Keep only the main content of each page (as POST /api/v1/scrape).' })),
+    renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript in a browser (default true, as POST /api/v1/scrape); false is faster.' })),
   },
   { description: 'How the top results are scraped (as POST /api/v1/scrape).' },
 );

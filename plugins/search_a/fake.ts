@@ -59,7 +59,7 @@ function fromQuery(sp: URLSearchParams): Params {
 }
 
 /** The documented response of `endpoint` for parameters `p` (contracts §1 "Responses"). */
-export function answer(endpoint: string, p: Params): Record<string, unknown> {
+export function answer(endpoint: string, p: Params, linkOf: (position: number, slug: string) => string = (position, s) => `https://site${position}.example/${s}`): Record<string, unknown> {
   const q = String(p.q);
   const num = endpoint === 'autocomplete' ? 0 : Math.min((p.num as number) ?? 10, 100);
   const page = (p.page as number) ?? 1;
@@ -73,7 +73,7 @@ export function answer(endpoint: string, p: Params): Record<string, unknown> {
   switch (endpoint) {
     case 'search':
       out.knowledgeGraph = { title: q, type: 'Topic', description: `About ${q}.` };
-      out.organic = items((i, position) => ({ title: `${q} — result ${position}`, link: `https://site${position}.example/${s}`, snippet: `A page about ${q}.`, position, ...(i === 0 ? { sitelinks: [{ title: 'About', link: `https://site${position}.example/about` }] } : {}) }));
+      out.organic = items((i, position) => ({ title: `${q} — result ${position}`, link: linkOf(position, s), snippet: `A page about ${q}.`, position, ...(i === 0 ? { sitelinks: [{ title: 'About', link: `https://site${position}.example/about` }] } : {}) }));
       out.peopleAlsoAsk = [{ question: `What is ${q}?`, snippet: `${q} is a topic.`, title: `What is ${q}`, link: `https://answers.example/${s}` }];
       out.relatedSearches = [{ query: `${q} news` }, { query: `${q} meaning` }];
       break;
@@ -83,7 +83,14 @@ export function answer(endpoint: string, p: Params): Record<string, unknown> {
     case 'places':
     case 'maps':
       out.places = items((i, position) => ({ position, title: `${q} place ${position}`, address: `${position} Main St`, latitude: 30.2672 + i / 1000, longitude: -97.7431 - i / 1000, rating: 4.5, ratingCount: 100 + i, category: q, phoneNumber: `+1 512-555-01${String(position).padStart(2, '0')}`, website: `https://place${position}.example`, cid: String(1_000_000_000 + position), ...(endpoint === 'maps' ? { type: q, types: [q], placeId: `ChIJ${s}${position}`, openingHours: { Monday: '9 AM–5 PM' }, priceLevel: '$$' } : {}) }));
-      if (endpoint === 'maps') out.ll = typeof p.ll === 'string' ? p.ll : '@30.2672,-97.7431,14z';
+      if (endpoint === 'maps') {
+        out.ll = typeof p.ll === 'string' ? p.ll : '@30.2672,-97.7431,14z';
+        // A place ID or CID names one place: the map answers that place alone, carrying the id asked for.
+        if (p.placeId !== undefined || p.cid !== undefined) {
+          const one = { ...(out.places as Params[])[0], ...(p.placeId !== undefined ? { placeId: p.placeId } : {}), ...(p.cid !== undefined ? { cid: p.cid } : {}) };
+          out.places = [one];
+        }
+      }
       break;
     case 'autocomplete':
       out.suggestions = ['', ' near me', ' meaning', ' online', ' for beginners'].map((suffix) => ({ value: `${q}${suffix}` }));
@@ -109,7 +116,7 @@ export function answer(endpoint: string, p: Params): Record<string, unknown> {
 }
 
 /** Starts the fake on 127.0.0.1 with a random port. */
-export async function startFake(opts: { apiKey?: string } = {}): Promise<SearchAFake> {
+export async function startFake(opts: { apiKey?: string; linkOf?: (position: number, slug: string) => string } = {}): Promise<SearchAFake> {
   const apiKey = opts.apiKey ?? 'search-a-test-key';
   let mode: FakeMode = 'ok';
   const timers = new Set<NodeJS.Timeout>();
@@ -160,13 +167,13 @@ export async function startFake(opts: { apiKey?: string } = {}): Promise<SearchA
         case 'slow': {
           const t = setTimeout(() => {
             timers.delete(t);
-            if (!res.destroyed) send(200, answer(path, params));
+            if (!res.destroyed) send(200, answer(path, params, opts.linkOf));
           }, SLOW_MS);
           timers.add(t);
           return;
         }
         default:
-          return send(200, answer(path, params));
+          return send(200, answer(path, params, opts.linkOf));
       }
     });
   });

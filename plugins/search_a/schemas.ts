@@ -5,7 +5,7 @@
  * tolerate extra fields: the contract is third-party knowledge of medium confidence, so only the
  * result array of each endpoint is required and item fields are checked by type when present.
  */
-import { Type, type TSchema } from '../../core/sdk.js';
+import { ScrapeOutcome, Type, type TSchema } from '../../core/sdk.js';
 
 const open = { additionalProperties: true } as const;
 const Str = (description: string) => Type.Optional(Type.String({ description }));
@@ -29,6 +29,23 @@ const Safe = Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('off
 
 /** Input of the endpoints that take only the common fields. */
 export const BasicInput = Type.Object(commonInput);
+/**
+ * Input of `search`: the common fields plus the service-side scraping of the top results (issue 14:
+ * `scrapeResults`), which is never sent upstream: the results are scraped by the service's own
+ * scrape lane, 10 credits per page scraped.
+ */
+export const SearchInput = Type.Object({
+  ...commonInput,
+  scrapeResults: Type.Optional(Type.Boolean({ description: 'Service-side, not sent upstream: also scrape the top organic results (10 credits per page scraped).' })),
+  numResultsToScrape: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: 'How many top results to scrape (default 3).' })),
+  scrapeOptions: Type.Optional(Type.Object({
+    format: Type.Optional(Type.Union([Type.Literal('markdown'), Type.Literal('html'), Type.Literal('screenshot')], { description: 'Format of each scraped page (default markdown).' })),
+    cleaned: Type.Optional(Type.Boolean({ description: 'Keep only the main content of each page.' })),
+    renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript (default true); false is faster.' })),
+  }, { description: 'How each result is scraped (as POST /api/v1/scrape).' })),
+});
+/** Fields of {@link SearchInput} the service handles itself; they never go upstream. */
+export const SERVICE_SIDE_FIELDS = ['scrapeResults', 'numResultsToScrape', 'scrapeOptions'];
 /** Input of `news`, `images` and `videos`: the common fields plus safe search. */
 export const SafeInput = Type.Object({ ...commonInput, safe: Safe });
 /** Input of `autocomplete`: a query and its locale (pagination does not apply). */
@@ -77,6 +94,7 @@ export const OrganicItem = Item(
     date: Str('Date shown with the result.'),
     sitelinks: Type.Optional(Type.Array(Type.Object({ title: Str('Sitelink title.'), link: Str('Sitelink URL.') }, open), { description: 'Deep links under the result.' })),
     attributes: Type.Optional(Type.Object({}, { ...open, description: 'Extra facts shown with the result.' })),
+    scrapeOutput: Type.Optional(ScrapeOutcome),
   },
   'An organic result.',
 );

@@ -21,6 +21,10 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   { method: 'POST', path: '/api/v1/videosite/video', target: 'capability:videosite_video' },
   { method: 'POST', path: '/api/v1/videosite/video/comments', target: 'capability:videosite_video_comments' },
   { method: 'POST', path: '/api/v1/get-videosite-transcript', target: 'capability:get_videosite_transcript' },
+  // Listing operations whose paths the spec leaves out (issue 12: the original's paths, neutral word).
+  { method: 'POST', path: '/api/v1/videosite/channel-videos', target: 'capability:videosite_channel_videos' },
+  { method: 'POST', path: '/api/v1/videosite/channel/shorts', target: 'capability:videosite_channel_shorts' },
+  { method: 'POST', path: '/api/v1/videosite/search', target: 'capability:videosite_search' },
   // Short-video site (spec §4.2)
   { method: 'POST', path: '/api/v1/get-clipsite-video-comments', target: 'capability:clipsite_video_comments' },
   { method: 'POST', path: '/api/v1/get-clipsite-user-following', target: 'capability:clipsite_user_following' },
@@ -38,6 +42,10 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   { method: 'POST', path: '/api/v1/get-autocomplete', target: 'capability:engine_autocomplete' },
   { method: 'GET', path: '/api/v1/engine-locations', target: 'capability:engine_locations' },
   { method: 'POST', path: '/api/v1/search-news', target: 'capability:search_news' },
+  // The original's own clients' routes (issue 14): web search with optional scraping, places, maps.
+  { method: 'POST', path: '/api/v1/search', target: 'capability:engine_search' },
+  { method: 'POST', path: '/api/v1/search-places', target: 'capability:search_places' },
+  { method: 'POST', path: '/api/v1/search-maps', target: 'capability:search_maps' },
   // Web (spec §4.5, §4.9)
   { method: 'POST', path: '/api/v1/scrape', target: 'capability:scrape_page' },
   { method: 'POST', path: '/api/v1/crawl', target: 'capability:crawl_site' },
@@ -53,4 +61,10 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   // Extraction (spec §4.9, §9.4)
   { method: 'POST', path: '/api/v1/extract-audio', target: 'capability:extract_audio' },
   { method: 'POST', path: '/api/v1/extract-video', target: 'capability:extract_video' },
+  // The original service's extraction routes (issue 15). `/extract` targets the extract lane's own
+  // endpoint until the `extract_web` capability takes the issue's shapes (it is the web lane's).
+  { method: 'POST', path: '/api/v1/extract', target: 'endpoint:extract.web' },
+  { method: 'POST', path: '/api/v1/extract-document', target: 'capability:extract_document' },
+  { method: 'POST', path: '/api/v1/extract-image', target: 'capability:extract_image' },
+  { method: 'POST', path: '/api/v1/doc-to-text', target: 'capability:doc_to_text' },
 ];
