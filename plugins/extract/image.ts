@@ -1,0 +1,38 @@
+/**
+ * extract-image (issue 15): each image is OCRed locally and downscaled (at most 1568 px a side,
+ * JPEG), then the vision model gets the prompt, the OCR text and the images. 100 + 10 per image.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EXTRACT_BASE_CREDITS, MB, type RunContext, type Static, type extractImage } from '../../core/sdk.js';
+import { answer } from './answer.js';
+import { loadInput } from './inputs.js';
+import { lane, report } from './lane.js';
+import { modelImage, ocrImage } from './media.js';
+import { withScratch } from './tools.js';
+
+type Input = Static<typeof extractImage.input>;
+
+/** Runs one extract-image call. */
+export async function extractImages(input: Input, ctx: RunContext<any, any>) {
+  const l = lane(ctx);
+  const max = l.settings.imageMaxMb * MB;
+  const loaded = await Promise.all(input.images.map((img, i) => loadInput(ctx.engines, input.inputMethod, img, `images[${i}]`, max, ctx.signal)));
+  const read = await withScratch('extract-image', (dir) =>
+    Promise.all(
+      loaded.map(async (img, i) => {
+        const file = join(dir, `in-${i}`);
+        await writeFile(file, img.data);
+        // Downscaling first also proves the file is an image (a 400 otherwise) before OCR runs.
+        const jpeg = await modelImage(l.tools, file, join(dir, `model-${i}.jpg`));
+        return { jpeg, text: await ocrImage(l.tools, file, l.settings.ocrLanguages) };
+      }),
+    ),
+  );
+  const material = read.map((r, i) => `=== Image ${i + 1}: OCR text ===\n${r.text || '(no text found)'}`).join('\n\n');
+  const images = read.map((r, i) => ({ url: `data:image/jpeg;base64,${r.jpeg.toString('base64')}`, caption: `Image ${i + 1}:` }));
+  const a = await answer(l.model, { prompt: input.prompt, material, kind: input.images.length > 1 ? 'images' : 'image', images, json: input.jsonMode === true }, l.settings);
+  ctx.usage.add('images', read.length);
+  report(l, a);
+  return { results: a.results, prompt: input.prompt, imageCount: read.length, creditUsage: EXTRACT_BASE_CREDITS + 10 * read.length };
+}

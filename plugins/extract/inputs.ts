@@ -1,0 +1,64 @@
+/**
+ * Reads an input given as `inputMethod` `url` (fetched through the HTTP engine with the SSRF
+ * guard and a size cap) or `base64` (a data: URL is accepted), naming the field in every error.
+ */
+import { InputError, PayloadTooLargeError, ServiceError, UpstreamError, type Engines } from '../../core/sdk.js';
+
+/** One input as read: bytes plus whatever names its type. */
+export interface LoadedInput {
+  data: Buffer;
+  /** Extension of the URL path (lower case, no dot), if any. */
+  pathExtension?: string;
+  /** Declared media type (Content-Type or the data: URL's). */
+  contentType?: string;
+}
+
+const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
+const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+
+/** 413 for an input over its cap, whichever way it came. */
+export function tooLarge(label: string, maxBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`'${label}' is larger than the ${mb(maxBytes)} limit.`);
+}
+
+/** Decodes base64 (standard or URL-safe, whitespace ignored). */
+export function fromBase64(value: string, label: string, maxBytes: number): LoadedInput {
+  let text = value.trim();
+  let contentType: string | undefined;
+  const dataUrl = /^data:([^;,]*)(?:;[^,]*)?;base64,/i.exec(text);
+  if (dataUrl) {
+    contentType = dataUrl[1] || undefined;
+    text = text.slice(dataUrl[0].length);
+  }
+  text = text.replace(/\s+/g, '');
+  if (!BASE64.test(text) || text.length % 4 === 1) throw new InputError(`'${label}' is not valid base64.`);
+  if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
+  const data = Buffer.from(text, /[-_]/.test(text) ? 'base64url' : 'base64');
+  if (data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
+  return { data, contentType };
+}
+
+/** Downloads a user-supplied URL through the SSRF guard; an unreachable URL is the caller's input problem (400). */
+export async function fromUrl(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal): Promise<LoadedInput> {
+  let res;
+  try {
+    res = await engines.http.request({ url, guard: true, maxBytes, timeoutMs: 120_000, maxRedirects: 5, signal });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    if (err instanceof PayloadTooLargeError) throw tooLarge(label, maxBytes);
+    if (err instanceof ServiceError && !(err instanceof UpstreamError)) throw err;
+    throw new InputError(`Could not download '${label}': ${(err as Error).message}`, { cause: err });
+  }
+  if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
+  if (res.body.byteLength === 0) throw new InputError(`'${label}' is empty.`);
+  const last = new URL(res.url || url).pathname.split('/').pop() ?? '';
+  const dot = last.lastIndexOf('.');
+  const pathExtension = dot > 0 ? last.slice(dot + 1).toLowerCase() : undefined;
+  const contentType = Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1]?.split(';')[0]?.trim();
+  return { data: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), pathExtension, contentType };
+}
+
+/** Reads `value` the way `inputMethod` says. */
+export function loadInput(engines: Engines, method: 'url' | 'base64', value: string, label: string, maxBytes: number, signal: AbortSignal): Promise<LoadedInput> {
+  return method === 'url' ? fromUrl(engines, value.trim(), label, maxBytes, signal) : Promise.resolve(fromBase64(value, label, maxBytes));
+}
