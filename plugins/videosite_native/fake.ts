@@ -1,0 +1,129 @@
+/**
+ * A loopback stand-in for the video site (issue 12): it replays real recorded InnerTube answers
+ * (test/fixtures/videosite/youtube-transcript-api, MIT) and documents written in the same formats
+ * (test/fixtures/videosite/authored) on the routes the plugin uses: `POST /youtubei/v1/player`,
+ * `next`, `browse`, `navigation/resolve_url`, `search`, and `GET /api/timedtext`. Scenario video
+ * ids pick the recorded site states (unavailable, age-restricted, bot check, 429 captcha page…).
+ */
+import { readFileSync } from 'node:fs';
+import { serveLoopback } from '../../core/sdk.js';
+
+const FIXTURES = new URL('../../test/fixtures/videosite/', import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, FIXTURES));
+const json = (path: string) => JSON.parse(read(path).toString('utf8'));
+
+/** Video ids the fake knows, with the recorded player answer each replays. */
+export const RECORDED_PLAYERS: Record<string, string> = {
+  GJLlxj_dtq8: 'youtube.innertube.json', // 9 tracks: zh, cs, en, en (asr), de, hi, ja, ko, es
+  F1xioXWb8CY: 'youtube_ww1_nl_en.innertube.json', // en and en (asr)
+  dsMFmonKDD4: 'youtube_transcripts_disabled.innertube.json',
+  Njp5uhTorCo: 'youtube_age_restricted.innertube.json',
+  Unavailable: 'youtube_video_unavailable.innertube.json',
+  BotBlocked0: 'youtube_request_blocked.innertube.json',
+  Unplayable0: 'youtube_unplayable.innertube.json',
+  PoTokenNeed: 'youtube_po_token_required.innertube.json',
+};
+/** Answers the site's "unusual traffic" page with HTTP 429. */
+export const TOO_MANY_REQUESTS_ID = 'TooManyReqs';
+
+/** A running fake. */
+export interface VideositeFake {
+  url: string;
+  env: Record<string, string>;
+  /** `METHOD path` of every request, with the JSON body's key fields. */
+  requests: { method: string; path: string; body: any; query: Record<string, string> }[];
+  /** When set, every request answers this HTTP status. */
+  failWith: number | undefined;
+  close(): Promise<void>;
+}
+
+/** Decodes the comment-section token a client builds (field layout in comments.ts): video id and sort. */
+function commentsRequest(token: string): { videoId: string; sort: 'top' | 'newest' } | undefined {
+  try {
+    const bytes = Buffer.from(decodeURIComponent(token), 'base64');
+    if (!bytes.includes(Buffer.from('comments-section'))) return undefined;
+    return { videoId: bytes.subarray(4, 15).toString('latin1'), sort: bytes.includes(Buffer.from([0x30, 0x01])) ? 'newest' : 'top' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts the fake on 127.0.0.1 at a free port. */
+export async function startVideositeFake(): Promise<VideositeFake> {
+  const players = json('authored/players.json');
+  const nexts = json('authored/next.json');
+  const comments = json('authored/comments.json');
+  const browse = json('authored/browse.json');
+  const searches = json('authored/search.json');
+  const recorded = new Map(Object.entries(RECORDED_PLAYERS).map(([id, f]) => [id, read(`youtube-transcript-api/${f}`)]));
+  const fake: VideositeFake = { url: '', env: {}, requests: [], failWith: undefined, close: async () => undefined };
+  const server = await serveLoopback((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const u = new URL(req.url ?? '/', 'http://fake');
+      let body: any = {};
+      try {
+        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+      } catch {
+        body = {};
+      }
+      fake.requests.push({ method: req.method ?? 'GET', path: u.pathname, body, query: Object.fromEntries(u.searchParams) });
+      const send = (status: number, payload: unknown, type = 'application/json; charset=UTF-8') => {
+        const data = Buffer.isBuffer(payload) ? payload : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
+        res.writeHead(status, { 'content-type': type, 'content-length': data.length });
+        res.end(data);
+      };
+      const notFound = () => send(404, { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } });
+      if (fake.failWith) return send(fake.failWith, { error: { code: fake.failWith, message: 'Fake failure', status: 'UNAVAILABLE' } });
+      const path = u.pathname.replace(/^\/youtubei\/v1/, '');
+      if (path === '/player') {
+        const id = String(body.videoId ?? '');
+        if (id === TOO_MANY_REQUESTS_ID) return send(429, read('youtube-transcript-api/youtube_too_many_requests.html'), 'text/html; charset=UTF-8');
+        if (players[id]) return send(200, players[id]);
+        return send(200, recorded.get(id) ?? recorded.get('Unavailable')!);
+      }
+      if (path === '/next') {
+        if (body.videoId) return nexts[body.videoId] ? send(200, nexts[body.videoId]) : send(200, { responseContext: {} });
+        const c = commentsRequest(String(body.continuation ?? ''));
+        const doc = c ? comments[`${c.sort}:${c.videoId}`] : comments[String(body.continuation)];
+        return doc ? send(200, doc) : send(400, { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } });
+      }
+      if (path === '/navigation/resolve_url') {
+        const doc = browse[`resolve:${new URL(String(body.url ?? ''), 'https://www.youtube.com').pathname}`];
+        return doc ? send(200, doc) : notFound();
+      }
+      if (path === '/browse') {
+        const tab = body.params ? (String(body.params).startsWith('EgZ2aWRlb3') ? ':videos' : ':shorts') : '';
+        const doc = body.continuation ? browse[String(body.continuation)] : browse[`browse:${body.browseId}${tab}`];
+        if (doc) return send(200, doc);
+        return body.continuation ? send(400, { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } }) : notFound();
+      }
+      if (path === '/search') {
+        const doc = body.continuation ? searches[String(body.continuation)] : searches[`query:${body.query}`];
+        return send(200, doc ?? { responseContext: {}, contents: { twoColumnSearchResultsRenderer: { primaryContents: { sectionListRenderer: { contents: [] } } } } });
+      }
+      if (u.pathname === '/api/timedtext') {
+        // The site answers an empty 200 for tracks that need a proof-of-origin token.
+        if (u.searchParams.get('exp') === 'xpe') return send(200, '', 'text/xml; charset=UTF-8');
+        const v = u.searchParams.get('v');
+        const lang = u.searchParams.get('lang');
+        const kind = u.searchParams.get('kind');
+        if (v === 'GJLlxj_dtq8' && lang === 'en' && !kind) return send(200, read('youtube-transcript-api/transcript.xml'), 'text/xml; charset=UTF-8');
+        try {
+          return send(200, read(`authored/timedtext/${v}.${lang}${kind === 'asr' ? '.asr' : ''}.xml`), 'text/xml; charset=UTF-8');
+        } catch {
+          return notFound();
+        }
+      }
+      notFound();
+    });
+  });
+  fake.url = server.url;
+  fake.env = { VIDEOSITE_NATIVE_BASE_URL: server.url };
+  fake.close = () => server.close();
+  return fake;
+}
+
+/** The name every provider fake exports (the contract test looks for it). */
+export const startFake = startVideositeFake;
