@@ -5,7 +5,8 @@
  * answers with choices, `citations`, `search_results` and `usage`. `mode` makes it answer 429
  * with Retry-After, 500, garbage, or an answer without usage; `usage` pins the reported tokens.
  */
-import { readBody, sendJson, serveLoopback } from '../../core/testing/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveLoopback } from '../../core/sdk.js';
 
 /** How the fake answers. */
 export type AnswerFakeMode = 'ok' | 'rate_limited' | 'server_error' | 'garbage' | 'no_usage' | 'bare_citations';
@@ -36,12 +37,29 @@ function invalid(b: any): string | undefined {
   return undefined;
 }
 
+/** Reads a request body as JSON (`undefined` when empty or not JSON). */
+async function readJson(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  try {
+    return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Answers `status` with a JSON body. */
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
 /** Starts the fake on 127.0.0.1 with a random port. */
 export async function startFake(opts: { apiKey?: string } = {}): Promise<AnswerAFake> {
   const apiKey = opts.apiKey ?? 'pplx-test-key';
   const fake: AnswerAFake = { url: '', apiKey, env: {}, requests: [], mode: 'ok', usage: undefined, close: async () => undefined };
   const server = await serveLoopback(async (req, res) => {
-    const { json } = await readBody(req);
+    const json = await readJson(req);
     const path = new URL(req.url!, 'http://fake').pathname;
     fake.requests.push({ path, body: json, auth: req.headers.authorization ?? '' });
     if (req.headers.authorization !== `Bearer ${apiKey}`) return sendJson(res, 401, error('Invalid API key provided.', 'invalid_api_key', 401));

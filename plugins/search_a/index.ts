@@ -47,6 +47,8 @@ function serperEndpoint(operation: SerperEndpoint, title: string, summary: strin
     input,
     output,
     cost,
+    // Every one is a provider endpoint of spec §4.10, autocomplete too (its capability is v1-only).
+    visibility: 'public',
     examples: endpointExamples[operation],
     // The upstream call is bounded by SEARCH_A_TIMEOUT_MS; a web search may also scrape pages.
     timeoutMs: operation === 'search' ? 120_000 : MAX_TIMEOUT_MS + 5_000,

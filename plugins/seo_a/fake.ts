@@ -8,7 +8,8 @@
  * ready, or garbage.
  */
 import { randomUUID } from 'node:crypto';
-import { readBody, sendJson, serveLoopback } from '../../core/testing/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveLoopback } from '../../core/sdk.js';
 
 /** How the fake answers. */
 export type SeoFakeMode = 'ok' | 'rate_limited' | 'internal_error' | 'payment_required' | 'server_error' | 'task_error' | 'no_results' | 'never_ready' | 'garbage';
@@ -92,6 +93,23 @@ function ideasResult(t: any) {
   return { se_type: 'google', seed_keywords: t.keywords, location_code: items[0]?.location_code ?? 2840, language_code: t.language_code ?? 'en', total_count: total, items_count: count, offset, offset_token: 'tok', items };
 }
 
+/** Reads a request body as JSON (`undefined` when empty or not JSON). */
+async function readJson(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  try {
+    return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Answers `status` with a JSON body. */
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
 /** Starts the fake on 127.0.0.1 with a random port. */
 export async function startFake(opts: { login?: string; password?: string } = {}): Promise<SeoAFake> {
   const login = opts.login ?? 'seo-login@example.com';
@@ -99,7 +117,7 @@ export async function startFake(opts: { login?: string; password?: string } = {}
   const tasks = new Map<string, any>();
   const fake: SeoAFake = { url: '', env: {}, login, password, requests: [], mode: 'ok', pendingPolls: 1, available: 4490, polls: new Map(), close: async () => undefined };
   const server = await serveLoopback(async (req, res) => {
-    const { json } = await readBody(req);
+    const json = await readJson(req);
     const path = new URL(req.url!, 'http://fake').pathname;
     const segments = path.split('/').filter(Boolean);
     fake.requests.push({ method: req.method!, path, body: json, auth: req.headers.authorization ?? '' });
