@@ -11,6 +11,7 @@ import {
   BROKEN_VIDEO_ID, COMMENT_PAGE, COMMENT_TOTAL, COMPANY, FOLLOW_PAGE, FOLLOW_TOTAL, PERSON, PROFILE, PROFILE_VIDEOS, QUIET_VIDEO_ID, VIDEO_ID, WEBVTT,
   awemeDetail, nativeComment, nativeFollow,
 } from './fake-data.js';
+import { videositeRoute } from './fake-videosite.js';
 
 /** A running fake. */
 export interface CreatorAFake {
@@ -126,7 +127,7 @@ function route(path: string, q: Record<string, string>): Answer {
     case '/v1/linkedin/profile':
       return q.url?.includes('/in/jane-example') ? ok(PERSON) : missing('Profile not found');
     default:
-      return [404, { success: false, message: 'Endpoint not found' }];
+      return videositeRoute(path, q) ?? [404, { success: false, message: 'Endpoint not found' }];
   }
 }
 

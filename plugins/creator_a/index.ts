@@ -14,10 +14,16 @@ import {
   clipsiteVideo,
   clipsiteVideoComments,
   definePlugin,
+  getVideositeTranscript,
   implement,
+  videositeChannel,
+  videositeChannelVideos,
+  videositeVideo,
+  videositeVideoComments,
 } from '../../core/sdk.js';
 import { clipsite } from './clipsite.js';
 import { bizsite } from './bizsite.js';
+import { videosite } from './videosite.js';
 
 const config = {
   baseUrl: { type: 'url', description: 'creator_a API base URL.', default: 'https://api.scrapecreators.com' },
@@ -32,7 +38,7 @@ export default definePlugin({
   summary: 'Hosted social-data provider: short-video comments, follow lists, transcripts, profiles and videos; professional-network companies and profiles; video-site fallback.',
   tags: ['clipsite', 'bizsite', 'videosite', 'social', 'provider'],
   config,
-  endpoints: [...Object.values(clipsite), bizsite.company, bizsite.profile],
+  endpoints: [...Object.values(clipsite), bizsite.company, bizsite.profile, ...Object.values(videosite)],
   // The endpoints take the capabilities' own input and answer their output: no mappings.
   implements: [
     implement(clipsiteVideoComments, clipsite.comments),
@@ -43,5 +49,11 @@ export default definePlugin({
     implement(clipsiteVideo, clipsite.video),
     implement(bizsiteCompany, bizsite.company),
     implement(bizsiteProfile, bizsite.profile),
+    // After the native provider (providerOrder): a blocked or failing native call lands here.
+    implement(videositeChannel, videosite.channel),
+    implement(videositeChannelVideos, videosite.channelVideos),
+    implement(videositeVideo, videosite.video),
+    implement(videositeVideoComments, videosite.comments),
+    implement(getVideositeTranscript, videosite.transcript),
   ],
 });
