@@ -29,6 +29,8 @@ export interface SeoAFake {
   available: number;
   /** task_get polls received per task id. */
   polls: Map<string, number>;
+  /** Answers sent so far. */
+  answered: number;
   close(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ async function readJson(req: IncomingMessage): Promise<any> {
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+  res.emit('answered');
 }
 
 /** Starts the fake on 127.0.0.1 with a random port. */
@@ -115,8 +118,9 @@ export async function startFake(opts: { login?: string; password?: string } = {}
   const login = opts.login ?? 'seo-login@example.com';
   const password = opts.password ?? 'seo-password';
   const tasks = new Map<string, any>();
-  const fake: SeoAFake = { url: '', env: {}, login, password, requests: [], mode: 'ok', pendingPolls: 1, available: 4490, polls: new Map(), close: async () => undefined };
+  const fake: SeoAFake = { url: '', env: {}, login, password, requests: [], mode: 'ok', pendingPolls: 1, available: 4490, polls: new Map(), answered: 0, close: async () => undefined };
   const server = await serveLoopback(async (req, res) => {
+    res.once('answered', () => (fake.answered += 1));
     const json = await readJson(req);
     const path = new URL(req.url!, 'http://fake').pathname;
     const segments = path.split('/').filter(Boolean);

@@ -124,19 +124,21 @@ test('a task never ready is abandoned at the deadline (502) and polling stops', 
 });
 
 test('a client hang-up abandons the task: the call ends and no poll follows', async () => {
-  fake.mode = 'never_ready';
+  // A long first wait, so the hang-up lands while the client waits to poll (deterministically).
+  const patient = await pluginHarness(plugin, { env: { ...fake.env, SEO_A_POLL_INTERVAL_MS: '2000' } });
   const ctl = new AbortController();
   try {
-    const call = outcome(seo.capability('get_engine_reviews', { keyword: 'hang up' }, { signal: ctl.signal }));
-    while (!fake.requests.some((r) => r.path.includes('/task_get/'))) await new Promise((r) => setTimeout(r, 10));
+    const posted = fake.answered;
+    const call = outcome(patient.capability('get_engine_reviews', { keyword: 'hang up' }, { signal: ctl.signal }));
+    while (fake.answered === posted) await new Promise((r) => setTimeout(r, 5));
+    const seen = fake.requests.length;
     ctl.abort(new Error('client disconnected'));
     // The executor reports the hang-up itself (the HTTP lane records it as 499); the call is not served.
     assert.notEqual(await call, '200');
-    const polled = fake.requests.length;
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(fake.requests.length, polled, 'no poll after the hang-up');
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.equal(fake.requests.length, seen, 'no poll after the hang-up');
   } finally {
-    fake.mode = 'ok';
+    await patient.close();
   }
 });
 
