@@ -80,7 +80,7 @@ test('extract_audio: duration measured, audio cut into 30 s chunks and transcrib
   // jsonMode: the fake's JSON answer comes back parsed.
   assert.equal(typeof r.data.results, 'object');
   assert.match(fake.chats.at(-1)!.text, /Transcript of 30\.\d seconds/);
-  assert.ok(r.native.usage.prompt_tokens > 0);
+  assert.ok((r.native as { usage: { prompt_tokens: number } }).usage.prompt_tokens > 0);
 });
 
 test('extract_audio refuses unsupported formats, over-long audio and a missing prompt with 400', async () => {

@@ -9,8 +9,26 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IncomingMessage } from 'node:http';
-import { readBody, sendJson, serveLoopback } from '../../core/testing/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveLoopback } from '../../core/sdk.js';
+
+/** The request body, and its JSON when it parses. */
+async function readBody(req: IncomingMessage): Promise<{ raw: Buffer; json: any }> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const raw = Buffer.concat(chunks);
+  try {
+    return { raw, json: JSON.parse(raw.toString('utf8')) };
+  } catch {
+    return { raw, json: undefined };
+  }
+}
+
+/** A JSON answer. */
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
 
 /** One chat request as the fake received it. */
 export interface ChatSeen {
