@@ -26,7 +26,12 @@ export type ProviderAuth =
 /** One upstream call. */
 export interface ProviderCall {
   /** Path (and optional query string) appended to the base URL, e.g. `/v1/crawl`. */
-  path: string;
+  path?: string;
+  /**
+   * An absolute URL the provider handed back (a status or next-page link) instead of `path`.
+   * Check that its origin is the configured one before following it: the key goes with it.
+   */
+  url?: string;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Query parameters; `undefined` values are left out. */
   query?: Record<string, string | number | boolean | undefined>;
@@ -82,13 +87,15 @@ export function providerMessage(res: HttpResponse): string {
       if (v && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') return String((v as { message: string }).message).trim().slice(0, 300);
     }
   } catch {
-    // Not JSON: an HTML error page says nothing a caller should see.
+    // Not JSON: a plain-text message is the provider's own words; an HTML error page says
+    // nothing a caller should see.
+    if ((res.headers['content-type'] ?? '').startsWith('text/plain')) return res.text().trim().slice(0, 300);
   }
   return '';
 }
 
 function urlOf(base: string, path: string, query: ProviderCall['query']): string {
-  const url = new URL(base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  const url = new URL(path ? base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`) : base);
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
   return url.toString();
 }
@@ -139,7 +146,7 @@ export async function providerRequest<T = unknown>(ctx: RunContext<any, any>, ca
   let res: HttpResponse;
   try {
     res = await ctx.engines.http.request({
-      url: urlOf(base, call.path, query),
+      url: call.url ? urlOf(call.url, '', query) : urlOf(base, call.path ?? '', query),
       method: call.method ?? (call.json !== undefined || call.body !== undefined ? 'POST' : 'GET'),
       headers,
       json: call.json === undefined ? undefined : compactJson(call.json),

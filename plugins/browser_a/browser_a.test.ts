@@ -2,51 +2,36 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import plugin from './index.js';
 import { startBrowserAFake, type BrowserAFake } from './fake.js';
-import { createHttpEngineWith } from '../../core/engines/http/index.js';
-import { createFileStore } from '../../core/engines/files/index.js';
-import { ServiceError } from '../../core/errors.js';
-import type { Engines } from '../../core/engines/types.js';
+import { ServiceError } from '../../core/sdk.js';
+import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
 
 let fake: BrowserAFake;
-let dataDir: string;
-let files: ReturnType<typeof createFileStore>;
-const http = createHttpEngineWith({ env: {} });
-const log = { debug() {}, info() {}, warn() {}, error() {} };
+
+let h: PluginHarness;
 
 before(async () => {
   fake = await startBrowserAFake();
-  dataDir = await mkdtemp(join(tmpdir(), 'browser-a-'));
-  files = createFileStore({ dataDir, env: {}, log, publicBaseUrl: () => 'http://files.test' });
+  h = await pluginHarness(plugin, { env: fake.env });
 });
 after(async () => {
+  await h.close();
   await fake.close();
-  await http.close();
-  await files.close();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
-async function run(operation: string, input: unknown, config: Record<string, string> = {}) {
-  const ep = plugin.endpoints!.find((e) => e.operation === operation)!;
-  assert.ok(TypeCompiler.Compile(ep.input).Check(input));
-  const units: Record<string, number> = {};
-  const ctx = {
-    config: { baseUrl: fake.url, apiKey: fake.apiKey, ...config },
-    engines: { http, files } as unknown as Engines,
-    log,
-    signal: AbortSignal.timeout(10_000),
-    requestId: 'test',
-    usage: { add: (u: string, n: number) => (units[u] = (units[u] ?? 0) + n), units },
-    setNative() {},
-  };
-  const out = await ep.run(input as never, ctx as never);
-  assert.ok(TypeCompiler.Compile(ep.output).Check(out), JSON.stringify(out));
-  return { out: out as any, units };
+/**
+ * Runs one endpoint through the real executor against the fake; `env` overrides its settings (in a
+ * harness of its own, so the shared one keeps the fake's).
+ */
+async function run(operation: string, input: unknown, env: Record<string, string> = {}, signal?: AbortSignal) {
+  const own = Object.keys(env).length > 0 ? await pluginHarness(plugin, { env: { ...fake.env, ...env } }) : undefined;
+  try {
+    const r = await (own ?? h).endpoint(operation, input, { signal });
+    return { out: r.data, credits: r.credits };
+  } finally {
+    await own?.close();
+  }
 }
 
 test('screenshot posts Puppeteer options with the token in the query; the PNG is stored', async () => {
@@ -56,7 +41,7 @@ test('screenshot posts Puppeteer options with the token in the query; the PNG is
   assert.equal(sent.query.token, fake.apiKey);
   assert.deepEqual(sent.body, { url: 'https://example.org', options: { type: 'png', fullPage: true }, gotoOptions: { waitUntil: 'load' }, viewport: { width: 320, height: 200 }, waitForTimeout: 250 });
   const u = new URL(out.url);
-  const opened = await files.open(u.pathname.split('/').pop()!, u.searchParams.get('expires')!, u.searchParams.get('sig')!);
+  const opened = await h.engines.files.open(u.pathname.split('/').pop()!, u.searchParams.get('expires')!, u.searchParams.get('sig')!);
   const png = readFileSync(opened.path);
   assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [320, 400]);
 });
@@ -69,13 +54,13 @@ test('scrape returns matches per selector', async () => {
 
 test('plain-text errors map to the catalogue and never show the token', async () => {
   const status = (p: Promise<unknown>) => p.then(() => '200', (e) => (assert.ok(e instanceof ServiceError, String(e)), `${e.status} ${e.message}`));
-  assert.equal(await status(run('screenshot', { url: 'https://example.org' }, { apiKey: 'wrong' })), '500 Service authentication failed. Please contact support.');
+  assert.equal(await status(run('screenshot', { url: 'https://example.org' }, { BROWSER_A_API_KEY: 'wrong' })), '500 Service authentication failed. Please contact support.');
   fake.failWith = 429;
   assert.equal(await status(run('screenshot', { url: 'https://example.org' })), '503 Rate limit exceeded. Please try again later.');
   fake.failWith = 408;
   assert.equal(await status(run('scrape', { url: 'https://example.org' })), '502 Failed to retrieve the page through browser_a: the request timed out.');
   fake.failWith = undefined;
-  const down = await status(run('screenshot', { url: 'https://example.org' }, { baseUrl: 'http://127.0.0.1:1' }));
-  assert.match(down, /^502 Failed to retrieve http:\/\/127\.0\.0\.1:1\/screenshot: connection refused\.$/);
+  const down = await status(run('screenshot', { url: 'https://example.org' }, { BROWSER_A_BASE_URL: 'http://127.0.0.1:1' }));
+  assert.equal(down, '502 Failed to retrieve data from browser_a service.');
   assert.doesNotMatch(down, /token/);
 });

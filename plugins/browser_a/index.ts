@@ -3,14 +3,13 @@
  * `screenshot` capability when `provider: "browser_a"` is given (spec §4.10); the image is kept
  * in the service's file store and returned as a temporary URL.
  */
-import { Type, UpstreamError, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
+import { Type, UpstreamError, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, userUrl } from '../../core/sdk.js';
 import { browserCall, jsonOf } from './client.js';
-import { userUrl } from '../../core/sdk.js';
 
 const config = {
-  baseUrl: { description: 'browser_a base URL (cloud region or self-hosted).', default: 'https://production-sfo.browserless.io' },
-  apiKey: { description: 'browser_a API token (sent as ?token=).', secret: true, required: true },
-};
+  baseUrl: { type: 'url', description: 'browser_a base URL (cloud region or self-hosted).', default: 'https://production-sfo.browserless.io' },
+  apiKey: { type: 'secret', description: 'browser_a API token (sent as ?token=).', required: true },
+} as const;
 
 const Viewport = Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels.' }), height: Type.Integer({ minimum: 100, maximum: 2160, description: 'Viewport height in CSS pixels.' }) }, { description: 'Viewport in CSS pixels.' });
 
@@ -77,7 +76,7 @@ const scrape = defineEndpoint({
   async run(input, ctx) {
     const body: Record<string, unknown> = { url: input.url, elements: input.elements ?? [{ selector: 'body' }], gotoOptions: { waitUntil: 'load' } };
     if (input.wait) body.waitForTimeout = input.wait;
-    const out = jsonOf<{ data?: { selector: string; results: unknown[] }[] | null }>(await browserCall(ctx, 'scrape', body, 60_000));
+    const out = jsonOf<{ data?: { selector: string; results: unknown[] }[] | null }>(ctx, await browserCall(ctx, 'scrape', body, 60_000));
     ctx.setNative(out);
     if (out.data !== null && out.data !== undefined && !Array.isArray(out.data)) throw new UpstreamError('Received invalid data structure from browser_a service.');
     return { data: (out.data ?? []) as { selector: string; results: { html: string; text: string }[] }[] };
@@ -93,11 +92,9 @@ export default definePlugin({
   config,
   endpoints: [screenshot, scrape],
   implements: [
-    {
-      capability: 'screenshot',
-      endpoint: 'screenshot',
+    implement(screenshotCapability, screenshot, {
       mapInput: (i) => ({ url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
-      mapOutput: (o: { url: string; contentType: string; expiresAt: string }) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
-    },
+      mapOutput: (o) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
+    }),
   ],
 });

@@ -3,7 +3,7 @@
  * crawl job polled until it ends, `next` pages followed. Upstream failures become catalogue
  * errors here, at the HTTP-client boundary (design: "Errors").
  */
-import { type HttpResponse, InputError, NotFoundError, providerStatusError, type RunContext, UpstreamError } from '../../core/sdk.js';
+import { type HttpResponse, InputError, NotFoundError, invalidStructure, providerRequest, type RunContext, type ServiceError, UpstreamError } from '../../core/sdk.js';
 
 /** A scraped document as the API returns it (`data` of /scrape, items of crawl status). */
 export interface CrawlerADocument {
@@ -29,33 +29,20 @@ export interface CrawlerAStatus {
 
 const NAME = 'crawler_a';
 
-/** A client bound to one call's context (its signal, logger and HTTP engine). */
+/** A client bound to one call's context (its signal, logger, settings and HTTP engine). */
 export class CrawlerAClient {
   private readonly base: string;
 
-  constructor(
-    private readonly ctx: RunContext<unknown>,
-    baseUrl: string,
-    private readonly apiKey: string,
-  ) {
-    this.base = baseUrl.replace(/\/+$/, '');
+  constructor(private readonly ctx: RunContext<unknown>) {
+    this.base = String(ctx.config.baseUrl).replace(/\/+$/, '');
   }
 
-  /** Sends one API request and returns the parsed JSON, or throws the mapped error. */
+  /** Sends one API request (a path, or a status URL of the configured origin) and returns the parsed JSON. */
   async call<T>(method: 'GET' | 'POST' | 'DELETE', pathOrUrl: string, body?: unknown, timeoutMs = 90_000, signal: AbortSignal = this.ctx.signal): Promise<T> {
-    const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${this.base}${pathOrUrl}`;
-    const res = await this.ctx.engines.http.request({
-      url,
-      method,
-      json: body,
-      headers: { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' },
-      guard: false,
-      timeoutMs,
-      maxBytes: 50 * 1024 * 1024,
-      signal,
-    });
-    if (res.status >= 200 && res.status < 300) return parse<T>(res);
-    throw mapError(res);
+    const target = pathOrUrl.startsWith('http') ? { url: pathOrUrl } : { path: pathOrUrl };
+    const ctx = signal === this.ctx.signal ? this.ctx : { ...this.ctx, signal };
+    const { data } = await providerRequest<T>(ctx, { ...target, method, json: body, timeoutMs, maxBytes: 50 * 1024 * 1024, mapError });
+    return data;
   }
 
   /** POST /v2/scrape → the document. */
@@ -141,29 +128,15 @@ class JobGoneError extends UpstreamError {}
 
 const CANCEL_TIMEOUT_MS = 10_000;
 
-function parse<T>(res: HttpResponse): T {
-  try {
-    return res.json<T>();
-  } catch (err) {
-    throw new UpstreamError(`Received invalid data structure from ${NAME} service.`, { cause: err });
-  }
-}
-
 function invalid(): UpstreamError {
-  return new UpstreamError(`Received invalid data structure from ${NAME} service.`);
+  return invalidStructure({ provider: NAME }, 'missing job id, status or document');
 }
 
-/** contracts §5 "Errors": `{ success: false, error }` with the status saying who is at fault. */
-function mapError(res: HttpResponse): Error {
-  let message = '';
-  try {
-    message = String(res.json<{ error?: string }>().error ?? '');
-  } catch {
-    message = res.text().slice(0, 200);
-  }
+/** contracts §5 "Errors": a 404 is an unknown job or page, a 422 the caller's input. */
+function mapError(res: HttpResponse, message: string): ServiceError | undefined {
   if (res.status === 404) return new NotFoundError(`Not found at ${NAME}: ${message || 'unknown job or page'}.`);
   if (res.status === 422) return new InputError(`${NAME} rejected the request: ${message || 'invalid input'}.`);
-  return providerStatusError(NAME, res.status, message);
+  return undefined;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,42 +1,36 @@
 /** crawler_a: the real client against the loopback fake of its contract (contracts §5). */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import plugin from './index.js';
 import { startCrawlerAFake, type CrawlerAFake } from './fake.js';
-import { createHttpEngineWith } from '../../core/engines/http/index.js';
-import { ServiceError } from '../../core/errors.js';
-import type { Engines } from '../../core/engines/types.js';
+import { ServiceError } from '../../core/sdk.js';
+import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
 
 let fake: CrawlerAFake;
-const http = createHttpEngineWith({ env: {} });
+
+let h: PluginHarness;
 
 before(async () => {
   fake = await startCrawlerAFake();
+  h = await pluginHarness(plugin, { env: fake.env });
 });
 after(async () => {
+  await h.close();
   await fake.close();
-  await http.close();
 });
 
-/** Runs one endpoint the way the executor does: validated input and output, a usage recorder. */
-async function run(operation: string, input: unknown, config: Record<string, string> = {}, signal: AbortSignal = AbortSignal.timeout(10_000)) {
-  const ep = plugin.endpoints!.find((e) => e.operation === operation)!;
-  assert.ok(TypeCompiler.Compile(ep.input).Check(input), 'input matches the endpoint schema');
-  const units: Record<string, number> = {};
-  const ctx = {
-    config: { baseUrl: fake.url, apiKey: fake.apiKey, pollIntervalMs: '10', ...config },
-    state: undefined,
-    engines: { http } as unknown as Engines,
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    signal,
-    requestId: 'test',
-    usage: { add: (u: string, n: number) => (units[u] = (units[u] ?? 0) + n), units },
-    setNative() {},
-  };
-  const out = await ep.run(input as never, ctx as never);
-  assert.ok(TypeCompiler.Compile(ep.output).Check(out), `output matches the endpoint schema: ${JSON.stringify(out).slice(0, 300)}`);
-  return { out: out as any, units };
+/**
+ * Runs one endpoint through the real executor against the fake; `env` overrides its settings (in a
+ * harness of its own, so the shared one keeps the fake's).
+ */
+async function run(operation: string, input: unknown, env: Record<string, string> = {}, signal?: AbortSignal) {
+  const own = Object.keys(env).length > 0 ? await pluginHarness(plugin, { env: { ...fake.env, ...env } }) : undefined;
+  try {
+    const r = await (own ?? h).endpoint(operation, input, { signal });
+    return { out: r.data, credits: r.credits };
+  } finally {
+    await own?.close();
+  }
 }
 
 test('scrape sends bearer auth and formats, returns the document', async () => {
@@ -52,14 +46,14 @@ test('scrape sends bearer auth and formats, returns the document', async () => {
 
 test('crawl starts a job, polls until completed, follows next pages and reports pages used', async () => {
   const before = fake.requests.length;
-  const { out, units } = await run('crawl', { url: 'https://example.org', limit: 5, maxDiscoveryDepth: 1 });
+  const { out, credits } = await run('crawl', { url: 'https://example.org', limit: 5, maxDiscoveryDepth: 1 });
   assert.equal(out.status, 'completed');
   assert.equal(out.data.length, 5);
   assert.deepEqual(
     out.data.map((d: any) => d.metadata.sourceURL),
     ['https://example.org', 'https://example.org/page-1', 'https://example.org/page-2', 'https://example.org/page-3', 'https://example.org/page-4'],
   );
-  assert.deepEqual(units, { pages: 5 });
+  assert.equal(credits, 50, '10 credits for each of the 5 pages returned');
   const calls = fake.requests.slice(before).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, 'ID')}`);
   assert.deepEqual(calls, ['POST /v2/crawl', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID?skip=2', 'GET /v2/crawl/ID?skip=4']);
   assert.equal(fake.requests[before]!.body.maxDiscoveryDepth, 1);
@@ -93,12 +87,12 @@ test('errors map to the catalogue: bad key 500, rate limit 503, upstream failure
     }
     return [200, ''];
   };
-  assert.deepEqual(await status(run('scrape', { url: 'https://example.org' }, { apiKey: 'wrong' })), [500, 'Service authentication failed. Please contact support.']);
+  assert.deepEqual(await status(run('scrape', { url: 'https://example.org' }, { CRAWLER_A_API_KEY: 'wrong' })), [500, 'Service authentication failed. Please contact support.']);
   assert.deepEqual((await status(run('scrape', { url: 'not a url' })))[0], 400);
   fake.failWith = 429;
   assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [503, 'Rate limit exceeded. Please try again later.']);
   fake.failWith = 500;
-  assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve data from crawler_a: Internal server error.']);
+  assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve data from crawler_a service.']);
   fake.failWith = undefined;
 });
 

@@ -3,18 +3,17 @@
  * screenshot. Serves `crawl_site` first in the deployment order (spec §4.10) and `screenshot`
  * when asked for by `provider`.
  */
-import { Type, UpstreamError, defineEndpoint, definePlugin, flat, perUnit, type RunContext, type Static } from '../../core/sdk.js';
-import { CRAWL_CREDITS_PER_PAGE, crawlDefaults, crawlOutput, userUrl } from '../../core/sdk.js';
+import { CRAWL_CREDITS_PER_PAGE, Type, UpstreamError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit, screenshot as screenshotCapability, userUrl, type RunContext, type Static } from '../../core/sdk.js';
 import { CrawlerAClient, type CrawlerADocument } from './client.js';
 
 const config = {
-  baseUrl: { description: 'crawler_a API base URL.', default: 'https://api.firecrawl.dev' },
-  apiKey: { description: 'crawler_a API key (Bearer token, `fc-…`).', secret: true, required: true },
-  pollIntervalMs: { description: 'How often a crawl job is polled, in ms (default 2000).', default: '2000' },
-};
+  baseUrl: { type: 'url', description: 'crawler_a API base URL.', default: 'https://api.firecrawl.dev' },
+  apiKey: { type: 'secret', description: 'crawler_a API key (Bearer token, `fc-…`).', required: true },
+  pollIntervalMs: { type: 'integer', min: 10, max: 60000, description: 'How often a crawl job is polled, in ms (default 2000).', default: 2000 },
+} as const;
 
 type Ctx = RunContext<unknown>;
-const client = (ctx: Ctx) => new CrawlerAClient(ctx, ctx.config.baseUrl!, ctx.config.apiKey!);
+const client = (ctx: Ctx) => new CrawlerAClient(ctx);
 
 const Document = Type.Object(
   {
@@ -180,30 +179,26 @@ export default definePlugin({
   config,
   endpoints: [scrape, search, map, crawl, screenshot],
   implements: [
-    {
-      capability: 'crawl_site',
-      endpoint: 'crawl',
+    implement(crawlSite, crawl, {
       mapInput: (i) => {
         const d = crawlDefaults(i);
         return { url: d.url, limit: d.limit, maxDiscoveryDepth: d.depth, formats: [d.format === 'raw' ? 'rawHtml' : 'markdown'] };
       },
-      mapOutput: (o: { data: CrawlerADocument[] }, i) => {
+      mapOutput: (o, i) => {
         const format = crawlDefaults(i).format;
         return crawlOutput(
           i,
-          o.data.map((doc) => ({
+          (o.data as CrawlerADocument[]).map((doc) => ({
             url: String(doc.metadata?.sourceURL ?? doc.metadata?.url ?? ''),
             status: Number(doc.metadata?.statusCode ?? 200),
             content: pageContent(doc, format),
           })),
         );
       },
-    },
-    {
-      capability: 'screenshot',
-      endpoint: 'screenshot',
+    }),
+    implement(screenshotCapability, screenshot, {
       mapInput: (i) => ({ url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, waitFor: i.wait }),
-      mapOutput: (o: { url: string; pageUrl?: string }) => ({ url: o.url, contentType: 'image/png', ...(o.pageUrl ? { pageUrl: o.pageUrl } : {}) }),
-    },
+      mapOutput: (o) => ({ url: o.url, contentType: 'image/png', ...(o.pageUrl ? { pageUrl: o.pageUrl } : {}) }),
+    }),
   ],
 });

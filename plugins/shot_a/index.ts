@@ -3,14 +3,13 @@
  * capability when `provider: "shot_a"` is given (spec §4.10). The image is kept in the service's
  * file store and returned as a temporary URL, like the service's own screenshots.
  */
-import { Type, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
+import { Type, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, userUrl } from '../../core/sdk.js';
 import { take, type TakeOptions } from './client.js';
-import { userUrl } from '../../core/sdk.js';
 
 const config = {
-  baseUrl: { description: 'shot_a API base URL.', default: 'https://api.screenshotone.com' },
-  apiKey: { description: 'shot_a access key (sent as X-Access-Key).', secret: true, required: true },
-};
+  baseUrl: { type: 'url', description: 'shot_a API base URL.', default: 'https://api.screenshotone.com' },
+  apiKey: { type: 'secret', description: 'shot_a access key (sent as X-Access-Key).', required: true },
+} as const;
 
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
@@ -54,11 +53,9 @@ export default definePlugin({
   config,
   endpoints: [screenshot],
   implements: [
-    {
-      capability: 'screenshot',
-      endpoint: 'screenshot',
+    implement(screenshotCapability, screenshot, {
       mapInput: (i) => ({ url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
-      mapOutput: (o: { url: string; contentType: string; expiresAt: string }) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
-    },
+      mapOutput: (o) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
+    }),
   ],
 });
