@@ -49,12 +49,24 @@ export const LogsOutput = Type.Object({
 /** The capability input types. */
 export type CodeInputValue = Static<typeof JsInput>;
 
-/** Rejects blank or oversized input with the spec's words where the spec has them. */
+/**
+ * Rejects blank or oversized input with the spec's words where the spec has them, and text a
+ * process cannot be handed: a NUL character cannot travel in an argument or environment variable
+ * (`commands` reaches the shell through one) and no Python source may hold one, so a NUL in
+ * either field is the caller's error, answered before any sandbox starts (issue 18, finding 1).
+ */
 export function validateCode(input: CodeInputValue): string | undefined {
   if (typeof input.code !== 'string' || input.code.trim() === '') return CODE_REQUIRED;
   if (input.code.length > MAX_CODE_CHARS) return `code must be at most ${MAX_CODE_CHARS} characters.`;
   if (input.commands !== undefined && input.commands.length > MAX_COMMANDS_CHARS) return `commands must be at most ${MAX_COMMANDS_CHARS} characters.`;
+  if (input.code.includes('\u0000')) return nulMessage('code');
+  if (input.commands?.includes('\u0000')) return nulMessage('commands');
   return undefined;
+}
+
+/** The 400 text for a NUL character in `code` or `commands`. */
+function nulMessage(field: 'code' | 'commands'): string {
+  return `${field} must not contain NUL characters (\\u0000): they cannot be passed to a process.`;
 }
 
 export const runJsCode = defineCapability({

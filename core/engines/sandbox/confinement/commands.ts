@@ -11,7 +11,8 @@ import type { UidLease, UidPool } from './uid-pool.js';
 import type { SandboxCgroups } from './cgroup.js';
 import { killSandbox, spawnOsSandbox } from './os-sandbox.js';
 import { makeRunDir } from './run-dir.js';
-import { driveProcess } from './process-run.js';
+import { driveProcess, type ProcessOutcome } from './process-run.js';
+import type { ChildProcess } from 'node:child_process';
 import { PROXY_ENV, forwarderSource, startEgressProxy } from './egress-proxy.js';
 
 /** Environment of the commands step: caches and installs stay inside `/work`. */
@@ -35,14 +36,42 @@ const COMMANDS_ENV: Record<string, string> = {
   PYTHONDONTWRITEBYTECODE: '1',
 };
 
+/** Options of one commands step: where it runs, as whom, and in which cgroup. */
+export interface CommandsOptions {
+  settings: SandboxSettings;
+  uid: number | null;
+  runDir: string;
+  signal?: AbortSignal;
+  cgroup?: string;
+}
+
 /** Runs the commands; resolves with an error object when they fail or time out. */
-export async function runCommands(
-  commands: string,
-  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal; cgroup?: string },
-): Promise<ExecutionErrorInfo | undefined> {
+export async function runCommands(commands: string, opts: CommandsOptions): Promise<ExecutionErrorInfo | undefined> {
   const s = opts.settings;
   const proxy = await startEgressProxy(`${opts.runDir}.sock`, opts.uid, { ...s.egress, packageHosts: s.packageHosts });
-  const child = spawnOsSandbox({
+  // The proxy is closed on every path: a spawn that throws (text no process can be given) once
+  // left its socket listening for good (issue 18, finding 1).
+  let outcome: ProcessOutcome;
+  try {
+    outcome = await driveProcess(spawnCommands(commands, opts, proxy.socketPath), {
+      uid: opts.uid,
+      timeoutMs: s.commandsTimeoutMs,
+      maxLines: 200,
+      maxBytes: 64 * 1024,
+      signal: opts.signal,
+    });
+  } catch (err) {
+    return { name: 'CommandsError', value: 'commands could not be started', traceback: err instanceof Error ? err.message : String(err) };
+  } finally {
+    await proxy.close();
+  }
+  return commandsOutcome(outcome, s);
+}
+
+/** Starts the commands sandbox: the forwarder as the commands' parent, the proxy socket bound in. */
+function spawnCommands(commands: string, opts: CommandsOptions, socketPath: string): ChildProcess {
+  const s = opts.settings;
+  return spawnOsSandbox({
     bwrapBin: s.bwrapBin,
     uid: opts.uid,
     argv: ['/usr/bin/node', '-e', forwarderSource()],
@@ -50,7 +79,7 @@ export async function runCommands(
     work: { hostDir: opts.runDir },
     tmpfsMb: s.tmpfsMb,
     env: { ...COMMANDS_ENV, ...PROXY_ENV, SANDBOX_COMMANDS: commands },
-    binds: [[proxy.socketPath, '/run/egress.sock']],
+    binds: [[socketPath, '/run/egress.sock']],
     cgroup: opts.cgroup,
     limits: {
       nproc: Math.max(256, s.maxProcesses),
@@ -60,13 +89,10 @@ export async function runCommands(
       cpuSeconds: Math.ceil(s.commandsTimeoutMs / 1000) + 5,
     },
   });
-  const outcome = await driveProcess(child, {
-    uid: opts.uid,
-    timeoutMs: s.commandsTimeoutMs,
-    maxLines: 200,
-    maxBytes: 64 * 1024,
-    signal: opts.signal,
-  }).finally(() => proxy.close());
+}
+
+/** Continues {@link runCommands} with how the step ended. */
+function commandsOutcome(outcome: ProcessOutcome, s: SandboxSettings): ExecutionErrorInfo | undefined {
   if (outcome.timedOut) {
     return {
       name: 'CommandsTimeoutError',
@@ -90,7 +116,7 @@ function tail(stdout: string[], stderr: string[]): string {
 /** A run whose `commands` step succeeded: its uid lease and options for what runs next in its directory. */
 export interface CommandsStep {
   lease: UidLease;
-  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal; cgroup?: string };
+  opts: CommandsOptions;
 }
 
 /**

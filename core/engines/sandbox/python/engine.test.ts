@@ -1,5 +1,6 @@
 /** The Python engine's confinement as seen from inside a run (issue 6). */
 import { test } from 'node:test';
+import { readdirSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { PythonSandboxEngine } from './engine.js';
 import { loadSandboxSettings } from '../settings.js';
@@ -23,6 +24,24 @@ print(open("/proc/self/status").read().split("CapEff:")[1].split()[0])`;
     const t = await engine.run({ code: 'import time\nprint("start", flush=True)\ntime.sleep(30)', timeoutMs: 500 });
     assert.equal(t.error?.name, 'TimeoutError');
     assert.equal(t.error?.value, 'Execution timed out after 0.5 seconds.');
+  } finally {
+    await engine.close();
+  }
+});
+
+test('commands no process can be given fail as a CommandsError and leave no socket or descriptor behind', async () => {
+  const engine = new PythonSandboxEngine(loadSandboxSettings({ SANDBOX_MAX_CONCURRENT: '2' }), silent);
+  const fds = () => readdirSync('/proc/self/fd').length;
+  try {
+    await engine.run({ code: 'print(1)', commands: 'true' });
+    const before = fds();
+    for (let i = 0; i < 10; i++) {
+      // The HTTP lane refuses a NUL with 400 first; the engine must still clean up on its own.
+      const r = await engine.run({ code: 'print(1)', commands: 'true\u0000' });
+      assert.equal(r.error?.name, 'CommandsError', JSON.stringify(r));
+      assert.equal(r.error?.value, 'commands could not be started');
+    }
+    assert.ok(fds() - before <= 1, `open fds went from ${before} to ${fds()}`);
   } finally {
     await engine.close();
   }
