@@ -22,6 +22,7 @@ const config: ServiceConfig = {
     seo_a: () => import('./plugins/seo_a/index.js'),
     answer_a: () => import('./plugins/answer_a/index.js'),
     creator_a: () => import('./plugins/creator_a/index.js'),
+    image_a: () => import('./plugins/image_a/index.js'),
   },
   providerOrder: {
     // spec §4.10: crawl_site defaults to crawler_a and falls back to spider_a, then our own crawler.
