@@ -400,13 +400,18 @@ describe('LibreOffice faults', () => {
     // A long text keeps the single worker busy long enough to be caught mid-conversion.
     const long = Array.from({ length: 40_000 }, (_, i) => `Line ${i} of a long document that takes a while to lay out.`).join('\n');
     const pending = convert({ inputMethod: 'base64', file: b64(long) });
-    const jobs = join(officeDir, 'jobs');
+    // A job is handed to its worker by moving the input into that worker's job dir (profile-N.job).
+    const inWorker = async () => {
+      for (const dir of (await readdir(officeDir).catch(() => [] as string[])).filter((d) => d.endsWith('.job'))) {
+        if ((await readdir(join(officeDir, dir)).catch(() => [] as string[])).some((f) => f.startsWith('input.'))) return true;
+      }
+      return false;
+    };
     let killed = false;
     for (let i = 0; i < 3000 && !killed; i++) {
-      const inFlight = await readdir(jobs).catch(() => [] as string[]);
-      const started = inFlight.length > 0 && (await readdir(join(jobs, inFlight[0]!)).catch(() => [] as string[])).some((f) => f.startsWith('input.'));
+      const started = await inWorker();
       if (started) {
-        // The input is on disk and the job is handed to LibreOffice right after; let it start laying out.
+        // LibreOffice has the job; let it start laying out.
         await new Promise((r) => setTimeout(r, 300));
         for (const pid of sofficePids()) process.kill(pid, 'SIGKILL');
         killed = true;

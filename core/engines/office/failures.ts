@@ -4,7 +4,7 @@
  * spec's 500 `Failed to convert to PDF: <details>`.
  */
 import { InputError, OperationFailedError } from '../../errors.js';
-import { JobFailure } from './worker.js';
+import { JobFailure } from './job.js';
 
 /** The public text of a failed conversion (spec §4.6: `Failed to convert to PDF: [error details]`). */
 export function conversionFailed(details: string, cause?: unknown): OperationFailedError {

@@ -7,13 +7,14 @@
  * A job's input file is written when the job is accepted, before it waits, so handing it to a
  * free worker is synchronous: no worker can die between being chosen and taking the job.
  */
-import { mkdir, rm, writeFile, readFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { BusyError } from '../../errors.js';
 import { conversionFailed, publicError } from './failures.js';
 import type { OfficeConvertInput, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './types.js';
-import { JobFailure, OfficeWorker, WorkerStopped, type DriverJob, type WorkerConfig } from './worker.js';
+import { OfficeWorker, WorkerStopped, type WorkerConfig } from './worker.js';
+import { JobFailure, type WorkerJob } from './job.js';
 
 /** Pool settings (read from the environment by the factory). */
 export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
@@ -25,7 +26,7 @@ export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
 }
 
 interface Queued {
-  job: DriverJob;
+  job: WorkerJob;
   dir: string;
   ext: string | null;
   enqueuedAt: number;
@@ -159,9 +160,10 @@ export class OfficePool {
     const ext = input.extension?.toLowerCase() || null;
     const dir = join(this.cfg.workDir, randomBytes(8).toString('hex'));
     const forced = (ext && IMPORT_FILTERS[ext]) || (ext === 'txt' ? textFilter(input.data) : undefined);
-    const job: DriverJob = {
+    // Staged here (no worker sees this directory); the worker that takes the job moves the file
+    // into its own job directory, the only one its jail can see.
+    const job: WorkerJob = {
       input: join(dir, ext ? `input.${ext}` : 'input'),
-      output: join(dir, 'output.pdf'),
       importFilter: forced?.filter ?? null,
       importOptions: forced?.options ?? null,
       plainText: opts.plainText ?? (ext !== null && PLAIN_TEXT.has(ext)),
@@ -225,10 +227,9 @@ export class OfficePool {
     const queuedMs = Date.now() - item.enqueuedAt;
     const started = Date.now();
     try {
-      const { pages, type } = await this.runAndRecycle(w, item.job, this.cfg.timeoutMs);
-      const pdf = await readFile(item.job.output).catch(() => undefined);
+      const { pages, type, pdf } = await this.runAndRecycle(w, item.job, this.cfg.timeoutMs);
       if (!pdf || pdf.byteLength === 0) throw new JobFailure('export', 'LibreOffice produced no output');
-      item.resolve({ pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), pages, type, convertMs: Date.now() - started, queuedMs });
+      item.resolve({ pdf, pages, type, convertMs: Date.now() - started, queuedMs });
     } catch (err) {
       item.reject(publicError(err, item.ext));
     } finally {
@@ -237,7 +238,7 @@ export class OfficePool {
   }
 
   /** Runs a job, then retires the worker if it reached its conversion limit, before anyone else gets it. */
-  private async runAndRecycle(w: OfficeWorker, job: DriverJob, timeoutMs: number) {
+  private async runAndRecycle(w: OfficeWorker, job: WorkerJob, timeoutMs: number) {
     try {
       return await w.run(job, timeoutMs);
     } finally {

@@ -2,12 +2,21 @@
  * One warm LibreOffice listener and its UNO driver (design: "Office supervisor"). Each worker has
  * its own profile directory and its own process group, so stopping it leaves nothing behind.
  * The worker only runs jobs and reports deaths; the pool decides about restarts and queueing.
+ * It runs confined (jail.ts): it sees its profile and, at `/job`, its job directory, into which
+ * each job's input is moved when the job starts and from which the PDF is read back.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PluginLogger } from '../../plugin/types.js';
 import { claimProfile, killStale, releaseProfile } from './profiles.js';
 import { waitForGroupExit } from '../processes.js';
+import { workerCommand, writeIdentity } from './jail.js';
+import { clearDir, ownDir, placeInput, readOutput } from './job-dir.js';
+import { exited, killGroup } from './process-group.js';
+import { JobFailure, type FailureKind, type JobDone, type WorkerJob } from './job.js';
+
+export { JobFailure } from './job.js';
 
 /** Settings shared by every worker of a pool. */
 export interface WorkerConfig {
@@ -20,68 +29,16 @@ export interface WorkerConfig {
   poolSize: number;
   /** Identifies the pool in profile owner files. */
   token: string;
-  /**
-   * Command that confines the driver and its LibreOffice (see `officeJail`): the argv is appended.
-   * Empty runs them unconfined.
-   */
-  jail?: string[];
+  /** bubblewrap binary that confines each worker (see jail.ts); unset runs them unconfined. */
+  bwrap?: string | null;
+  /** First uid of the pool's host-wide block: worker i runs as `uidBase + i`; unset keeps the service's uid. */
+  uidBase?: number | null;
+  /** The service's environment: only its locale and time zone reach a worker (see `officeEnv`). */
+  env?: Record<string, string | undefined>;
   log: PluginLogger;
 }
 
-/** A conversion as the driver understands it. */
-export interface DriverJob {
-  input: string;
-  output: string;
-  importFilter: string | null;
-  importOptions: string | null;
-  /** Whether LibreOffice's plain-text import may take the input (see the driver's docstring). */
-  plainText: boolean;
-  /** With no import filter and no extension: the extensions the detected type must have one of. */
-  formats: readonly string[] | null;
-  pdfVersion: number;
-  tagged: boolean;
-  pdfua: boolean;
-}
-
-/**
- * How a job ended when it did not succeed: `load` LibreOffice could not open it, `type` its type
- * detection refused it, `internal` the job files were unusable (our fault), `export`, `dead`, `timeout`.
- */
-export type FailureKind = 'load' | 'type' | 'export' | 'internal' | 'dead' | 'timeout';
-
-/** A failed job with the reason LibreOffice gave; `reason` refines `type` (`plain`, `unknown`, `unsupported`). */
-export class JobFailure extends Error {
-  constructor(readonly kind: FailureKind, message: string, readonly reason?: string) {
-    super(message);
-  }
-}
-
-/** A finished job: pages as LibreOffice counted them and the type it detected. */
-export interface JobDone {
-  pages: number | null;
-  type: string | null;
-}
-
 let generation = 0;
-
-/** Sends a signal to a child's whole process group, ignoring groups that are already gone. */
-function killGroup(child: ChildProcess | null, signal: NodeJS.Signals): void {
-  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {
-      /* already gone */
-    }
-  }
-}
-
-function exited(child: ChildProcess | null): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
 
 /** Thrown by `start()` when `stop()` interrupted it: a shutdown, not a failure. */
 export class WorkerStopped extends Error {
@@ -127,9 +84,20 @@ export class OfficeWorker {
     return this.profile;
   }
 
-  /** Gives the profile slot back once the worker is stopped for good. */
+  /** The job directory of this worker (beside its profile): the only place its jail sees a job in. */
+  get jobDir(): string {
+    return `${this.profileDir}.job`;
+  }
+
+  /** The uid the current process runs as (null: the service's own) and the job dir as the driver sees it. */
+  private launched: { uid: number | null; jobPath: string } = { uid: null, jobPath: '' };
+
+  /** Gives the profile slot back once the worker is stopped for good; no document stays on disk. */
   release(): void {
-    if (this.profile) releaseProfile(this.profile);
+    if (this.profile) {
+      clearDir(this.jobDir);
+      releaseProfile(this.profile);
+    }
     this.profile = null;
   }
 
@@ -143,11 +111,35 @@ export class OfficeWorker {
     // Anything still running on our own profile is a leftover of this worker's previous process.
     killStale(this.profileDir);
     const pipe = `ciapi_office_${process.pid}_${this.index}_${++generation}`;
-    // detached: the driver leads its own process group, which its soffice (and oosplash's
-    // soffice.bin) join, so one group kill stops all of them.
-    const argv = [this.cfg.python, this.cfg.driverPath, this.cfg.binary, this.profileDir, pipe, String(Math.ceil(this.cfg.startTimeoutMs / 1000))];
-    const [bin, ...args] = [...(this.cfg.jail ?? []), ...argv];
-    const driver = spawn(bin!, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const uid = this.cfg.uidBase == null ? null : this.cfg.uidBase + this.index;
+    const launch = workerCommand({
+      bwrap: this.cfg.bwrap ?? null,
+      python: this.cfg.python,
+      driverPath: this.cfg.driverPath,
+      binary: this.cfg.binary,
+      profileDir: this.profileDir,
+      jobDir: this.jobDir,
+      uid,
+      identityDir: `${this.profileDir}.etc`,
+      driverArgs: [this.cfg.binary, this.profileDir, pipe, String(Math.ceil(this.cfg.startTimeoutMs / 1000))],
+      serviceEnv: this.cfg.env ?? {},
+    });
+    try {
+      // The worker's uid owns exactly its profile and its job dir (a profile from an earlier run
+      // under another uid block is re-owned); a job left by a killed process is removed.
+      ownDir(this.profileDir, launch.uid);
+      if (launch.uid !== null) writeIdentity(`${this.profileDir}.etc`, launch.uid, this.profileDir);
+      ownDir(this.jobDir, launch.uid);
+      clearDir(this.jobDir);
+    } catch (err) {
+      this.state = 'stopped';
+      throw new Error(`LibreOffice worker ${this.index} failed to start: its directories are unusable (${(err as Error).message})`);
+    }
+    this.launched = { uid: launch.uid, jobPath: launch.jobPath };
+    // detached: the launcher leads its own process group, which the driver, its soffice (and
+    // oosplash's soffice.bin) join, so one group kill stops all of them.
+    const [bin, ...args] = launch.argv;
+    const driver = spawn(bin!, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: launch.env });
     this.driver = driver;
     driver.stderr?.on('data', (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
@@ -195,8 +187,15 @@ export class OfficeWorker {
     const p = this.pending;
     if (!p || msg.id !== p.id) return;
     this.pending = null;
-    if (msg.ok) p.resolve({ pages: typeof msg.pages === 'number' ? msg.pages : null, type: msg.type ?? null });
+    if (msg.ok) void this.collect(p, typeof msg.pages === 'number' ? msg.pages : null, msg.type ?? null);
     else p.reject(new JobFailure(msg.kind ?? 'export', msg.error ?? 'unknown error', msg.reason ?? undefined));
+  }
+
+  /** Takes the PDF out of the job dir and empties it; the worker stays busy until then. */
+  private async collect(p: NonNullable<OfficeWorker['pending']>, pages: number | null, type: string | null): Promise<void> {
+    const pdf = await readOutput(join(this.jobDir, 'output.pdf'), this.launched.uid).catch(() => undefined);
+    clearDir(this.jobDir);
+    p.resolve({ pages, type, pdf });
   }
 
   private died(child: ChildProcess, why: string): void {
@@ -218,11 +217,21 @@ export class OfficeWorker {
     });
   }
 
-  /** Runs one job; a hang past `timeoutMs` kills the worker and fails with `timeout`. */
-  run(job: DriverJob, timeoutMs: number): Promise<JobDone> {
+  /**
+   * Runs one job: its staged input moves into this worker's job dir (the one its jail sees), the
+   * PDF comes back in the result. A hang past `timeoutMs` kills the worker and fails with `timeout`.
+   */
+  run(job: WorkerJob, timeoutMs: number): Promise<JobDone> {
     if (this.state !== 'idle' || !this.driver?.stdin) return Promise.reject(new JobFailure('dead', 'worker not ready'));
+    const name = basename(job.input);
+    try {
+      placeInput(job.input, this.jobDir, name);
+    } catch (err) {
+      return Promise.reject(new JobFailure('internal', `the input could not be handed to the worker: ${(err as Error).message}`));
+    }
     this.state = 'busy';
     const id = this.nextId++;
+    const { jobPath } = this.launched;
     return new Promise<JobDone>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (this.pending?.id !== id) return;
@@ -242,6 +251,7 @@ export class OfficeWorker {
         },
         reject: (e) => {
           clearTimeout(timer);
+          clearDir(this.jobDir);
           if (e.kind !== 'dead') {
             this.conversions++;
             this.state = 'idle';
@@ -249,7 +259,8 @@ export class OfficeWorker {
           reject(e);
         },
       };
-      this.driver!.stdin!.write(JSON.stringify({ id, ...job }) + '\n');
+      const paths = { input: join(jobPath, name), output: join(jobPath, 'output.pdf') };
+      this.driver!.stdin!.write(JSON.stringify({ id, ...job, ...paths }) + '\n');
     });
   }
 
