@@ -8,11 +8,17 @@ import { ERROR_CODES } from '../core/errors.js';
 import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
 import { configEnv } from '../core/registry/build.js';
 import serviceConfig from '../plugins.config.js';
+import { generatedReadme } from '../scripts/readme-tables.js';
 
 const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
 const tableCell = (text: string) => new RegExp(`^\\|\\s*\`${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\`\\s*\\|`, 'm');
 
 describe('README', () => {
+  it('has current generated tables (plugins, plugin settings, v1 routes): `npm run readme` writes them', async () => {
+    const { current, wanted } = await generatedReadme(join(import.meta.dirname, '..'));
+    assert.ok(current === wanted, 'README.md tables are stale: run `npm run readme` and commit the result.');
+  });
+
   it('opens with the set-up + start and set-up + test commands', () => {
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)![1]!;
     assert.match(firstBlock, /bash scripts\/setup\.sh && npm start/);
