@@ -3,7 +3,7 @@
  * line): plugins, their settings, and the v1 routes. `scripts/readme-tables.ts` writes them
  * between `<!-- generated:NAME -->` markers; `test/readme.test.ts` fails when they are stale.
  */
-import type { PluginDef } from '../plugin/types.js';
+import type { ConfigField, PluginDef } from '../plugin/types.js';
 import { configEnv, isSecret } from '../plugin/config-values.js';
 import { endpointId } from '../plugin/ids.js';
 
@@ -24,7 +24,7 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 
 function kindOf(def: PluginDef<any, any>): string {
   if (!def.endpoints?.length) return 'catalogue';
-  const needsKey = Object.values(def.config ?? {}).some((f) => f.required);
+  const needsKey = Object.values((def.config ?? {}) as Record<string, ConfigField>).some((f) => f.required);
   if (def.managed || !needsKey) return 'service-managed, no key';
   return 'provider, needs its API key';
 }
@@ -43,7 +43,7 @@ export function pluginsTable(plugins: PluginDef<any, any>[]): string {
 export function settingsTable(plugins: PluginDef<any, any>[]): string {
   const rows: string[] = [];
   for (const def of plugins) {
-    for (const [name, f] of Object.entries(def.config ?? {})) {
+    for (const [name, f] of Object.entries((def.config ?? {}) as Record<string, ConfigField>)) {
       const dflt = f.default !== undefined && !isSecret(f) ? `\`${String(f.default)}\`` : f.required ? 'unset (required)' : 'unset';
       const type = f.type && f.type !== 'string' ? ` (${f.type})` : '';
       rows.push(`| \`${configEnv(def.id, name, f)}\` | ${dflt} | ${def.id}${type}: ${cell(f.description)} |`);
