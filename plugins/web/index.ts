@@ -3,7 +3,7 @@
  * extract done on this machine with no key — a plain guarded fetch or the warm Chromium pool,
  * Readability for main content, turndown (GFM) for markdown, the file store for images.
  */
-import { InputError, defineEndpoint, definePlugin, flat, perUnit, type Static } from '../../core/sdk.js';
+import { InputError, defineEndpoint, definePlugin, flat, perUnit, type ConfigField, type Static } from '../../core/sdk.js';
 import {
   CRAWL_CREDITS_PER_PAGE,
   CrawlOutput,
@@ -30,7 +30,14 @@ const config = {
   pageTimeoutMs: { description: 'Time allowed to load one page, in ms (default 20000).', default: '20000' },
   crawlMaxDelayMs: { description: 'Longest robots.txt Crawl-delay honoured as written, in ms; longer ones are capped (default 5000).', default: '5000' },
   crawlTimeoutMs: { description: 'Time budget of one crawl, in ms; the pages gathered by then are returned (default 150000).', default: '150000' },
-};
+  screenshotMaxHeight: {
+    description: 'Tallest full-page screenshot, in CSS pixels; a taller page is captured from its top and the answer says `clipped` (default 16384).',
+    type: 'integer',
+    default: 16384,
+    min: 100,
+    max: 65535,
+  },
+} satisfies Record<string, ConfigField>;
 
 type Ctx = WebContext;
 
@@ -132,7 +139,7 @@ const shot = defineEndpoint({
     const page = await ctx.engines.browser.render({
       url: userUrl(input.url),
       maxBytes,
-      screenshot: { fullPage: input.fullPage ?? false },
+      screenshot: { fullPage: input.fullPage ?? false, maxHeight: Number(ctx.config.screenshotMaxHeight) || undefined },
       viewport: input.viewport,
       waitMs: input.wait,
       timeoutMs: timeoutMs + (input.wait ?? 0),
@@ -140,7 +147,8 @@ const shot = defineEndpoint({
     });
     if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
     const file = await storePng(ctx, page.screenshot);
-    return { url: file.url, contentType: 'image/png', expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot), pageUrl: page.url };
+    const full = page.fullPage ? { pageHeight: page.fullPage.pageHeight, clipped: page.fullPage.clipped } : {};
+    return { url: file.url, contentType: 'image/png', expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot), pageUrl: page.url, ...full };
   },
 });
 

@@ -6,7 +6,8 @@
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { DEFAULT_VIEWPORT, type FreshPage } from './pool.js';
 import { InputError, ServiceError, UpstreamError } from '../../errors.js';
-import { responseTooLarge } from '../http/index.js';
+import { responseTooLarge, show } from '../http/index.js';
+import { capture } from './screenshot.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
 
@@ -14,11 +15,21 @@ import type { RenderRequest, RenderResult } from './types.js';
 const QUIET_MS = 25;
 const SETTLE_CAP_MS = 2_500;
 
-/** Checks the page URL before a page slot is taken: a refused URL costs no browser work. */
+/**
+ * Checks the page URL before a page slot is taken: a refused URL costs no browser work. A host
+ * that does not resolve is the plain fetch's 502, in its words, not an internal error.
+ */
 export async function precheck(guard: SsrfGuard, req: RenderRequest): Promise<URL> {
   if (req.guard === false) return new URL(req.url);
   const target = guard.checkUrl(req.url);
-  await guard.checkHost(target.hostname);
+  try {
+    await guard.checkHost(target.hostname);
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    const code = (err as { code?: string })?.code;
+    const why = code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA' ? 'the host name does not resolve' : code ?? 'network error';
+    throw new UpstreamError(`Failed to retrieve ${show(target)}: ${why}.`, { cause: err });
+  }
   return target;
 }
 
@@ -97,26 +108,41 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
     if (!got) return { status: 0, url: target.href, headers: {}, contentType: '', html: '', title: '', blocked };
     return { status: got.status(), url: got.url(), headers: got.headers(), contentType: got.headers()['content-type'] ?? '', html: '', title: '', blocked };
   }
-  if (mainBlock) throw mainBlock;
+  // A page may navigate itself once loaded (meta refresh, script, auto-submitted form). Going to
+  // a refused address is the guard's refusal; any other failed navigation leaves Chromium's error
+  // page, which is no content to return (or bill): checked again after each step below.
+  const stillThere = (href = page.url()) => {
+    if (mainBlock) throw mainBlock;
+    if (href.startsWith('chrome-error:')) throw new UpstreamError(`Failed to retrieve ${show(target)}: the page navigated to an address that could not be loaded.`);
+  };
+  stillThere();
   const headers = response?.headers() ?? {};
   const contentType = headers['content-type'] ?? '';
   const html = /html|xml/i.test(contentType) || !response;
   if (html) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
   if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
-  // One round trip for the DOM and the title (page.content() and page.title() are two).
-  const dom = html
-    ? await page.evaluate(() => {
-        const dt = document.doctype;
-        const doctype = dt ? `<!DOCTYPE ${dt.name}${dt.publicId ? ` PUBLIC "${dt.publicId}"` : ''}${dt.systemId ? ` "${dt.systemId}"` : ''}>` : '';
-        return { html: doctype + document.documentElement.outerHTML, title: document.title };
-      })
-    : { html: '', title: '' };
-  const result: RenderResult = { status: response?.status() ?? 0, url: page.url(), headers, contentType, html: dom.html, title: dom.title, blocked };
-  if (req.screenshot) {
-    const png = await page.screenshot({ type: 'png', fullPage: req.screenshot.fullPage ?? false, captureBeyondViewport: false });
-    result.screenshot = new Uint8Array(png);
+  stillThere();
+  try {
+    // One round trip for the DOM and the title (page.content() and page.title() are two).
+    const dom = html
+      ? await page.evaluate(() => {
+          const dt = document.doctype;
+          const doctype = dt ? `<!DOCTYPE ${dt.name}${dt.publicId ? ` PUBLIC "${dt.publicId}"` : ''}${dt.systemId ? ` "${dt.systemId}"` : ''}>` : '';
+          return { html: doctype + document.documentElement.outerHTML, title: document.title, href: location.href };
+        })
+      : { html: '', title: '', href: page.url() };
+    stillThere(dom.href);
+    const result: RenderResult = { status: response?.status() ?? 0, url: page.url(), headers, contentType, html: dom.html, title: dom.title, blocked };
+    if (req.screenshot) {
+      Object.assign(result, await capture(page, vp, req.screenshot));
+      stillThere();
+    }
+    return result;
+  } catch (err) {
+    // A navigation under way destroys the page's context: say where it went rather than "failed".
+    stillThere();
+    throw err;
   }
-  return result;
 }
 
 /** Decides one request: data/blob URLs pass, other schemes are refused, hosts go through the guard. */

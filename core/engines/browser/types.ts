@@ -22,8 +22,12 @@ export interface RenderRequest {
    * when unset.
    */
   maxBytes?: number;
-  /** Capture a PNG after rendering. */
-  screenshot?: { fullPage?: boolean };
+  /**
+   * Capture a PNG after rendering. A full-page capture is limited to `maxHeight` CSS pixels
+   * (default 16,384) and to 3,840 wide: Chromium paints the whole area at once, and a 60,000 px
+   * tall page at 3,840 wide took ~3.5 GB of its memory. The image then shows the page's top.
+   */
+  screenshot?: { fullPage?: boolean; maxHeight?: number };
   signal?: AbortSignal;
 }
 
@@ -41,6 +45,8 @@ export interface RenderResult {
   title: string;
   /** PNG bytes when a screenshot was asked for. */
   screenshot?: Uint8Array;
+  /** A full-page capture's page size (CSS pixels) and whether the image was cut to the limits. */
+  fullPage?: { pageWidth: number; pageHeight: number; clipped: boolean };
   /** Sub-requests the SSRF guard refused (URL and reason), for logs and tests. */
   blocked: { url: string; reason: string }[];
 }
