@@ -10,7 +10,7 @@ import { bulkInsert, type Column } from '../storage/bulk-insert.js';
 export interface UsageRow {
   requestId: string;
   keyId: string;
-  lane: 'v1' | 'v2';
+  lane: 'v1' | 'v2' | 'mcp';
   objectType: 'capability' | 'endpoint' | 'operation';
   objectId: string;
   provider: string | null;
