@@ -28,6 +28,8 @@ export interface UsageQuery {
   objectId?: string;
   status?: number | 'success' | 'error';
   provider?: string;
+  /** Only rows a provider served (a provider is recorded). */
+  providerServed?: boolean;
   page: number;
   limit: number;
 }
@@ -123,6 +125,7 @@ export class UsageLog {
     if (q.objectType) add('object_type = ?', q.objectType);
     if (q.objectId) add('object_id = ?', q.objectId);
     if (q.provider) add('provider = ?', q.provider);
+    if (q.providerServed) where.push('provider IS NOT NULL');
     if (q.status === 'success') where.push('status < 400');
     else if (q.status === 'error') where.push('status >= 400');
     else if (typeof q.status === 'number') add('status = ?', q.status);

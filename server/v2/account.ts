@@ -18,9 +18,20 @@ export function paging(q: Record<string, unknown>): { page: number; limit: numbe
   return { page: num('page', 1, 1_000_000), limit: num('limit', 50, 500) };
 }
 
-/** Parses the usage filters (issue 2 §10). */
+/** Object types a usage filter may name: a row's own type, or `provider` (rows a provider served). */
+const OBJECT_TYPES = ['capability', 'endpoint', 'operation', 'provider'];
+
+/**
+ * Parses the usage filters (issue 2 §10). `objectType=provider` is what the original service's CLI
+ * offers: rows whose provider is `objectId` (or `provider`), or every provider-served row without
+ * one (issue 19). Control characters cannot be stored or matched, so they are the caller's error.
+ */
 export function usageQuery(q: Record<string, unknown>): UsageQuery {
-  const str = (name: string) => (typeof q[name] === 'string' && q[name] ? (q[name] as string) : undefined);
+  const str = (name: string) => {
+    const v = typeof q[name] === 'string' && q[name] ? (q[name] as string) : undefined;
+    if (v !== undefined && /[\u0000-\u001f\u007f]/.test(v)) throw new InputError(`Invalid input: '${name}' must not contain control characters.`, { details: { field: name } });
+    return v;
+  };
   const statusRaw = str('status');
   let status: UsageQuery['status'];
   if (statusRaw === 'success' || statusRaw === 'error') status = statusRaw;
@@ -30,7 +41,8 @@ export function usageQuery(q: Record<string, unknown>): UsageQuery {
     status = n;
   }
   const objectType = str('objectType');
-  if (objectType && !['capability', 'endpoint', 'operation'].includes(objectType)) throw new InputError("Invalid input: 'objectType' must be capability, endpoint or operation.", { details: { field: 'objectType' } });
+  if (objectType && !OBJECT_TYPES.includes(objectType)) throw new InputError(`Invalid input: 'objectType' must be one of: ${OBJECT_TYPES.join(', ')}.`, { details: { field: 'objectType' } });
+  if (objectType === 'provider') return { provider: str('objectId') ?? str('provider'), providerServed: true, status, ...paging(q) };
   return { objectType, objectId: str('objectId'), provider: str('provider'), status, ...paging(q) };
 }
 
