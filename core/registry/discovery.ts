@@ -5,6 +5,7 @@
  */
 import type { Policy } from '../policy/types.js';
 import { Access } from '../policy/access.js';
+import { queryStems, stemsOf, wordsOf } from './search-terms.js';
 import type { Registry } from './registry.js';
 import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from './types.js';
 
@@ -20,10 +21,15 @@ export interface CatalogEntry {
   tags: string[];
   /** Usable now: a configured provider exists (capability), the provider has its settings (provider, endpoint). */
   configured: boolean;
+  /** Input field names (matched by search, not shown). */
+  fields?: string[];
+  /** Capabilities an endpoint serves (ranking puts it after them). */
+  serves?: string[];
 }
 
-function words(s: string): string[] {
-  return s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+/** Top-level input field names of a schema. */
+function fieldsOf(schema: unknown): string[] {
+  return Object.keys(((schema as { properties?: object } | undefined)?.properties ?? {}) as object);
 }
 
 /** Discovery for one key. */
@@ -59,7 +65,7 @@ export class Discovery {
     if (!type || type === 'capability') {
       for (const cap of this.registry.capabilities.values()) {
         if (!this.capabilityVisible(cap)) continue;
-        out.push({ type: 'capability', id: cap.id, title: cap.def.title, summary: cap.def.summary, tags: [...(cap.def.tags ?? []), ...(cap.def.aliases ?? [])], configured: this.allowedProviders(cap).some((b) => b.plugin.configured) });
+        out.push({ type: 'capability', id: cap.id, title: cap.def.title, summary: cap.def.summary, tags: [...(cap.def.tags ?? []), ...(cap.def.aliases ?? [])], configured: this.allowedProviders(cap).some((b) => b.plugin.configured), fields: fieldsOf(cap.def.input) });
       }
     }
     if (!type || type === 'provider') {
@@ -71,40 +77,52 @@ export class Discovery {
     if (!type || type === 'endpoint') {
       for (const ep of this.registry.endpoints.values()) {
         if (!this.endpointVisible(ep)) continue;
-        out.push({ type: 'endpoint', id: ep.id, title: ep.def.title, summary: ep.def.summary, tags: [...(ep.def.tags ?? []), ...ep.capabilities], configured: ep.plugin.configured });
+        out.push({ type: 'endpoint', id: ep.id, title: ep.def.title, summary: ep.def.summary, tags: [...(ep.def.tags ?? []), ...ep.capabilities], configured: ep.plugin.configured, fields: fieldsOf(ep.def.input), serves: ep.capabilities });
       }
     }
     return out;
   }
 
-  /** Keyword search: id, title, tags and summary matches, best first. An empty query lists everything. */
+  /**
+   * Keyword search, best first (issue 19): stems of the query's meaningful words matched against
+   * ids, titles, tags, input field names and summaries; an entry must match at least one of them
+   * (stop words alone match nothing). For an intent a capability serves, the capability comes first
+   * and the provider endpoints serving it follow it. An empty query lists everything.
+   */
   search(query: string, type: EntryType | undefined, limit: number): (CatalogEntry & { score: number })[] {
-    const terms = words(query);
     const exact = query.trim().toLowerCase();
+    const listAll = wordsOf(query).length === 0;
+    const terms = queryStems(query);
     // An alias (`crawl` → `crawl_site`) counts as the capability's own id.
     const aliased = this.registry.capability(exact)?.id;
     const scored = this.entries(type).map((e) => {
-      if (terms.length === 0) return { ...e, score: 0 };
-      const id = e.id.toLowerCase();
-      const idWords = words(e.id);
-      const title = words(e.title);
-      const tags = e.tags.flatMap(words);
-      const summary = words(e.summary);
+      if (listAll) return { ...e, score: 0 };
+      const id = stemsOf(e.id);
+      const title = stemsOf(e.title);
+      const tags = e.tags.flatMap(stemsOf);
+      const fields = (e.fields ?? []).flatMap(stemsOf);
+      const summary = stemsOf(e.summary);
       let score = 0;
-      if (id === exact || (e.type === 'capability' && e.id === aliased)) score += 100;
+      let matched = 0;
+      if (e.id.toLowerCase() === exact || (e.type === 'capability' && e.id === aliased)) score += 100;
       for (const t of terms) {
-        const stem = t.length > 4 ? t.replace(/s$/, '') : t;
-        const hit = (ws: string[]) => ws.some((w) => w === t || w === stem || (stem.length >= 4 && w.startsWith(stem)));
-        if (idWords.includes(t) || id.includes(t)) score += 10;
-        if (hit(title)) score += 6;
-        if (hit(tags)) score += 5;
-        if (hit(summary)) score += 2;
+        const part = (id.includes(t) ? 10 : 0) + (title.includes(t) ? 6 : 0) + (tags.includes(t) ? 5 : 0) + (fields.includes(t) ? 3 : 0) + (summary.includes(t) ? 2 : 0);
+        if (part > 0) matched += 1;
+        score += part;
       }
-      return { ...e, score };
+      // Matching more of the query's words beats matching one word in many places.
+      if (terms.length > 1) score += (20 * matched) / terms.length;
+      return { ...e, score: matched > 0 || score >= 100 ? score : 0 };
     });
-    const hits = terms.length === 0 ? scored : scored.filter((e) => e.score > 0);
+    const hits = listAll ? scored : scored.filter((e) => e.score > 0);
+    // A provider endpoint ranks just behind the best capability it serves that matched too.
+    const capScore = new Map(hits.filter((e) => e.type === 'capability').map((e) => [e.id, e.score]));
+    for (const e of hits) {
+      const best = Math.max(-Infinity, ...(e.serves ?? []).map((c) => capScore.get(c) ?? -Infinity));
+      if (Number.isFinite(best) && e.score >= best) e.score = best - 0.001;
+    }
     const order: Record<EntryType, number> = { capability: 0, endpoint: 1, provider: 2 };
     hits.sort((a, b) => b.score - a.score || order[a.type] - order[b.type] || a.id.localeCompare(b.id));
-    return hits.slice(0, limit);
+    return hits.slice(0, limit).map(({ fields: _f, serves: _s, ...e }) => ({ ...e, score: Math.round(e.score * 100) / 100 }));
   }
 }
