@@ -90,9 +90,9 @@ describe('API lanes', () => {
     assert.deepEqual([reviews.status, reviews.json], [400, { error: 'Either keyword, cid, or placeId must be provided' }]);
     const channel = await s.call('POST', '/api/v1/videosite/channel', { key, body: {} });
     assert.deepEqual([channel.status, channel.json], [400, { error: "At least one parameter is required: 'channelId', 'handle', or 'url'" }]);
-    const notConfigured = await s.call('POST', '/api/v1/videosite/channel', { key, body: { handle: '@x' } });
+    const notConfigured = await s.call('POST', '/api/v1/videosite/channel', { key, body: { handle: '@examplechannel' } });
     assert.deepEqual([notConfigured.status, notConfigured.json], [500, { error: 'Service not configured. Please contact support.' }]);
-    const pending = await s.call('POST', '/api/v1/get-clipsite-profile', { key, body: { handle: 'x' } });
+    const pending = await s.call('POST', '/api/v1/get-clipsite-profile', { key, body: { handle: 'examplecreator' } });
     assert.deepEqual([pending.status, pending.json], [500, { error: 'Service not configured. Please contact support.' }]);
     const v2 = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'search_news', input: { query: 'x' } } });
     assert.equal(v2.status, 500);
