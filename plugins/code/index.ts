@@ -32,6 +32,16 @@ async function guardedFetch(ctx: RunContext<unknown>, req: SandboxFetchRequest, 
   return { status: res.status, statusText: '', url: res.url, headers: res.headers, body: res.body };
 }
 
+/**
+ * The calling API key's id, when the executor hands plugins one (`ctx.caller`): the JavaScript
+ * pool shares its workers fairly between keys by it (issue 18, item 9). Without it every run has
+ * the same owner and the pool serves them first come first served.
+ */
+function callerOf(ctx: RunContext<unknown>): string | undefined {
+  const caller = (ctx as { caller?: unknown }).caller;
+  return typeof caller === 'string' && caller !== '' ? caller : undefined;
+}
+
 /** Turns a sandbox result into the spec's response, or throws the execution error object. */
 function answer(result: SandboxResult, parseJson: boolean | undefined): Static<typeof LogsOutput> {
   if (result.error) throw new CodeExecutionError(result.error.name, result.error.value, result.error.traceback);
@@ -58,6 +68,7 @@ const runJs = defineEndpoint({
       commands: input.commands,
       signal: ctx.signal,
       fetch: (req, signal) => guardedFetch(ctx, req, signal),
+      owner: callerOf(ctx),
     });
     return answer(result, input.parseJson);
   },

@@ -69,6 +69,11 @@ export interface JsRunRequest extends SandboxRunRequest {
    * through the HTTP engine's SSRF guard with size and time limits (spec §4.8, issue 6).
    */
   fetch?(req: SandboxFetchRequest, signal: AbortSignal): Promise<SandboxFetchResponse>;
+  /**
+   * Whom the run is for (the calling API key's id): workers are shared fairly between owners
+   * (issue 18, item 9). Runs without one share a single owner, served first come first served.
+   */
+  owner?: string;
 }
 
 /**

@@ -7,13 +7,18 @@
  * empty environment, no network and, when the service is root, an unprivileged uid of their own:
  * even an isolate escape finds no secrets. A worker is replaced by a fresh process after
  * `SANDBOX_JS_RECYCLE_AFTER` runs. The pool answers the workers' fetches itself and counts them
- * (in flight, bytes per run) here, where the code cannot reach, and cuts every result to the caps.
+ * (in flight, bytes per run, fetch-bridge.ts), where the code cannot reach, and cuts every result
+ * to the caps. Workers go to runs fairly between API keys (fair-queue.ts); when a key waits below
+ * its fair share while another holds more, a surge worker starts for it, up to
+ * `SANDBOX_JS_WORKERS` more, and leaves again once nobody waits (issue 18, item 9).
  */
 import { withOwnUids, type UidBlock } from '../confinement/uid-block.js';
 import type { ChildProcess } from 'node:child_process';
 import type { PluginLogger } from '../../../plugin/types.js';
-import type { JsRunRequest, JsSandbox, SandboxFetchRequest, SandboxResult } from '../types.js';
-import { MAX_FETCHES, parseFetch, type FromWorker, type RunMessage, type ToWorker } from './protocol.js';
+import type { JsRunRequest, JsSandbox, SandboxResult } from '../types.js';
+import type { FromWorker, RunMessage, ToWorker } from './protocol.js';
+import { FairQueue } from './fair-queue.js';
+import { serveFetch, type RunFetches } from './fetch-bridge.js';
 import type { SandboxSettings } from '../settings.js';
 import { BusyError } from '../../../errors.js';
 import { BUSY_MESSAGE, UidPool } from '../confinement/uid-pool.js';
@@ -21,20 +26,23 @@ import { canSwitchUid, killSandbox } from '../confinement/os-sandbox.js';
 import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from '../confinement/cgroup.js';
 import { removeRunRoot } from '../confinement/run-dir.js';
 import { installAndBundle } from './packages.js';
-import { capResult, timeoutError } from '../output.js';
+import { capResult } from '../output.js';
+import { crashError, startFailure } from './errors.js';
 import { launchWorker, prepareWorkerFiles, signalOf, workerMemoryBytes, type WorkerFiles } from './worker-process.js';
 
-interface Job {
+interface Job extends RunFetches {
   msg: RunMessage;
-  req: JsRunRequest;
+  /** The API key the run is for ('' when the caller names none). */
+  owner: string;
   resolve(r: SandboxResult): void;
-  fetches: Map<number, AbortController>;
-  /** Response bytes fetched so far in this run. */
-  fetchedBytes: number;
 }
 
 interface Worker {
   child: ChildProcess;
+  /** Its place in the uid range: 0.. for the regular workers, from `jsWorkers` on for surge ones. */
+  index: number;
+  /** Started for a key waiting below its fair share; stops once idle with nobody waiting. */
+  surge: boolean;
   uid: number | null;
   cgroup?: string;
   ready: boolean;
@@ -57,15 +65,14 @@ interface Worker {
 
 /** Grace after the in-worker limit before the pool kills the worker itself. */
 const BACKSTOP_MS = 800;
-/** The sandboxed fetch's limits (issue 6: "size/time limits"): one response, and all of a run's. */
-const FETCH_MAX_BYTES = 10 * 1024 * 1024;
-const FETCH_RUN_MAX_BYTES = 32 * 1024 * 1024;
 
 /** JavaScript sandbox engine. */
 export class JsSandboxEngine implements JsSandbox {
   readonly kind = 'js' as const;
   private readonly workers: Worker[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue = new FairQueue<Job>();
+  /** Uid indexes of surge workers, held until their uid has been swept. */
+  private readonly surgeIndexes = new Set<number>();
   private readonly commandsPool: UidPool;
   /** Cgroups of the worker processes and of the `commands` and bundling steps. */
   private readonly cgroups: SandboxCgroups;
@@ -98,22 +105,22 @@ export class JsSandboxEngine implements JsSandbox {
       (files) => {
         this.files = files;
         if (this.closed) return;
-        for (let i = 0; i < this.settings.jsWorkers; i++) this.workers.push(this.spawnWorker(i));
+        for (let i = 0; i < this.settings.jsWorkers; i++) this.workers.push(this.spawnWorker(i, false));
       },
       (err: unknown) => {
         this.log.error({ err }, 'JavaScript sandbox workers could not be prepared');
         this.startFailed = true;
-        for (const job of this.queue.splice(0)) job.resolve(startFailure());
+        for (const job of this.queue.drain()) job.resolve(startFailure());
       },
     );
   }
 
-  private spawnWorker(index: number): Worker {
+  private spawnWorker(index: number, surge: boolean): Worker {
     const s = this.settings;
     const uid = canSwitchUid() ? s.uidBase + 2000 + index : null;
     const cgroup = this.cgroups.prepare(uid, workerMemoryBytes(s), 'code', 128);
     const child = launchWorker({ settings: s, files: this.files!, uid, cgroup });
-    const w: Worker = { child, uid, cgroup, ready: false, started: false, runs: 0, stderrTail: '', runStderr: '', oomsAtStart: 0 };
+    const w: Worker = { child, index, surge, uid, cgroup, ready: false, started: false, runs: 0, stderrTail: '', runStderr: '', oomsAtStart: 0 };
     child.stderr?.on('data', (d: Buffer) => {
       const text = d.toString('utf8');
       w.stderrTail = (w.stderrTail + text).slice(-4000);
@@ -121,7 +128,7 @@ export class JsSandboxEngine implements JsSandbox {
     });
     child.on('message', (m: FromWorker) => this.onMessage(w, m));
     child.on('error', (err) => this.log.warn({ err }, 'js sandbox worker error'));
-    child.on('exit', (code, signal) => this.onExit(w, index, code, signal));
+    child.on('exit', (code, signal) => this.onExit(w, code, signal));
     return w;
   }
 
@@ -144,31 +151,7 @@ export class JsSandboxEngine implements JsSandbox {
   }
 
   private async serveFetch(w: Worker, job: Job, fid: number, raw: string): Promise<void> {
-    const ac = new AbortController();
-    // Counted here, whatever the worker's own count says (it may not be the worker speaking).
-    const refused =
-      job.fetches.size >= MAX_FETCHES
-        ? `too many fetches in flight (the sandbox allows ${MAX_FETCHES})`
-        : job.fetchedBytes >= FETCH_RUN_MAX_BYTES
-          ? `this run already fetched ${FETCH_RUN_MAX_BYTES} bytes, the most one run may`
-          : undefined;
-    if (!refused) job.fetches.set(fid, ac);
-    let res: string;
-    try {
-      if (refused) throw new Error(refused);
-      if (!job.req.fetch) throw new Error('network access is not available in this sandbox');
-      const r = parseFetch(raw);
-      const req: SandboxFetchRequest = { url: r.url, method: r.method, headers: r.headers, body: r.body === undefined ? undefined : Buffer.from(r.body, 'base64') };
-      const out = await job.req.fetch(req, ac.signal);
-      if (out.body.length > FETCH_MAX_BYTES) throw new Error(`response larger than ${FETCH_MAX_BYTES} bytes`);
-      job.fetchedBytes += out.body.length;
-      if (job.fetchedBytes > FETCH_RUN_MAX_BYTES) throw new Error(`responses of this run exceed ${FETCH_RUN_MAX_BYTES} bytes in all`);
-      res = JSON.stringify({ status: out.status, statusText: out.statusText, url: out.url, headers: out.headers, body: Buffer.from(out.body).toString('base64') });
-    } catch (err) {
-      res = JSON.stringify({ error: err instanceof Error ? err.message : String(err) });
-    } finally {
-      if (!refused) job.fetches.delete(fid);
-    }
+    const res = await serveFetch(job, fid, raw);
     if (w.job === job && w.child.connected) w.child.send({ t: 'fetch-result', id: job.msg.id, fid, res } satisfies ToWorker);
   }
 
@@ -178,30 +161,26 @@ export class JsSandboxEngine implements JsSandbox {
     w.job = undefined;
     w.runStderr = '';
     clearTimeout(w.backstop);
+    this.queue.done(job.owner);
     for (const ac of job.fetches.values()) ac.abort();
     // The worker cut the result already; cut again, since a worker is where an escape would land.
     job.resolve(capResult(result, { maxLines: job.msg.maxLines, maxBytes: job.msg.maxBytes }));
     if (++w.runs >= this.settings.jsRecycleAfter && !this.closed) this.kill(w);
   }
 
-  private onExit(w: Worker, index: number, code: number | null, exitSignal: NodeJS.Signals | null): void {
+  private onExit(w: Worker, code: number | null, exitSignal: NodeJS.Signals | null): void {
     // Never given another run, even before its successor replaces it in the list.
     w.ready = false;
     const i = this.workers.indexOf(w);
     // Under bubblewrap a signal that killed node arrives as the launcher's exit status 128 + n.
     const signal = exitSignal ?? signalOf(code);
     if (w.job) {
-      const tail = w.runStderr;
       const oom = this.cgroups.oomKills(w.cgroup) > w.oomsAtStart;
-      const memory = oom || /heap|memory|allocation|OOM/i.test(tail) || signal === 'SIGABRT' || signal === 'SIGTRAP';
-      const error = w.backstopFired
-        ? timeoutError(w.job.msg.timeoutMs)
-        : memory
-          ? { name: 'MemoryLimitError', value: `The code exceeded the memory limit of ${w.job.msg.memoryMb} MB.`, traceback: '' }
-          : { name: 'SandboxCrashError', value: `The sandbox stopped unexpectedly (${signal ?? `exit ${code}`}).`, traceback: '' };
+      const error = crashError({ timedOut: !!w.backstopFired, oom, stderr: w.runStderr, signal, code, msg: w.job.msg });
       this.finishJob(w, { stdout: [], stderr: [], truncated: false, error, durationMs: 0 });
     }
     if (i < 0 || this.closed) return;
+    if (w.surge) return this.dropSurge(w);
     if (!w.started) this.failures++;
     if (!w.killedOnPurpose) this.log.warn({ code, signal, stderr: w.stderrTail.slice(-500) }, 'js sandbox worker exited; replacing it');
     // A worker that cannot even start (broken install) must not respawn in a tight loop.
@@ -213,7 +192,7 @@ export class JsSandboxEngine implements JsSandbox {
       void swept.then(() => {
         if (this.closed) return;
         const idx = this.workers.indexOf(w);
-        if (idx >= 0) this.workers[idx] = this.spawnWorker(index);
+        if (idx >= 0) this.workers[idx] = this.spawnWorker(w.index, false);
       });
     };
     if (delay) setTimeout(replace, delay).unref();
@@ -222,9 +201,9 @@ export class JsSandboxEngine implements JsSandbox {
 
   private dispatch(): void {
     for (const w of this.workers) {
-      if (this.queue.length === 0) return;
+      if (this.queue.length === 0) break;
       if (!w.ready || w.job || !w.child.connected) continue;
-      const job = this.queue.shift()!;
+      const job = this.queue.take()!;
       w.job = job;
       w.runStderr = '';
       w.oomsAtStart = this.cgroups.oomKills(w.cgroup);
@@ -240,6 +219,38 @@ export class JsSandboxEngine implements JsSandbox {
         }
       });
     }
+    this.balance();
+  }
+
+  /**
+   * Starts a surge worker for each owner waiting below its fair share while another owner holds
+   * more than its own (at most `jsWorkers` surge workers), and stops idle surge workers once
+   * nobody waits: a key's sleeping runs no longer make every other key wait for them.
+   */
+  private balance(): void {
+    const s = this.settings;
+    if (this.closed || !this.files) return;
+    if (this.queue.length === 0) {
+      for (const w of this.workers) if (w.surge && w.ready && !w.job) this.kill(w);
+      return;
+    }
+    const starting = this.workers.filter((w) => w.surge && !w.started && !w.killedOnPurpose).length;
+    for (let want = this.queue.starved(s.jsWorkers) - starting; want > 0 && this.surgeIndexes.size < s.jsWorkers; want--) {
+      let index = s.jsWorkers;
+      while (this.surgeIndexes.has(index)) index++;
+      this.surgeIndexes.add(index);
+      this.workers.push(this.spawnWorker(index, true));
+    }
+  }
+
+  /** Forgets a surge worker that exited; its uid index is free again once its uid is swept. */
+  private dropSurge(w: Worker): void {
+    if (!w.killedOnPurpose) this.log.warn({ stderr: w.stderrTail.slice(-500) }, 'js sandbox surge worker exited');
+    this.workers.splice(this.workers.indexOf(w), 1);
+    void (w.killing ??= killSandbox(undefined, w.uid)).then(() => {
+      this.surgeIndexes.delete(w.index);
+      this.dispatch();
+    });
   }
 
   private kill(w: Worker): void {
@@ -272,10 +283,9 @@ export class JsSandboxEngine implements JsSandbox {
       maxBytes: s.maxOutputBytes,
     };
     return new Promise<SandboxResult>((resolve) => {
-      const job: Job = { msg, req, resolve, fetches: new Map(), fetchedBytes: 0 };
+      const job: Job = { msg, req, owner: req.owner ?? '', resolve, fetches: new Map(), fetchedBytes: 0 };
       const onAbort = () => {
-        const qi = this.queue.indexOf(job);
-        if (qi >= 0) this.queue.splice(qi, 1);
+        this.queue.remove(job);
         const w = this.workers.find((x) => x.job === job);
         if (w) this.kill(w);
         resolve({ stdout: [], stderr: [], truncated: false, error: { name: 'AbortError', value: 'The run was stopped.', traceback: '' }, durationMs: 0 });
@@ -295,7 +305,7 @@ export class JsSandboxEngine implements JsSandbox {
   async close(): Promise<void> {
     this.closed = true;
     this.commandsPool.close();
-    for (const job of this.queue.splice(0)) {
+    for (const job of this.queue.drain()) {
       job.resolve({ stdout: [], stderr: [], truncated: false, error: { name: 'AbortError', value: 'The service is shutting down.', traceback: '' }, durationMs: 0 });
     }
     await Promise.all(
@@ -314,9 +324,4 @@ export class JsSandboxEngine implements JsSandbox {
     this.cgroups.close();
     this.uids?.release();
   }
-}
-
-/** The answer of runs queued while the workers could not be prepared. */
-function startFailure(): SandboxResult {
-  return { stdout: [], stderr: [], truncated: false, durationMs: 0, error: { name: 'SandboxError', value: 'The JavaScript sandbox could not start.', traceback: '' } };
 }

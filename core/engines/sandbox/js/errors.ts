@@ -3,7 +3,7 @@
  * failures (termination, memory, compile and link errors) mapped to the error object, Node-like
  * syntax error reports, and isolate stacks without the sandbox's own frames.
  */
-import type { ExecutionErrorInfo } from '../types.js';
+import type { ExecutionErrorInfo, SandboxResult } from '../types.js';
 import { timeoutError } from '../output.js';
 
 /** A failure to link an ES module (a missing package or a Node built-in), reported as `Error`. */
@@ -50,4 +50,30 @@ export function cleanStack(stack: string, wrapperLine: number): string {
     .split('\n')
     .filter((l) => !(/^\s+at /.test(l) && (l.includes('<isolated-vm>') || l.includes(`main.js:${wrapperLine}:`))))
     .join('\n');
+}
+
+/**
+ * The error of a run whose worker process died under it: the pool's backstop (time), the
+ * cgroup's OOM killer or V8 giving up on memory (isolated-vm's Map bug aborts the process), or
+ * anything else.
+ */
+export function crashError(o: {
+  timedOut: boolean;
+  oom: boolean;
+  /** What the worker wrote to stderr during the run. */
+  stderr: string;
+  signal: NodeJS.Signals | null;
+  code: number | null;
+  msg: { timeoutMs: number; memoryMb: number };
+}): ExecutionErrorInfo {
+  if (o.timedOut) return timeoutError(o.msg.timeoutMs);
+  if (o.oom || /heap|memory|allocation|OOM/i.test(o.stderr) || o.signal === 'SIGABRT' || o.signal === 'SIGTRAP') {
+    return { name: 'MemoryLimitError', value: `The code exceeded the memory limit of ${o.msg.memoryMb} MB.`, traceback: '' };
+  }
+  return { name: 'SandboxCrashError', value: `The sandbox stopped unexpectedly (${o.signal ?? `exit ${o.code}`}).`, traceback: '' };
+}
+
+/** The answer of runs queued while the workers could not be prepared. */
+export function startFailure(): SandboxResult {
+  return { stdout: [], stderr: [], truncated: false, durationMs: 0, error: { name: 'SandboxError', value: 'The JavaScript sandbox could not start.', traceback: '' } };
 }

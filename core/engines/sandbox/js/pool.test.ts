@@ -132,3 +132,31 @@ test('a worker that dies mid-run answers that run with an error, and the next ru
     await engine.close();
   }
 });
+
+test('one owner sleeping in every worker does not hold up another owner, and surge workers leave afterwards', async () => {
+  const engine = new JsSandboxEngine(loadSandboxSettings({ SANDBOX_JS_WORKERS: '2' }), silent);
+  engine.start();
+  try {
+    await Promise.all([engine.run({ code: 'console.log(0)' }), engine.run({ code: 'console.log(0)' })]);
+    const nap = 'await new Promise((r) => setTimeout(r, 5000)); console.log("slept")';
+    const started = Date.now();
+    // Owner a fills both workers and queues a third run before b arrives.
+    const a = [1, 2, 3].map(() => engine.run({ owner: 'a', code: nap }));
+    await sleep(300);
+    const b = await engine.run({ owner: 'b', code: 'console.log("b")' });
+    const bTook = Date.now() - started;
+    assert.deepEqual(b.stdout, ['b']);
+    assert.ok(bTook < 4000, `b answered after ${bTook} ms, behind a's sleeping runs`);
+    const doneA = await Promise.all(a);
+    for (const r of doneA) assert.deepEqual(r.stdout, ['slept'], JSON.stringify(r));
+    // Nobody waits any more: the pool is back to its two workers.
+    let pids = await workerPids();
+    for (let i = 0; i < 40 && pids.length !== 2; i++) {
+      await sleep(250);
+      pids = await workerPids();
+    }
+    assert.equal(pids.length, 2, `worker processes: ${pids.join(', ')}`);
+  } finally {
+    await engine.close();
+  }
+});

@@ -40,7 +40,7 @@ export function missingPackageMessage(name: string): string {
 }
 
 /** The files of `isolate/` in the order the closure evaluates them (later ones use earlier ones). */
-export const ISOLATE_FILES = ['prelude.js', 'inspect.js', 'web.js', 'runtime.js'] as const;
+export const ISOLATE_FILES = ['prelude.js', 'inspect.js', 'web.js', 'wasm.js', 'runtime.js'] as const;
 
 /**
  * The bootstrap source for `context.evalClosure` (arguments: timer, clear, fetch, random, url,

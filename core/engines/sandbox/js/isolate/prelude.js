@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * First part of the bootstrap every fresh isolate evaluates before the user's code (composed by
- * ../runtime.ts: prelude, inspect, web, runtime, in one closure). The host callbacks arrive as
+ * ../runtime.ts: prelude, inspect, web, wasm, runtime, in one closure). The host callbacks arrive as
  * the closure's `$0`..`$6` (see ../isolate.ts); the built-ins the bootstrap relies on are copied
  * here, before any user code can rewrite them (`Map.prototype.size`, `JSON.stringify`…).
  */

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The bootstrap's globals (composed last by ../runtime.ts, after prelude, inspect and web):
+ * The bootstrap's globals (composed last by ../runtime.ts, after prelude, inspect, web and wasm):
  * `console` with its capped output streams, timers driven by the host, the error description
  * the worker reads, `fetch` over the host callback, `crypto`, `require` that explains what is
  * missing, and `take`, which hands the output over once at the end. `RUNTIME_EXPORTS` is what
