@@ -23,6 +23,7 @@ export * from './documents.js';
 export * from './code.js';
 export * from './search.js';
 export * from './transcript.js';
+export * from './videosite.js';
 export * from './extract.js';
 export * from './image.js';
 export * from './clipsite.js';

@@ -91,8 +91,5 @@ export const getVideositeTranscript = defineCapability({
   examples: [{ title: 'Transcript with timestamps', input: { videoUrl: 'https://www.youtube.com/watch?v=GJLlxj_dtq8', preferredLanguage: 'en' } }],
 });
 
-// The video-site schemas and URL helpers travel with the transcript's: both are what video-site
-// providers import from the SDK (core/capabilities/index.ts re-exports this file).
-export * from './videosite.js';
 
 export default [getVideositeTranscript];
