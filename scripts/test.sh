@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/services.sh
+# The README's plugin, settings and v1 route tables follow the registry: a plugin added with its
+# folder and one line in plugins.config.ts gets its rows here (commit the result).
+node --no-node-snapshot --import tsx scripts/readme-tables.ts
 npx tsc -p tsconfig.json --noEmit
 npx tsc -p tsconfig.test.json --noEmit
 mapfile -t files < <(find core plugins server test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
