@@ -22,6 +22,7 @@ const PAGES: Record<string, () => string> = {
   '/short': () => html('<div style="height:1200px">A short page</div>'),
   '/refresh-private': () => html('<meta http-equiv="refresh" content="0;url=http://10.0.0.1/secret"><p>Moving on</p>'),
   '/refresh-localhost': () => html(`<meta http-equiv="refresh" content="0;url=http://localhost:${port}/secret"><p>Moving on</p>`),
+  '/refresh-ok': () => html('<meta http-equiv="refresh" content="0; URL=/short"><p>Moving on</p>'),
   '/refresh-unresolvable': () => html('<meta http-equiv="refresh" content="0;url=http://nonexistent.invalid/"><p>Moving on</p>'),
   '/autoform': () => html('<form id="f" action="http://169.254.169.254/latest/meta-data/" method="post"><input name="a" value="1"></form><script>document.getElementById("f").submit()</script>'),
 };
@@ -80,6 +81,10 @@ describe('browser path, network open (ALLOW_PRIVATE_NETWORK), WEB_SCREENSHOT_MAX
     assert.ok(d.pageHeight >= 60_000, `pageHeight ${d.pageHeight}`);
     assert.deepEqual(await pngSize(d.url), { width: 400, height: 3000 });
     assert.equal(await w.credits(), before - 10);
+    // Wider than 1,280 px the capture keeps the same area: 3000 × 1280 / 2560 = 1500 tall.
+    const wide = await w.run('screenshot', { url: `${base}/tall`, fullPage: true, viewport: { width: 2560, height: 300 } });
+    assert.equal(wide.status, 200, wide.text);
+    assert.deepEqual({ width: wide.json.data.width, height: wide.json.data.height, clipped: wide.json.data.clipped }, { width: 2560, height: 1500, clipped: true });
   });
 
   it('a page within the limit is captured whole (clipped false); a viewport capture has no page size', async () => {
@@ -147,6 +152,13 @@ describe('browser path, guarded (only 127.0.0.1 allowed), default screenshot lim
     }
     assert.equal(secretHits, hits, 'the refused address was never reached');
     assert.equal(await w.credits(), before);
+  });
+
+  it('a meta refresh due at once is followed like a redirect: the answer is the page it leads to', async () => {
+    const res = await w.scrape({ url: `${base}/refresh-ok` });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.url, `${base}/short`);
+    assert.match(res.json.content, /A short page/);
   });
 
   it('a page that navigates itself to an address that cannot be loaded is a 502, never the browser error page', async () => {

@@ -176,7 +176,7 @@ export const ScreenshotOutput = Type.Object({
   pageUrl: Type.Optional(Type.String({ description: 'Final URL of the captured page.' })),
   pageHeight: Type.Optional(Type.Integer({ description: 'With fullPage: height of the whole page in CSS pixels (more than `height` when clipped).' })),
   clipped: Type.Optional(
-    Type.Boolean({ description: "With fullPage: true when the page was taller (or wider) than the provider's capture limit and the image shows only its top (own Chromium: WEB_SCREENSHOT_MAX_HEIGHT, default 16384 px, and 3840 px wide)." }),
+    Type.Boolean({ description: "With fullPage: true when the page was taller (or wider) than the provider's capture limit and the image shows only its top (own Chromium: WEB_SCREENSHOT_MAX_HEIGHT, default 16384 px, at widths up to 1280 px; wider captures get the same area)." }),
   ),
 });
 

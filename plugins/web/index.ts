@@ -31,7 +31,7 @@ const config = {
   crawlMaxDelayMs: { description: 'Longest robots.txt Crawl-delay honoured as written, in ms; longer ones are capped (default 5000).', default: '5000' },
   crawlTimeoutMs: { description: 'Time budget of one crawl, in ms; the pages gathered by then are returned (default 150000).', default: '150000' },
   screenshotMaxHeight: {
-    description: 'Tallest full-page screenshot, in CSS pixels; a taller page is captured from its top and the answer says `clipped` (default 16384).',
+    description: 'Tallest full-page screenshot in CSS pixels at widths up to 1280 (wider ones get the same area); a taller page is captured from its top and the answer says `clipped` (default 16384).',
     type: 'integer',
     default: 16384,
     min: 100,

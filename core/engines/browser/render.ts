@@ -8,12 +8,15 @@ import { DEFAULT_VIEWPORT, type FreshPage } from './pool.js';
 import { InputError, ServiceError, UpstreamError } from '../../errors.js';
 import { responseTooLarge, show } from '../http/index.js';
 import { capture } from './screenshot.js';
+import { readDom } from './read-dom.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
 
 // Long enough to see a request a script starts right after load; short next to a page load.
 const QUIET_MS = 25;
 const SETTLE_CAP_MS = 2_500;
+// A quick meta refresh (≤ 1 s) plus the next page's load.
+const REFRESH_WAIT_MS = 6_000;
 
 /**
  * Checks the page URL before a page slot is taken: a refused URL costs no browser work. A host
@@ -123,16 +126,20 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
   if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
   stillThere();
   try {
-    // One round trip for the DOM and the title (page.content() and page.title() are two).
-    const dom = html
-      ? await page.evaluate(() => {
-          const dt = document.doctype;
-          const doctype = dt ? `<!DOCTYPE ${dt.name}${dt.publicId ? ` PUBLIC "${dt.publicId}"` : ''}${dt.systemId ? ` "${dt.systemId}"` : ''}>` : '';
-          return { html: doctype + document.documentElement.outerHTML, title: document.title, href: location.href };
-        })
-      : { html: '', title: '', href: page.url() };
+    let dom = html ? await readDom(page) : { html: '', title: '', href: page.url(), quickRefresh: false };
+    let doc = response;
+    if (dom.quickRefresh) {
+      // Followed once, so the answer does not depend on whether the refresh timer fired before
+      // the DOM was read (a refresh to a refused address is then always the guard's 400).
+      await page.waitForNavigation({ waitUntil: 'load', timeout: Math.min(timeoutMs, REFRESH_WAIT_MS) }).catch(() => undefined);
+      await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+      stillThere();
+      dom = await readDom(page);
+      doc = (lastMain as HTTPResponse | null) ?? response;
+    }
     stillThere(dom.href);
-    const result: RenderResult = { status: response?.status() ?? 0, url: page.url(), headers, contentType, html: dom.html, title: dom.title, blocked };
+    const docHeaders = doc?.headers() ?? {};
+    const result: RenderResult = { status: doc?.status() ?? 0, url: page.url(), headers: docHeaders, contentType: docHeaders['content-type'] ?? contentType, html: dom.html, title: dom.title, blocked };
     if (req.screenshot) {
       Object.assign(result, await capture(page, vp, req.screenshot));
       stillThere();

@@ -24,8 +24,9 @@ export interface RenderRequest {
   maxBytes?: number;
   /**
    * Capture a PNG after rendering. A full-page capture is limited to `maxHeight` CSS pixels
-   * (default 16,384) and to 3,840 wide: Chromium paints the whole area at once, and a 60,000 px
-   * tall page at 3,840 wide took ~3.5 GB of its memory. The image then shows the page's top.
+   * (default 16,384) up to 1,280 wide, to the same area when wider, and to 3,840 wide: Chromium
+   * paints the whole area at once, and a 60,000 px tall page at 3,840 wide took ~3.5 GB of its
+   * memory. The image then shows the page's top.
    */
   screenshot?: { fullPage?: boolean; maxHeight?: number };
   signal?: AbortSignal;
