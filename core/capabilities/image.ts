@@ -12,6 +12,7 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Type, defineCapability, perUnit, type Static, type TSchema } from '../sdk-base.js';
+import { RequestSource } from './common.js';
 
 /** The model ids of spec §4.7. */
 export const IMAGE_MODELS = ['img-fast', 'img-dev', 'img-pro', 'img-pro-v1.1', 'img-edit-pro', 'img-design'] as const;
@@ -153,6 +154,8 @@ const variants = Object.fromEntries(
         model: Type.Union(names.map((n) => Type.Literal(n)), { description: `${names.join(' or ')} (${IMAGE_PRICES[id]} credits per image).` }),
         input: IMAGE_INPUTS[id],
         permanent,
+        // Stripped by the v1 lane before validation; listed so the documented body is complete.
+        requestSource: RequestSource,
       },
       { additionalProperties: false, description: `Body for model ${id}.` },
     );

@@ -37,8 +37,8 @@ export async function inlineImage(ctx: RunContext<unknown>, field: string, url: 
     res = await ctx.engines.http.request({ url, guard: true, maxBytes: MAX_INPUT_IMAGE_BYTES, maxRedirects: 3, timeoutMs: 30_000, signal: ctx.signal });
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    // The engine says why (refused address, unreachable, too large) in its public message.
-    if (err instanceof UpstreamError) throw new InputError(`Invalid input: 'input.${field}' could not be fetched (${err.message.replace(/\.$/, '')}).`, { cause: err });
+    // The engine says why (a refused address, unreachable) in its public message; too large stays a 413.
+    if (err instanceof UpstreamError || err instanceof InputError) throw new InputError(`Invalid input: 'input.${field}' could not be fetched (${err.message.replace(/\.$/, '')}).`, { cause: err });
     throw err;
   }
   if (res.status !== 200) throw new InputError(`Invalid input: 'input.${field}' could not be fetched (HTTP ${res.status}).`);
