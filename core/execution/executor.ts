@@ -14,6 +14,7 @@ import type { CostRule, Units } from '../credits/cost.js';
 import { isCreditAmount } from '../credits/cost.js';
 import { Access } from '../policy/access.js';
 import { validateInput } from './validate.js';
+import { usageRecorder } from '../plugin/usage-recorder.js';
 import {
   BusyError,
   InputError,
@@ -249,14 +250,7 @@ export class Executor {
       signal,
       requestId: req.requestId,
       provider: endpoint.plugin.id,
-      usage: {
-        add(unit, n) {
-          if (Number.isFinite(n) && n > 0) units[unit] = (units[unit] ?? 0) + n;
-        },
-        get units() {
-          return { ...units };
-        },
-      },
+      usage: usageRecorder(units),
       setNative(payload) {
         native = payload;
       },

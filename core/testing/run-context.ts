@@ -4,6 +4,7 @@
  */
 import type { Engines } from '../engines/types.js';
 import type { PluginLogger, RunContext } from '../plugin/types.js';
+import { usageRecorder } from '../plugin/usage-recorder.js';
 
 /** A context plus what the code under test reported through it. */
 export interface TestRunContext<S = unknown> {
@@ -54,14 +55,7 @@ export function runContext<S = unknown>(opts: RunContextOptions<S> = {}): TestRu
     signal: opts.signal ?? AbortSignal.timeout(30_000),
     requestId: opts.requestId ?? 'test-request',
     provider: opts.provider ?? 'test',
-    usage: {
-      add(unit, n) {
-        if (Number.isFinite(n) && n > 0) units[unit] = (units[unit] ?? 0) + n;
-      },
-      get units() {
-        return { ...units };
-      },
-    },
+    usage: usageRecorder(units),
     setNative(payload) {
       native = payload;
     },
