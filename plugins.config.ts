@@ -23,6 +23,7 @@ const config: ServiceConfig = {
     answer_a: () => import('./plugins/answer_a/index.js'),
     creator_a: () => import('./plugins/creator_a/index.js'),
     image_a: () => import('./plugins/image_a/index.js'),
+    transcript_a: () => import('./plugins/transcript_a/index.js'),
   },
   providerOrder: {
     // spec §4.10: crawl_site defaults to crawler_a and falls back to spider_a, then our own crawler.
@@ -31,7 +32,7 @@ const config: ServiceConfig = {
     scrape_page: ['web'],
     screenshot: ['web', 'shot_a', 'browser_a', 'crawler_a'],
     // Issue 12: the video site itself first (no key), hosted providers after it.
-    get_videosite_transcript: ['videosite_native', 'creator_a'],
+    get_videosite_transcript: ['videosite_native', 'transcript_a', 'creator_a'],
     videosite_channel: ['videosite_native', 'creator_a'],
     videosite_video: ['videosite_native', 'creator_a'],
     videosite_video_comments: ['videosite_native', 'creator_a'],
