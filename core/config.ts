@@ -19,8 +19,18 @@ export interface ServiceSettings {
   defaultRateLimit: number;
   /** How long another instance may keep serving a changed key from its cache. */
   keyCacheTtlMs: number;
-  /** Largest accepted request body. */
+  /** Largest accepted request body on routes that carry no files (issue 18 finding 3). */
   bodyLimitBytes: number;
+  /** Largest body on routes where files travel (conversion, merging, extraction, v2 run, MCP). */
+  fileBodyLimitBytes: number;
+  /** Largest body of the code-execution routes (source plus commands). */
+  codeBodyLimitBytes: number;
+  /** Bytes of request bodies that may be in the process at once, across all requests. */
+  bodyBytesInFlightMax: number;
+  /** Port of a separate metrics listener; `undefined`: `/metrics` on the main port behind ADMIN_TOKEN. */
+  metricsPort: number | undefined;
+  /** How long a stopping instance keeps answering 503 before it stops listening (load balancers see it drain). */
+  shutdownDelayMs: number;
   /** How long shutdown waits for requests in flight. */
   shutdownGraceMs: number;
 }
@@ -37,7 +47,12 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   LOG_LEVEL: { description: 'pino log level.', default: 'info' },
   DEFAULT_RATE_LIMIT: { description: 'Requests per minute for keys created without rateLimitPerMinute.', default: '600' },
   KEY_CACHE_TTL_MS: { description: 'How long a key lookup is cached (with PostgreSQL, how long other instances may take to see a key change).', default: '5000' },
-  BODY_LIMIT_BYTES: { description: 'Largest request body accepted.', default: '104857600' },
+  BODY_LIMIT_BYTES: { description: 'Largest request body accepted on routes that carry no files (413 past it).', default: '1048576' },
+  FILE_BODY_LIMIT_BYTES: { description: 'Largest request body on routes where files travel: convert-to-pdf, merge-pdfs, extract-*, doc-to-text, /api/v2/run, /mcp.', default: '104857600' },
+  CODE_BODY_LIMIT_BYTES: { description: 'Largest request body of run-js-code and run-python-code.', default: '5242880' },
+  BODY_BYTES_IN_FLIGHT_MAX: { description: 'Request-body bytes the instance receives and holds at once across all requests; a body that does not fit is a free 429 BUSY with Retry-After.', default: '268435456' },
+  METRICS_PORT: { description: 'Serve Prometheus /metrics on this separate port (no token); unset: /metrics on the main port behind ADMIN_TOKEN.', default: '(on the main port)' },
+  SHUTDOWN_DELAY_MS: { description: 'After SIGTERM, how long the instance keeps listening and answering 503 SHUTTING_DOWN (and /readyz 503) before it stops accepting connections, so a load balancer sees it drain.', default: '0' },
   SHUTDOWN_GRACE_MS: { description: 'How long shutdown waits for requests in flight.', default: '15000' },
 };
 
@@ -64,7 +79,12 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     defaultRateLimit: int(env, 'DEFAULT_RATE_LIMIT', 600),
     keyCacheTtlMs: int(env, 'KEY_CACHE_TTL_MS', 5000),
-    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 100 * 1024 * 1024),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
+    fileBodyLimitBytes: int(env, 'FILE_BODY_LIMIT_BYTES', 100 * 1024 * 1024),
+    codeBodyLimitBytes: int(env, 'CODE_BODY_LIMIT_BYTES', 5 * 1024 * 1024),
+    bodyBytesInFlightMax: int(env, 'BODY_BYTES_IN_FLIGHT_MAX', 256 * 1024 * 1024),
+    metricsPort: env.METRICS_PORT?.trim() ? int(env, 'METRICS_PORT', 0) : undefined,
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),
   };
 }

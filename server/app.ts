@@ -11,6 +11,7 @@ import { v2Routes } from './v2/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { fileRoutes } from './files.js';
 import { openApiRoutes } from './openapi/routes.js';
+import { BodyBudget, installBodyLimits } from './hooks/body-limits.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -61,6 +62,8 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   });
   app.decorate('registeredRoutes', routes);
   app.decorate('isDraining', opts.isDraining);
+  // Before any route is registered: each route's body limit is set as it is (issue 18 finding 3).
+  installBodyLimits(app, settings, new BodyBudget(settings.bodyBytesInFlightMax));
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
@@ -86,6 +89,7 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   await app.register(v2Routes, { prefix: '/api/v2', container: c });
   await app.register(fileRoutes, { container: c });
   await app.register(openApiRoutes, { container: c });
+  await app.register((await import('./mcp/routes.js')).mcpRoutes, { prefix: '/mcp', container: c });
   if (settings.adminToken) await app.register(adminRoutes, { prefix: '/admin', container: c, token: settings.adminToken });
   return app as unknown as FastifyInstance;
 }

@@ -1,0 +1,119 @@
+/**
+ * Request-body limits (issue 18 finding 3): 16 concurrent 95 MB bodies to `/api/v1/scrape` once
+ * pushed the process to 2 GB. Two defences:
+ * - per route: 1 MB by default, large only where files travel (conversion, merging, extraction,
+ *   v2 run whose capabilities take base64 files, MCP whose tools reach the same), moderate for code;
+ * - per process: a budget of body bytes being received and held at once, across all requests.
+ *   A body that does not fit is refused at once as a free 429 BUSY (spec §7.2 leaves the service's
+ *   own overload status open; BUSY is the documented code for a full queue), with Retry-After.
+ */
+import { Transform, type TransformCallback } from 'node:stream';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { BusyError, PayloadTooLargeError } from '../../core/errors.js';
+import type { ServiceSettings } from '../../core/config.js';
+
+/** Routes where files travel in the body (base64 documents, images, audio, video). */
+const FILE_ROUTES = new Set([
+  '/api/v1/convert-to-pdf',
+  '/api/v1/merge-pdfs',
+  '/api/v1/extract-document',
+  '/api/v1/extract-image',
+  '/api/v1/extract-audio',
+  '/api/v1/extract-video',
+  '/api/v1/doc-to-text',
+  '/api/v2/run',
+  '/mcp',
+]);
+const CODE_ROUTES = new Set(['/api/v1/run-js-code', '/api/v1/run-python-code']);
+
+/** The body limit a route gets: its own if it set one, else by what travels through it. */
+export function bodyLimitFor(url: string, settings: Pick<ServiceSettings, 'bodyLimitBytes' | 'fileBodyLimitBytes' | 'codeBodyLimitBytes'>): number {
+  const path = url.replace(/\/+$/, '');
+  if (FILE_ROUTES.has(path)) return settings.fileBodyLimitBytes;
+  if (CODE_ROUTES.has(path)) return settings.codeBodyLimitBytes;
+  return settings.bodyLimitBytes;
+}
+
+/** The 413 text: what was refused and the limit, so a client knows what to change. */
+export function tooLargeMessage(limit: number): string {
+  return `Request body is too large: this route accepts at most ${limit} bytes.`;
+}
+
+/** Bytes of request bodies the process holds at once. */
+export class BodyBudget {
+  private used = 0;
+  constructor(readonly max: number) {}
+
+  /** Takes `n` bytes if they fit; false otherwise. */
+  take(n: number): boolean {
+    if (this.used + n > this.max) return false;
+    this.used += n;
+    return true;
+  }
+
+  /** Gives `n` bytes back. */
+  give(n: number): void {
+    this.used = Math.max(0, this.used - n);
+  }
+
+  /** Bytes in use now (metrics). */
+  get inUse(): number {
+    return this.used;
+  }
+}
+
+const BUSY_TEXT = 'The service is receiving too much data at once. Please retry shortly.';
+
+function busy(): BusyError {
+  return new BusyError(BUSY_TEXT);
+}
+
+/**
+ * Installs both defences on the root app: a per-route `bodyLimit` (set as each route is
+ * registered, so it must run before the lanes are) and the process-wide budget. A body's bytes
+ * are held from the moment they arrive until the response is closed (its parsed form lives that
+ * long), and given back exactly once however the call ends.
+ */
+export function installBodyLimits(app: FastifyInstance, settings: ServiceSettings, budget: BodyBudget): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    route.bodyLimit ??= bodyLimitFor(route.url ?? '', settings);
+  });
+
+  app.addHook('preParsing', async (req: FastifyRequest, reply, payload) => {
+    const limit = req.routeOptions.bodyLimit ?? settings.bodyLimitBytes;
+    const declared = Number(req.headers['content-length']);
+    // A declared length past the route's limit is Fastify's own 413, before any byte is read.
+    if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLargeError(tooLargeMessage(limit));
+    let held = 0;
+    const release = () => {
+      budget.give(held);
+      held = 0;
+    };
+    reply.raw.once('close', release);
+    if (Number.isFinite(declared) && declared > 0) {
+      if (!budget.take(declared)) {
+        reply.header('Retry-After', 1);
+        throw busy();
+      }
+      held = declared;
+      return payload;
+    }
+    // No length given (chunked): hold the bytes as they arrive.
+    let received = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done: TransformCallback) {
+        received += chunk.length;
+        (counter as unknown as { receivedEncodedLength: number }).receivedEncodedLength = received;
+        if (received > limit) return done(new PayloadTooLargeError(tooLargeMessage(limit)));
+        if (!budget.take(chunk.length)) {
+          reply.header('Retry-After', 1);
+          return done(busy());
+        }
+        held += chunk.length;
+        done(null, chunk);
+      },
+    });
+    payload.on('error', (err) => counter.destroy(err));
+    return payload.pipe(counter);
+  });
+}
