@@ -1,8 +1,8 @@
 /**
  * Documents lane, black-box through the real server (spec §4.6, §8): conversions of every
- * document family, merges with metadata / PDF/A / PDF/UA, faults (LibreOffice killed, queue
- * full, corrupt/encrypted/empty inputs, expired links) and credits. LibreOffice work is kept
- * small: one worker per server, tiny fixtures.
+ * document family, merges with metadata and PDF/A (PDF/UA: documents-pdfua.test.ts), faults
+ * (LibreOffice killed, queue full, corrupt/encrypted/empty inputs, expired links) and credits.
+ * LibreOffice work is kept small: one worker per server, tiny fixtures.
  */
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -313,21 +313,6 @@ describe('merge-pdfs', () => {
       assert.ok((await pdfTools.check(pdf)).ok);
     });
   }
-
-  test('pdfua keeps the inputs’ structure trees and declares PDF/UA-1', async () => {
-    const res = await merge({ inputMethod: 'base64', files: [b64(one), b64(two)], pdfua: true, metadata: { Title: 'Accessible' } });
-    assert.equal(res.status, 200, res.text);
-    const pdf = (await download(res.json.url)).body;
-    const info = await pdfTools.inspect(pdf);
-    assert.equal(info.pages, 3);
-    assert.ok(info.tagged, 'tagged');
-    assert.equal(info.pdfua, 1);
-    // The merged structure tree still reaches the text of both inputs.
-    const struct = execFileSync('pdfinfo', ['-struct-text', '-'], { input: pdf }).toString();
-    assert.match(struct, /Merge input one/);
-    assert.match(struct, /second page of two/);
-    assert.ok((await pdfTools.check(pdf)).ok);
-  });
 
   test('URL inputs are fetched and kept in order; a failing URL is a 400 naming it', async () => {
     await writeFile(join(scratch, 'one.pdf'), one);

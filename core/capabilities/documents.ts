@@ -55,7 +55,7 @@ export const MergeInput = Type.Object({
     ),
   ),
   pdfa: Type.Optional(PdfALevel),
-  pdfua: Type.Optional(Type.Boolean({ description: 'Attempt PDF/UA: keep the inputs’ structure trees (tagged PDF), title shown, pdfuaid in XMP.' })),
+  pdfua: Type.Optional(Type.Boolean({ description: 'Attempt PDF/UA: the inputs’ structure trees merged (pages of untagged inputs get page-level tags), a title shown in the window bar, a document language, MarkInfo and pdfuaid in XMP. With pdfa, ghostscript drops the tags: PDF/A is produced and PDF/UA not claimed.' })),
 });
 
 const urlsValid = (values: string[]) =>

@@ -1,8 +1,9 @@
 /**
  * merge-pdfs (spec §4.6): read every input, merge in order with pdf-lib, optionally rewrite as
  * PDF/A with ghostscript, then write the Unicode metadata and XMP last (ghostscript drops them).
- * With `pdfua` the inputs' structure trees are merged; ghostscript strips tags, so with both
- * `pdfa` and `pdfua` the output is PDF/A and PDF/UA is not claimed.
+ * With `pdfua` the inputs' structure trees are merged (inputs without one get page-level tags),
+ * and the output gets a title and a language; ghostscript strips tags, so with both `pdfa` and
+ * `pdfua` the output is PDF/A, with title and language but no PDF/UA claim (README: PDF/UA).
  */
 import { PayloadTooLargeError, ServiceError, OperationFailedError, type Engines, type UsageRecorder } from '../../core/sdk.js';
 import { decodeBase64, download, size, tooLarge } from './inputs.js';
@@ -61,8 +62,10 @@ export async function mergePdfs(
     const merged = await ctx.engines.pdf.merge(files, { keepStructure: pdfua && !part });
     let pdf = merged.pdf;
     if (part) pdf = await ctx.engines.pdf.toPdfA(pdf, part);
-    if (input.metadata || part || pdfua) pdf = await ctx.engines.pdf.finalize(pdf, { metadata: input.metadata, pdfa: part, pdfua: pdfua && merged.tagged });
-    ctx.log.info({ files: files.length, pages: merged.pages, tagged: merged.tagged, pdfa: part ?? null, bytes: pdf.byteLength }, 'merged PDFs');
+    // PDF/UA needs a title: the caller's, else the first input's (finalize falls back to a generic one).
+    const metadata = pdfua && !input.metadata?.Title && merged.title ? { ...input.metadata, Title: merged.title } : input.metadata;
+    if (metadata || part || pdfua) pdf = await ctx.engines.pdf.finalize(pdf, { metadata, pdfa: part, pdfua, lang: merged.lang });
+    ctx.log.info({ files: files.length, pages: merged.pages, tagged: merged.tagged, coarse: merged.coarse, pdfa: part ?? null, bytes: pdf.byteLength }, 'merged PDFs');
     return await storePdf(ctx, pdf, limits, 'merge PDFs');
   } catch (err) {
     if (err instanceof ServiceError) throw err;

@@ -4,9 +4,10 @@
  * identification (`pdfaid`) and, for tagged output, the PDF/UA one (`pdfuaid`). PDF/A requires
  * Info and XMP to agree, so both are written here from one set of values.
  */
-import { PDFDocument, PDFHexString, PDFName } from 'pdf-lib';
-import type { PdfAPart, PdfMetadata } from './types.js';
+import { PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import type { FinalizeOptions, PdfAPart } from './types.js';
 
+/** The Producer written into every merged PDF. */
 export const PRODUCER = 'Content Intelligence API (pdf-lib)';
 
 function xml(s: string): string {
@@ -46,8 +47,13 @@ ${' '.repeat(1024)}
 <?xpacket end="w"?>`;
 }
 
-/** Writes metadata and XMP; `pdfua` is only claimed when the document carries a structure tree. */
-export async function finalize(pdf: Uint8Array, opts: { metadata?: PdfMetadata; pdfa?: PdfAPart; pdfua?: boolean }): Promise<Uint8Array> {
+/**
+ * Writes metadata and XMP. With `pdfua` (spec §4.6 "attempt PDF/UA compliance"): a title shown
+ * in the window bar (`DisplayDocTitle`) and a document language (`opts.lang`, else `en`)
+ * always, since they cost nothing and help any reader; `MarkInfo` `Marked` and `pdfuaid:part 1`
+ * only when the document carries a structure tree (after ghostscript's PDF/A rewrite it does not).
+ */
+export async function finalize(pdf: Uint8Array, opts: FinalizeOptions): Promise<Uint8Array> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
   const m = opts.metadata ?? {};
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
@@ -61,7 +67,7 @@ export async function finalize(pdf: Uint8Array, opts: { metadata?: PdfMetadata; 
   const pdfua = Boolean(opts.pdfua && tagged);
 
   // pdf-lib's setters write UTF-16BE hex strings, so non-ASCII text survives (ghostscript's doesn't).
-  if (title !== undefined) doc.setTitle(title, { showInWindowTitleBar: pdfua });
+  if (title !== undefined) doc.setTitle(title, { showInWindowTitleBar: Boolean(opts.pdfua) });
   if (author !== undefined) doc.setAuthor(author);
   if (subject !== undefined) doc.setSubject(subject);
   if (keywords !== undefined) (doc as unknown as { getInfoDict(): import('pdf-lib').PDFDict }).getInfoDict().set(PDFName.of('Keywords'), PDFHexString.fromText(keywords));
@@ -69,6 +75,7 @@ export async function finalize(pdf: Uint8Array, opts: { metadata?: PdfMetadata; 
   doc.setProducer(PRODUCER);
   doc.setCreationDate(created);
   doc.setModificationDate(now);
+  if (opts.pdfua && !doc.catalog.has(PDFName.of('Lang'))) doc.catalog.set(PDFName.of('Lang'), PDFString.of(opts.lang ?? 'en'));
   if (pdfua) doc.catalog.set(PDFName.of('MarkInfo'), doc.context.obj({ Marked: true }));
 
   const packet = buildXmp({ title, author, subject, keywords, producer: PRODUCER, creatorTool, created, modified: now, pdfa: opts.pdfa, pdfua });

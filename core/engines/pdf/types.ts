@@ -21,6 +21,12 @@ export interface MergeResult {
   pages: number;
   /** True when every input had a structure tree and the merged tree was kept (PDF/UA basis). */
   tagged: boolean;
+  /** With `keepStructure`: the inputs (0-based) that had no structure tree and got page-level tags. */
+  coarse: number[];
+  /** The title of the first input that has one (PDF/UA needs a title). */
+  title: string | undefined;
+  /** The language of the first input that names one (catalog `/Lang`). */
+  lang: string | undefined;
 }
 
 /** What `inspect` reads back from a PDF. */
@@ -38,6 +44,15 @@ export interface PdfInspection {
   fonts: { name: string; embedded: boolean }[];
 }
 
+/** What `finalize` writes. */
+export interface FinalizeOptions {
+  metadata?: PdfMetadata;
+  pdfa?: PdfAPart;
+  pdfua?: boolean;
+  /** With `pdfua`: the language to declare when the document names none (default `en`). */
+  lang?: string;
+}
+
 /** PDF tools. Input problems throw `InputError` naming the file (`files[1]`). */
 export interface PdfEngine {
   /** Page count of a PDF (throws `InputError` when it cannot be read). */
@@ -45,16 +60,19 @@ export interface PdfEngine {
   /**
    * Merges PDFs in order. Encrypted inputs that open without a password are decrypted first;
    * password-protected, corrupt or non-PDF inputs throw `InputError` naming `labels[i]`.
-   * `keepStructure` merges the structure trees (tagged PDF) so the result can be PDF/UA.
+   * `keepStructure` merges the structure trees, tagging pages of inputs without one page by page,
+   * so the result is always a tagged PDF (structure.ts).
    */
   merge(files: Uint8Array[], opts?: { labels?: string[]; keepStructure?: boolean }): Promise<MergeResult>;
   /** Rewrites a PDF as PDF/A-<part>b with ghostscript (fonts embedded, sRGB output intent). */
   toPdfA(pdf: Uint8Array, part: PdfAPart): Promise<Uint8Array>;
   /**
    * Writes Unicode document information and a matching XMP packet (with the PDF/A and PDF/UA
-   * identification when asked). Runs last, because ghostscript drops non-ASCII metadata.
+   * identification when asked). Runs last, because ghostscript drops non-ASCII metadata. With
+   * `pdfua`: a title, shown in the window bar, and a document language (`en` when none) always;
+   * `MarkInfo` and `pdfuaid` only on a tagged PDF.
    */
-  finalize(pdf: Uint8Array, opts: { metadata?: PdfMetadata; pdfa?: PdfAPart; pdfua?: boolean }): Promise<Uint8Array>;
+  finalize(pdf: Uint8Array, opts: FinalizeOptions): Promise<Uint8Array>;
   /** Reads back pages, info, XMP identification, output intent, tags and fonts. */
   inspect(pdf: Uint8Array): Promise<PdfInspection>;
   /** Runs `qpdf --check`; `ok` is false when qpdf reports errors. */
