@@ -193,7 +193,8 @@ export class OfficePool {
     // The slot is taken in arrival order now; the job becomes eligible once its file is written.
     this.queue.push(item);
     try {
-      await mkdir(dir, { recursive: true });
+      // 0700: a staged document is nobody else's to read (a worker gets it moved into its job dir).
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       await writeFile(job.input, input.data);
       item.ready = true;
       this.dispatch();
