@@ -18,6 +18,8 @@ declare module 'fastify' {
     registeredRoutes: { method: string; url: string }[];
     /** True once shutdown has begun: the API lanes answer new requests with SHUTTING_DOWN. */
     isDraining: () => boolean;
+    /** Requests received and not yet answered (or abandoned): shutdown waits for none. */
+    inFlight: () => number;
   }
 }
 
@@ -63,10 +65,16 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   app.decorate('registeredRoutes', routes);
   app.decorate('isDraining', opts.isDraining);
   // Before any route is registered: each route's body limit is set as it is (issue 18 finding 3).
-  installBodyLimits(app, settings, new BodyBudget(settings.bodyBytesInFlightMax));
+  installBodyLimits(app as unknown as FastifyInstance, settings, new BodyBudget(settings.bodyBytesInFlightMax));
 
+  let inFlight = 0;
+  app.decorate('inFlight', () => inFlight);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
+    inFlight += 1;
+    reply.raw.once('close', () => (inFlight -= 1));
+    // While draining, every answer closes its connection so keep-alive clients reconnect elsewhere.
+    if (opts.isDraining()) reply.header('Connection', 'close');
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

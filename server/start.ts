@@ -18,6 +18,8 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 /** Boots the service with the given environment. */
 export async function startService(env: Record<string, string | undefined>, extra: Partial<ContainerOptions> = {}): Promise<RunningServer> {
   let url = '';
@@ -48,8 +50,16 @@ export async function startService(env: Record<string, string | undefined>, extr
     url,
     stop() {
       stopping ??= (async () => {
+        // Issue 18 finding 9: the listener stays open while draining, so a new connection gets the
+        // documented 503 SHUTTING_DOWN (and /readyz 503) instead of a refused connection; it
+        // closes once SHUTDOWN_DELAY_MS has passed and the calls in flight are done, or the grace
+        // period is over.
         draining = true;
-        const grace = setTimeout(() => app.server.closeAllConnections?.(), services.settings.shutdownGraceMs);
+        const started = Date.now();
+        const graceMs = services.settings.shutdownGraceMs;
+        await sleep(Math.min(services.settings.shutdownDelayMs, graceMs));
+        while (app.inFlight() > 0 && Date.now() - started < graceMs) await sleep(20);
+        const grace = setTimeout(() => app.server.closeAllConnections?.(), Math.max(0, graceMs - (Date.now() - started)));
         grace.unref();
         await app.close();
         clearTimeout(grace);

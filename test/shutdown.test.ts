@@ -28,8 +28,9 @@ describe('graceful shutdown', () => {
     const url = s.url;
     const closing = s.close({ keepData: true });
     await new Promise((r) => setTimeout(r, 100));
-    const late = await fetch(url + '/api/v2/balance', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status, () => 'refused');
-    assert.ok(late === 503 || late === 'refused', `late request got ${late}`);
+    // A new connection while draining is answered, not refused (issue 18 finding 9).
+    const late = await fetch(url + '/api/v2/balance', { headers: { authorization: `Bearer ${key}` } }).then(async (r) => [r.status, (await r.json()).code, r.headers.get('connection')], (e) => ['refused', String(e)]);
+    assert.deepEqual(late, [503, 'SHUTTING_DOWN', 'close']);
     const done = await slow;
     assert.equal(done.status, 200);
     assert.equal(done.json.data.echo, 'slow');
@@ -45,6 +46,23 @@ describe('graceful shutdown', () => {
       await s.close();
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it('with SHUTDOWN_DELAY_MS and nothing in flight, the listener stays open for the delay: /readyz and new calls are 503', async () => {
+    const s = await startServer({ serviceConfig: echoOnlyConfig(), env: { SHUTDOWN_DELAY_MS: '600' } });
+    const { key } = await s.createKey({ credits: 100 });
+    const closing = s.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const ready = await fetch(s.url + '/readyz').then((r) => r.status, () => 'refused');
+    const run = await fetch(s.url + '/api/v1/scrape', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"url":"https://example.com"}' }).then(
+      async (r) => [r.status, await r.json()],
+      () => ['refused'],
+    );
+    await closing;
+    assert.equal(ready, 503);
+    assert.deepEqual(run, [503, { error: 'The service is shutting down. Please retry.' }]);
+    const after = await fetch(s.url + '/healthz').then((r) => r.status, () => 'refused');
+    assert.equal(after, 'refused', 'once drained the instance stops listening');
   });
 
   it('a request arriving on an open connection while closing gets the lane\'s 503 SHUTTING_DOWN', async () => {
