@@ -7,7 +7,7 @@
  *
  * A test picks a behaviour with a tag in the prompt: `[slow]` (starting → processing →
  * succeeded over polls), `[hang]` (never finishes until cancelled), `[nsfw]`, `[fail]`,
- * `[canceled]`, `[partial]` (half the images), `[html]` (an output that is a web page), `[422]`,
+ * `[canceled]`, `[partial]` (half the images), `[extra]` (one image more than asked), `[html]` (an output that is a web page), `[422]`,
  * `[429]`, `[poll429]`, `[poll500]`, `[garbage]` (a 201 that is not a prediction).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -52,7 +52,7 @@ export interface ImageAFake {
   close(): Promise<void>;
 }
 
-const TAGS = /\[(slow|hang|nsfw|fail|canceled|partial|html|422|429|poll429|poll500|garbage)\]/g;
+const TAGS = /\[(slow|hang|nsfw|fail|canceled|partial|extra|html|422|429|poll429|poll500|garbage)\]/g;
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
@@ -92,7 +92,7 @@ export async function startImageAFake(opts: { apiKey?: string } = {}): Promise<I
     const spec = UPSTREAM_MODELS[p.model]!;
     const format = tags.has('html') ? 'html' : String(p.input.output_format ?? spec.format);
     const asked = spec.list ? Number(p.input.num_outputs ?? 1) : 1;
-    const n = tags.has('partial') ? Math.ceil(asked / 2) : asked;
+    const n = tags.has('partial') ? Math.ceil(asked / 2) : tags.has('extra') ? asked + 1 : asked;
     const urls = Array.from({ length: n }, (_, i) => `${fake.url}/delivery/${p.id}/out-${i}.${format}`);
     return Object.assign(p, { status: 'succeeded', output: spec.list ? urls : urls[0]! });
   };

@@ -72,6 +72,9 @@ test('partial output: charged for the images returned, reserved for num_outputs'
   assert.equal(r.data.images.length, 2);
   assert.deepEqual(await download(r.data.images[1].url), FAKE_IMAGES.jpg!.bytes);
   assert.deepEqual({ credits: r.credits, reserved: r.reserved, creditUsage: r.data.creditUsage, model: r.data.model }, { credits: 60, reserved: 120, creditUsage: 60, model: 'FLUX.1-schnell' });
+  // A model answering more than num_outputs: only what was asked for is delivered and priced.
+  const more = await h.capability('generate_ai_image', { model: 'img-fast', input: { prompt: 'one [extra]', num_outputs: 1 } });
+  assert.deepEqual({ images: more.data.images.length, credits: more.credits, creditUsage: more.data.creditUsage }, { images: 1, credits: 30, creditUsage: 30 });
 });
 
 test('img-pro-v1.1 takes the spec fields but flux-1.1-pro is not sent the ones it lacks; custom sizes pass through', async () => {

@@ -13,6 +13,7 @@ import {
   imageModelId,
   implement,
   invalidStructure,
+  maxImages,
   type ImageModel,
 } from '../../core/sdk.js';
 import { runPrediction } from './client.js';
@@ -65,7 +66,8 @@ const generate = defineEndpoint({
     const p = await runPrediction(ctx, state.models[model], input);
     ctx.setNative({ id: p.id, model: p.model, version: p.version, status: p.status, metrics: p.metrics, created_at: p.created_at, completed_at: p.completed_at });
     if (p.status !== 'succeeded') throw failure(p);
-    const urls = outputUrls(ctx, p);
+    // More images than asked for are not ours to deliver (nor priced by the reservation).
+    const urls = outputUrls(ctx, p).slice(0, maxImages(model, body.input as { num_outputs?: unknown }));
     if (urls.length === 0) throw new OperationFailedError('Failed to generate image: the model returned no image.');
     const files = await storeOutputs(ctx, urls, body.permanent === true);
     // Charged per image actually returned (spec §8.1); the reservation was for num_outputs.
