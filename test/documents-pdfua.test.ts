@@ -24,7 +24,7 @@ let key: string;
 /** Tagged by LibreOffice: one page, and two pages. */
 let one: Buffer;
 let two: Buffer;
-/** Untagged (pdf-lib): two pages, a link on the first, a title and a language. */
+/** Untagged (pdf-lib): two pages (contents behind a reference), a link on the first, a title and a language. */
 let untagged: Uint8Array;
 /** Untagged, with neither title nor language. */
 let bare: Uint8Array;
@@ -35,10 +35,16 @@ async function call(path: string, body: unknown): Promise<Buffer> {
   return Buffer.from(await (await fetch(res.json.url)).arrayBuffer());
 }
 
-async function plainPdf(lines: string[], opts: { title?: string; lang?: string; link?: string } = {}): Promise<Uint8Array> {
+async function plainPdf(lines: string[], opts: { title?: string; lang?: string; link?: string; indirectContents?: boolean } = {}): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (const line of lines) doc.addPage([300, 200]).drawText(line, { x: 20, y: 150, size: 14, font });
+  for (const line of lines) {
+    const page = doc.addPage([300, 200]);
+    page.drawText(line, { x: 20, y: 150, size: 14, font });
+    // Contents as a reference to an array of streams, as some producers write it.
+    const contents = page.node.get(name('Contents'));
+    if (opts.indirectContents && contents instanceof PDFArray) page.node.set(name('Contents'), doc.context.register(contents));
+  }
   if (opts.title) doc.setTitle(opts.title);
   if (opts.lang) doc.catalog.set(name('Lang'), PDFString.of(opts.lang));
   if (opts.link) {
@@ -111,7 +117,7 @@ before(async () => {
     inputMethod: 'base64',
     file: b64('<html><body><h1>Merge input two</h1><p style="page-break-after:always">a</p><p>second page of two</p></body></html>'),
   });
-  untagged = await plainPdf(['Untagged page one', 'Untagged page two'], { title: 'Quarterly untagged report', lang: 'fr-FR', link: 'https://example.com/report' });
+  untagged = await plainPdf(['Untagged page one', 'Untagged page two'], { title: 'Quarterly untagged report', lang: 'fr-FR', link: 'https://example.com/report', indirectContents: true });
   bare = await plainPdf(['Bare input page']);
 });
 

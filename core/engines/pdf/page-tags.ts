@@ -26,8 +26,10 @@ function linkText(annot: PDFDict): PDFHexString {
  */
 export function tagPage(ctx: PDFContext, leaf: PDFPageLeaf, pageRef: PDFRef, parentRef: PDFRef, kids: PDFObject[], parents: ParentEntries, nextKey: number): number {
   let key = nextKey;
+  // Contents: a stream, an array of streams, or a reference to either.
   const contents = leaf.get(PDFName.of('Contents'));
-  const streams = contents instanceof PDFArray ? contents.asArray() : contents ? [contents] : [];
+  const resolved = contents instanceof PDFRef ? ctx.lookup(contents) : contents;
+  const streams = resolved instanceof PDFArray ? resolved.asArray() : contents ? [contents] : [];
   if (streams.length > 0) {
     const begin = ctx.register(ctx.stream('/P <</MCID 0>> BDC\n'));
     const end = ctx.register(ctx.stream('\nEMC\n'));
