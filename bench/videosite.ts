@@ -1,0 +1,176 @@
+/**
+ * `npm run bench:videosite` (issue 12 "Benchmark"): the transcript (`POST /api/v1/get-videosite-
+ * transcript`) and the video detail (`POST /api/v1/videosite/video`) through the HTTP API, served
+ * by videosite_native against the local server replaying the site's recorded answers (the
+ * plugin's fake), beside the floor: the same recorded answers fetched straight from that server
+ * (the same InnerTube requests, the same keep-alive client) and read by the same parsing and
+ * mapping code alone (parseTimedText + formatTranscript; mapVideo), with no API, key, ledger,
+ * validation or InnerTube session in between. Both run in this one process, in the same run,
+ * alternating, so the machine's load hits both alike. Prints p50/p95 one request at a time,
+ * throughput with BENCH_CONCURRENCY requests in flight, CPU per request, and the ratios against the
+ * target (through the API ≤ 1.5× the floor's time). BENCH_RUNS / BENCH_REQUESTS size the samples.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { Pool } from 'undici';
+import { startService } from '../server/start.js';
+import { formatTranscript } from '../core/sdk.js';
+import { startVideositeFake } from '../plugins/videosite_native/fake.js';
+import { checkPlayable, type PlayerResponse } from '../plugins/videosite_native/player.js';
+import { parseTimedText, pickTrack, tracksOf } from '../plugins/videosite_native/captions.js';
+import { mapVideo } from '../plugins/videosite_native/video.js';
+import { onBase } from '../plugins/videosite_native/session.js';
+import { createBenchKey, percentile } from './load.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 300);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const ADMIN = 'bench-admin-token';
+/** The recorded video: a 197 KB player answer with nine caption tracks, a watch-next answer, the recorded English track. */
+const VIDEO_ID = 'GJLlxj_dtq8';
+const VIDEO_URL = `https://www.youtube.com/watch?v=${VIDEO_ID}`;
+const TARGET = 1.5;
+
+const fake = await startVideositeFake();
+const dataDir = await mkdtemp(join(tmpdir(), 'bench-videosite-'));
+const server = await startService(
+  { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', ...fake.env },
+  {
+    serviceConfig: {
+      plugins: {
+        capabilities: () => import('../plugins/capabilities/index.js'),
+        videosite_native: () => import('../plugins/videosite_native/index.js'),
+      },
+    },
+  },
+);
+
+const api = new Pool(server.url, { connections: CONCURRENCY, pipelining: 1 });
+const site = new Pool(fake.url, { connections: CONCURRENCY * 2, pipelining: 1 });
+/** What checkPlayable and mapVideo need of a call context: names for error texts and a logger. */
+const quietCtx = { provider: 'videosite_native', log: { debug() {}, info() {}, warn() {}, error() {} } } as never;
+
+async function post(pool: Pool, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
+  const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await res.body.text();
+  return { status: res.statusCode, json: res.headers['content-type']?.includes('json') ? JSON.parse(text) : undefined, text };
+}
+
+/** The InnerTube request the plugin makes for `endpoint` (client context as youtubei.js sends it). */
+function innertubeBody(client: 'ANDROID' | 'WEB', extra: Record<string, unknown>) {
+  const version = client === 'ANDROID' ? '21.03.36' : '2.20250222.10.00';
+  return { context: { client: { clientName: client, clientVersion: version, hl: 'en', gl: 'US', utcOffsetMinutes: 0 } }, racyCheckOk: true, contentCheckOk: true, ...extra };
+}
+
+async function player(id: string): Promise<PlayerResponse> {
+  const r = await post(site, '/youtubei/v1/player', innertubeBody('ANDROID', { videoId: id }));
+  if (r.status !== 200) throw new Error(`player ${r.status}`);
+  checkPlayable(quietCtx, id, r.json);
+  return r.json as PlayerResponse;
+}
+
+/** The floor of a transcript: player, the chosen track's document, parsed and laid out. */
+async function floorTranscript(): Promise<{ transcript: string; language: string }> {
+  const p = await player(VIDEO_ID);
+  const track = pickTrack(tracksOf(p), 'en')!;
+  const doc = new URL(track.baseUrl, 'https://www.youtube.com');
+  doc.searchParams.delete('fmt');
+  const u = new URL(onBase(doc.toString(), fake.url));
+  const res = await site.request({ method: 'GET', path: u.pathname + u.search });
+  const segments = parseTimedText(await res.body.text())!.filter((s) => s.text.trim());
+  return { transcript: formatTranscript(segments, {}), language: track.languageCode };
+}
+
+/** The floor of a video detail: player and next together, mapped to spec §2.6. */
+async function floorVideo() {
+  const [p, next] = await Promise.all([player(VIDEO_ID), post(site, '/youtubei/v1/next', innertubeBody('WEB', { videoId: VIDEO_ID }))]);
+  return mapVideo(VIDEO_ID, false, p, next.json, quietCtx);
+}
+
+let key = '';
+const auth = () => ({ authorization: `Bearer ${key}` });
+async function apiTranscript() {
+  const r = await post(api, '/api/v1/get-videosite-transcript', { videoUrl: VIDEO_URL, preferredLanguage: 'en' }, auth());
+  if (r.status !== 200) throw new Error(`transcript via API: ${r.status} ${r.text.slice(0, 200)}`);
+  return r.json;
+}
+async function apiVideo() {
+  const r = await post(api, '/api/v1/videosite/video', { url: VIDEO_URL }, auth());
+  if (r.status !== 200) throw new Error(`video via API: ${r.status} ${r.text.slice(0, 200)}`);
+  return r.json;
+}
+
+/** One request at a time, the API and the floor alternating; latencies in ms. */
+async function latencies(a: () => Promise<unknown>, b: () => Promise<unknown>, n: number): Promise<[number[], number[]]> {
+  const la: number[] = [];
+  const lb: number[] = [];
+  for (let i = 0; i < n; i++) {
+    for (const [fn, out] of (i % 2 ? [[b, lb], [a, la]] : [[a, la], [b, lb]]) as [() => Promise<unknown>, number[]][]) {
+      const t = performance.now();
+      await fn();
+      out.push(performance.now() - t);
+    }
+  }
+  return [la.sort((x, y) => x - y), lb.sort((x, y) => x - y)];
+}
+
+/** `total` calls with `concurrency` in flight: requests per second and CPU ms per request of this process. */
+async function throughput(fn: () => Promise<unknown>, total: number, concurrency: number): Promise<{ rps: number; cpuMs: number }> {
+  let left = total;
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left-- > 0) await fn();
+    }),
+  );
+  const seconds = (performance.now() - t) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { rps: total / seconds, cpuMs: (used.user + used.system) / 1000 / total };
+}
+
+try {
+  key = await createBenchKey(server.url, ADMIN);
+  // Same answers both ways, or the comparison means nothing.
+  assert.deepEqual(await apiTranscript(), await floorTranscript());
+  const [viaApi, floor] = [await apiVideo(), await floorVideo()];
+  // Dates computed from relative texts ("3 years ago") depend on the moment each was read.
+  const undated = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x) => (k === 'publishDate' ? null : x)));
+  assert.deepEqual(undated(viaApi), undated(floor));
+  // Warm-up: JIT, keep-alive connections, the InnerTube session, the embedded database.
+  await latencies(apiTranscript, floorTranscript, 40);
+  await latencies(apiVideo, floorVideo, 40);
+
+  const [tApi, tFloor] = await latencies(apiTranscript, floorTranscript, RUNS);
+  const [vApi, vFloor] = await latencies(apiVideo, floorVideo, RUNS);
+  const tApiRun = await throughput(apiTranscript, REQUESTS, CONCURRENCY);
+  const tFloorRun = await throughput(floorTranscript, REQUESTS, CONCURRENCY);
+  const vApiRun = await throughput(apiVideo, REQUESTS, CONCURRENCY);
+  const vFloorRun = await throughput(floorVideo, REQUESTS, CONCURRENCY);
+
+  const ms = (x: number) => `${x.toFixed(2).padStart(7)} ms`;
+  const row = (label: string, lat: number[], run: { rps: number; cpuMs: number }) =>
+    `${label.padEnd(28)} p50 ${ms(percentile(lat, 50))}  p95 ${ms(percentile(lat, 95))}  ${run.rps.toFixed(0).padStart(6)} req/s at ${CONCURRENCY} in flight  ${run.cpuMs.toFixed(2)} CPU ms/req`;
+  console.log(`videosite benchmark: recorded video ${VIDEO_ID} replayed on loopback; n=${RUNS} sequential, ${REQUESTS} concurrent; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(row('transcript via HTTP API', tApi, tApiRun));
+  console.log(row('transcript floor', tFloor, tFloorRun));
+  console.log(row('video detail via HTTP API', vApi, vApiRun));
+  console.log(row('video detail floor', vFloor, vFloorRun));
+  for (const [name, lApi, lFloor, rApi, rFloor] of [
+    ['transcript', tApi, tFloor, tApiRun, tFloorRun],
+    ['video detail', vApi, vFloor, vApiRun, vFloorRun],
+  ] as const) {
+    const p50 = percentile(lApi, 50) / percentile(lFloor, 50);
+    const time = rFloor.rps / rApi.rps;
+    const verdict = (r: number) => (r <= TARGET ? 'met' : 'NOT met');
+    console.log(`${name}: p50 ${p50.toFixed(2)}x the floor (target <= ${TARGET}x: ${verdict(p50)}); time per request under load ${time.toFixed(2)}x the floor (${verdict(time)}); CPU per request ${(rApi.cpuMs / rFloor.cpuMs).toFixed(2)}x`);
+  }
+} finally {
+  await api.close();
+  await site.close();
+  await server.stop();
+  await fake.close();
+  await rm(dataDir, { recursive: true, force: true });
+}
