@@ -1,0 +1,169 @@
+/**
+ * The discovery mode (issue 17 §2): three tools, `search`, `details` and `run`, the v2 lane's
+ * discovery pattern (spec §4.10), for catalogues too large to list as tools. What `search` and
+ * `details` show, and what `run` may run, is the key's view of the catalogue (`McpDiscovery`),
+ * the same one the tools mode lists, v1-only jobs included.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { validateInput } from '../../core/execution/validate.js';
+import type { Registry } from '../../core/registry/registry.js';
+import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from '../../core/registry/types.js';
+import type { CallTarget } from './call.js';
+import type { McpDiscovery } from './catalog.js';
+import { toolNameOf } from './catalog.js';
+import { describeCost } from './cost-text.js';
+import { InputError, NotFoundError } from '../../core/errors.js';
+
+const EntryType = Type.Union([Type.Literal('capability'), Type.Literal('endpoint'), Type.Literal('provider')], { description: 'Kind of entry.' });
+
+const SearchInput = Type.Object({
+  query: Type.String({ maxLength: 1000, description: 'Keywords, e.g. "scrape a page" or "pdf"; empty lists everything.' }),
+  type: Type.Optional(EntryType),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Most entries returned (default 20).' })),
+});
+const DetailsInput = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 128, description: 'A capability id (`scrape_page`), endpoint id (`search_a.images`) or provider id (`search_a`).' }),
+  type: Type.Optional(EntryType),
+});
+const RunInput = Type.Object({
+  type: Type.Union([Type.Literal('capability'), Type.Literal('endpoint')], { description: '`capability` (a job, with provider fallback) or `endpoint` (one provider operation).' }),
+  id: Type.String({ minLength: 1, maxLength: 128, description: 'Capability id, or endpoint id `<provider>.<operation>`.' }),
+  provider: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Capabilities only: the one provider to use.' })),
+  input: Type.Object({}, { additionalProperties: true, description: 'The target input; its JSON Schema is in `details`.' }),
+});
+
+const checks = { search: TypeCompiler.Compile(SearchInput), details: TypeCompiler.Compile(DetailsInput), run: TypeCompiler.Compile(RunInput) };
+
+function schema(s: TSchema): Tool['inputSchema'] {
+  return JSON.parse(JSON.stringify(s)) as Tool['inputSchema'];
+}
+
+/** The three tools of the discovery mode. */
+export const DISCOVERY_TOOLS: Tool[] = [
+  {
+    name: 'search',
+    title: 'Search the catalogue',
+    description: 'Finds the capabilities (jobs), provider endpoints and providers this API key may use, by keywords, best first; an empty query lists everything. Then call `details` for an entry\'s input schema and cost, and `run` to use it. Free.',
+    inputSchema: schema(SearchInput),
+  },
+  {
+    name: 'details',
+    title: 'Details of a capability, endpoint or provider',
+    description: 'Input and output JSON Schemas, cost, providers and examples of one capability or endpoint (or a provider\'s endpoints), by id. Free.',
+    inputSchema: schema(DetailsInput),
+  },
+  {
+    name: 'run',
+    title: 'Run a capability or provider endpoint',
+    description: 'Runs a capability (with provider fallback) or a provider endpoint with its input (schema from `details`). Costs what `details` says for that target; failed calls are free.',
+    inputSchema: schema(RunInput),
+  },
+];
+
+function capabilityDetails(view: McpDiscovery, cap: RegisteredCapability) {
+  return {
+    type: 'capability',
+    id: cap.id,
+    tool: toolNameOf({ type: 'capability', capability: cap }),
+    title: cap.def.title,
+    summary: cap.def.summary,
+    tags: cap.def.tags ?? [],
+    aliases: cap.def.aliases ?? [],
+    directLaneOnly: cap.def.visibility === 'legacy',
+    input: cap.def.input,
+    output: cap.def.output ?? null,
+    cost: cap.def.cost.describe,
+    costText: describeCost(cap.def.cost.describe),
+    providers: cap.providers.map((b) => ({ id: b.plugin.id, endpoint: b.endpoint.id, configured: b.plugin.configured, allowed: view.access.provider(cap, b) })),
+    examples: cap.def.examples ?? [],
+  };
+}
+
+function endpointDetails(view: McpDiscovery, ep: RegisteredEndpoint) {
+  return {
+    type: 'endpoint',
+    id: ep.id,
+    provider: ep.plugin.id,
+    title: ep.def.title,
+    summary: ep.def.summary,
+    tags: ep.def.tags ?? [],
+    input: ep.def.input,
+    output: ep.def.output,
+    cost: ep.def.cost.describe,
+    costText: describeCost(ep.def.cost.describe),
+    configured: ep.plugin.configured,
+    allowed: view.access.endpoint(ep),
+    capabilities: ep.capabilities,
+    examples: ep.def.examples ?? [],
+  };
+}
+
+function providerDetails(view: McpDiscovery, p: RegisteredPlugin) {
+  return {
+    type: 'provider',
+    id: p.id,
+    title: p.def.title,
+    summary: p.def.summary,
+    managed: p.def.managed === true,
+    configured: p.configured,
+    endpoints: p.endpoints.filter((e) => view.endpointVisible(e)).map((e) => e.id),
+  };
+}
+
+/** Plain JSON (TypeBox's symbol keys dropped), as `structuredContent` must be. */
+function plain<T>(v: T): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(v)) as Record<string, unknown>;
+}
+
+/**
+ * The call a discovery tool makes: `search` and `details` are free operations of the lane;
+ * `run` is a registry target. `undefined` for a name that is not one of the three.
+ */
+export function discoveryCall(registry: Registry, view: McpDiscovery, name: string, args: Record<string, unknown>): CallTarget | undefined {
+  if (name === 'search') {
+    return {
+      kind: 'operation',
+      id: 'search',
+      run: async () => {
+        validateInput(checks.search, args);
+        const a = args as Static<typeof SearchInput>;
+        const items = view.search(a.query, a.type, a.limit ?? 20);
+        return plain({ items, count: items.length });
+      },
+    };
+  }
+  if (name === 'details') {
+    return {
+      kind: 'operation',
+      id: 'details',
+      run: async () => {
+        validateInput(checks.details, args);
+        const { id } = args as Static<typeof DetailsInput>;
+        const cap = registry.capability(id);
+        const ep = registry.endpoint(id);
+        const plugin = registry.plugins.get(id);
+        const type = (args as Static<typeof DetailsInput>).type ?? (cap ? 'capability' : ep ? 'endpoint' : plugin ? 'provider' : undefined);
+        if (type === 'capability' && cap && view.capabilityVisible(cap)) return plain(capabilityDetails(view, cap));
+        if (type === 'endpoint' && ep && view.endpointVisible(ep)) return plain(endpointDetails(view, ep));
+        if (type === 'provider' && plugin && view.providerVisible(plugin)) return plain(providerDetails(view, plugin));
+        throw new NotFoundError(`Unknown ${type ?? 'id'}: ${id}`);
+      },
+    };
+  }
+  if (name !== 'run') return undefined;
+  // A malformed `run` is the lane's own 400, recorded against the `run` operation.
+  const invalid = (err: unknown): CallTarget => ({ kind: 'operation', id: 'run', run: async () => { throw err; } });
+  try {
+    validateInput(checks.run, args);
+  } catch (err) {
+    return invalid(err);
+  }
+  const a = args as Static<typeof RunInput>;
+  if (a.type === 'endpoint' && a.provider !== undefined) return invalid(new InputError("Invalid input: 'provider' applies to capabilities only; an endpoint id already names its provider.", { details: { field: 'provider' } }));
+  let resolved = registry.resolve(a.type, a.id);
+  // Only what the key's catalogue offers: endpoints that the v2 lane and the v1 table both hide stay hidden.
+  if (resolved?.type === 'endpoint' && resolved.endpoint.visibility === 'legacy' && !view.v1Endpoints.has(resolved.endpoint.id)) resolved = undefined;
+  return { kind: 'registry', type: a.type, id: a.id, resolved, provider: a.provider, input: a.input };
+}
