@@ -41,6 +41,8 @@ type Doc = ReturnType<typeof parseHTML>['document'];
 export class ParsedPage {
   readonly document: Doc;
   readonly baseUrl: string;
+  /** Nesting depth of the deepest element, once measured. */
+  private depth?: number;
 
   constructor(html: string, pageUrl: string) {
     // linkedom only builds <html>/<body> for full documents; browsers accept fragments, so wrap them.
@@ -144,9 +146,13 @@ export class ParsedPage {
     return this.document.body?.innerHTML ?? this.document.toString();
   }
 
-  /** Whether any element lies more than `max` levels deep (checked before converters that recurse per level). */
+  /**
+   * Whether any element lies more than `max` levels deep (checked before converters that recurse
+   * per level). The depth is measured once per page: removing elements never makes it deeper.
+   */
   nestedDeeperThan(max: number): boolean {
-    return depthOver(this.document.documentElement, max);
+    this.depth ??= maxDepth(this.document.documentElement);
+    return this.depth > max;
   }
 
   /**
@@ -180,16 +186,17 @@ export class ParsedPage {
 /** Deeper than this, a page is not searched for an article (see `mainContent`). */
 const MAX_ARTICLE_DEPTH = 400;
 
-/** Whether any element lies more than `max` levels below `root` (an iterative walk: no recursion to overflow). */
-function depthOver(root: Element | null, max: number): boolean {
-  if (!root) return false;
+/** How many levels the deepest element lies below `root` (an iterative walk: no recursion to overflow). */
+function maxDepth(root: Element | null): number {
+  if (!root) return 0;
+  let deepest = 0;
   const stack: [Element, number][] = [[root, 0]];
   while (stack.length > 0) {
     const [el, depth] = stack.pop()!;
-    if (depth > max) return true;
+    if (depth > deepest) deepest = depth;
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) stack.push([child, depth + 1]);
   }
-  return false;
+  return deepest;
 }
 
 function absolute(href: string, base: string): string | undefined {
