@@ -12,6 +12,8 @@ import { adminRoutes } from './admin/routes.js';
 import { fileRoutes } from './files.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { BodyBudget, installBodyLimits } from './hooks/body-limits.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
+import { wireMetrics } from './metrics/wiring.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,6 +22,8 @@ declare module 'fastify' {
     isDraining: () => boolean;
     /** Requests received and not yet answered (or abandoned): shutdown waits for none. */
     inFlight: () => number;
+    /** This instance's Prometheus metrics (served at /metrics or on METRICS_PORT). */
+    metrics: ServiceMetrics;
   }
 }
 
@@ -65,10 +69,20 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   app.decorate('registeredRoutes', routes);
   app.decorate('isDraining', opts.isDraining);
   // Before any route is registered: each route's body limit is set as it is (issue 18 finding 3).
-  installBodyLimits(app as unknown as FastifyInstance, settings, new BodyBudget(settings.bodyBytesInFlightMax));
+  const budget = new BodyBudget(settings.bodyBytesInFlightMax);
+  installBodyLimits(app as unknown as FastifyInstance, settings, budget);
 
   let inFlight = 0;
   app.decorate('inFlight', () => inFlight);
+  const metrics = new ServiceMetrics({ engines: c.resolve(TOKENS.Engines), bodyBytesInFlight: () => budget.inUse, inFlight: () => inFlight });
+  app.decorate('metrics', metrics);
+  wireMetrics(app as unknown as FastifyInstance, {
+    metrics,
+    usage: c.resolve(TOKENS.Usage),
+    executor: c.resolve(TOKENS.Executor),
+    adminToken: settings.adminToken,
+    separatePort: settings.metricsPort !== undefined,
+  });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
     inFlight += 1;

@@ -10,11 +10,14 @@ import { buildServer } from './app.js';
 import { TOKENS } from '../core/tokens.js';
 import { LEGACY_ROUTES } from './v1/legacy-routes.js';
 import serviceConfig from '../plugins.config.js';
+import { listenMetrics } from './metrics/wiring.js';
 
 /** A running instance. */
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
+  /** Address of the METRICS_PORT listener, when one is configured. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -44,10 +47,16 @@ export async function startService(env: Record<string, string | undefined>, extr
   const host = services.settings.host.includes(':') ? `[${services.settings.host}]` : services.settings.host;
   url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   services.advertise(url);
+  const metricsListener = services.settings.metricsPort === undefined ? undefined : await listenMetrics(app.metrics, services.settings.metricsPort, services.settings.host).catch(async (err) => {
+    await app.close();
+    await services.close();
+    throw err;
+  });
   let stopping: Promise<void> | undefined;
   return {
     app,
     url,
+    metricsUrl: metricsListener && `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${metricsListener.port}`,
     stop() {
       stopping ??= (async () => {
         // Issue 18 finding 9: the listener stays open while draining, so a new connection gets the
@@ -66,6 +75,7 @@ export async function startService(env: Record<string, string | undefined>, extr
         // Calls cut off by the grace period are aborted; let them release their reservations first.
         const idle = await services.container.resolve(TOKENS.Executor).idle(services.settings.shutdownGraceMs);
         if (!idle) app.log.error('calls still running at shutdown; their reservations are released at the next start (PostgreSQL: by the stale-reservation sweep)');
+        metricsListener?.server.close();
         await services.close();
       })();
       return stopping;

@@ -47,7 +47,7 @@ export class MemoryLedger implements Ledger {
 
   constructor(private readonly db: Db) {
     // Batches only insert rows, so several may be on their way to the database thread at once.
-    this.committer = new GroupCommitter(db, (q, rows) => bulkInsert(q, 'ledger', LEDGER_COLUMNS, rows), 4);
+    this.committer = new GroupCommitter(db, (q, rows) => bulkInsert(q, 'ledger', LEDGER_COLUMNS, rows), 4, 'ledger');
   }
 
   private async account(keyId: string): Promise<Account> {

@@ -40,7 +40,7 @@ export class SqlLedger implements Ledger {
   private readonly settler: GroupCommitter<[string, number, string], number>;
 
   constructor(private readonly db: Db) {
-    this.settler = new GroupCommitter(db, (q, batch) => retryOnConflict(() => this.settleBatch(q, batch)));
+    this.settler = new GroupCommitter(db, (q, batch) => retryOnConflict(() => this.settleBatch(q, batch)), 1, 'settle');
     this.reaper = setInterval(() => void retryOnConflict(() => this.reapStale()).catch(() => {}), 60_000);
     this.reaper.unref();
   }

@@ -7,6 +7,21 @@
  */
 import type { Queryable } from './db.js';
 
+/** Told the size of every batch a committer writes (metrics: group-commit batch sizes). */
+export type BatchObserver = (name: string, size: number) => void;
+const batchObservers = new Set<BatchObserver>();
+
+/** Subscribes to batch sizes of every committer in the process; returns the unsubscribe. */
+export function observeBatches(fn: BatchObserver): () => void {
+  batchObservers.add(fn);
+  return () => batchObservers.delete(fn);
+}
+
+/** Reports a batch written by a writer that is not a GroupCommitter (the usage log's). */
+export function reportBatch(name: string, size: number): void {
+  for (const observe of batchObservers) observe(name, size);
+}
+
 /**
  * Batches items into shared atomic writes. `write` may return one result per item (in batch
  * order), which `submit` then resolves with.
@@ -30,6 +45,8 @@ export class GroupCommitter<T, R = void> {
      * database; keep 1 where concurrent batches could lock the same rows in different orders.
      */
     private readonly maxInFlight = 1,
+    /** Names this committer's batches for observers (e.g. `ledger`, `settle`). */
+    private readonly name = 'batch',
   ) {}
 
   /** Queues an item and resolves (with its result) when it is durable. */
@@ -60,6 +77,7 @@ export class GroupCommitter<T, R = void> {
     this.waiters = [];
     this.filling = undefined;
     this.inFlight += 1;
+    reportBatch(this.name, batch.length);
     const written = (async () => {
       try {
         const results = await this.write(this.db, batch);

@@ -5,6 +5,7 @@
  */
 import type { Db, Row } from '../storage/db.js';
 import { bulkInsert, type Column } from '../storage/bulk-insert.js';
+import { reportBatch } from '../storage/group-commit.js';
 
 /** One call as recorded. */
 export interface UsageRow {
@@ -56,6 +57,7 @@ export class UsageLog {
   private readonly timer: NodeJS.Timeout;
 
   private failures = 0;
+  private readonly observers = new Set<(row: UsageRow) => void>();
 
   constructor(
     private readonly db: Db,
@@ -68,8 +70,15 @@ export class UsageLog {
     this.timer.unref();
   }
 
+  /** Subscribes to every row as it is recorded (metrics); returns the unsubscribe. */
+  observe(fn: (row: UsageRow) => void): () => void {
+    this.observers.add(fn);
+    return () => this.observers.delete(fn);
+  }
+
   /** Queues a row. */
   record(row: UsageRow): void {
+    for (const observe of this.observers) observe(row);
     this.buffer.push(row);
     if (this.buffer.length >= this.maxBatch) void this.flush();
   }
@@ -104,6 +113,7 @@ export class UsageLog {
   }
 
   private async insert(rows: UsageRow[]): Promise<void> {
+    reportBatch('usage', rows.length);
     await bulkInsert(
       this.db,
       'usage_log',
