@@ -8,7 +8,10 @@
  * validation or InnerTube session in between. Both run in this one process, in the same run,
  * alternating, so the machine's load hits both alike. Prints p50/p95 one request at a time,
  * throughput with BENCH_CONCURRENCY requests in flight, CPU per request, and the ratios against the
- * target (through the API ≤ 1.5× the floor's time). BENCH_RUNS / BENCH_REQUESTS size the samples.
+ * target (through the API ≤ 1.5× the floor's time). BENCH_RUNS / BENCH_REQUESTS size the samples;
+ * BENCH_DATABASE_URL / BENCH_REDIS_URL run the server on PostgreSQL / Redis instead of the
+ * embedded store (whose WebAssembly PostgreSQL, in a thread of this process, does every
+ * reservation, charge and usage row: most of the API's cost over the floor).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +25,8 @@ import { checkPlayable, type PlayerResponse } from '../plugins/videosite_native/
 import { parseTimedText, pickTrack, tracksOf } from '../plugins/videosite_native/captions.js';
 import { mapVideo } from '../plugins/videosite_native/video.js';
 import { onBase } from '../plugins/videosite_native/session.js';
+import { pluginHarness } from '../core/testing/index.js';
+import nativePlugin from '../plugins/videosite_native/index.js';
 import { createBenchKey, percentile } from './load.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
@@ -36,7 +41,7 @@ const TARGET = 1.5;
 const fake = await startVideositeFake();
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-videosite-'));
 const server = await startService(
-  { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', ...fake.env },
+  { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', DATABASE_URL: process.env.BENCH_DATABASE_URL, REDIS_URL: process.env.BENCH_REDIS_URL, ...fake.env },
   {
     serviceConfig: {
       plugins: {
@@ -47,6 +52,9 @@ const server = await startService(
   },
 );
 
+// The middle step: the plugin through the real executor (validation, youtubei.js session, output
+// checks) but no HTTP server, key, rate limit, ledger or usage row: splits the API's overhead.
+const harness = await pluginHarness(nativePlugin, { env: fake.env });
 const api = new Pool(server.url, { connections: CONCURRENCY, pipelining: 1 });
 const site = new Pool(fake.url, { connections: CONCURRENCY * 2, pipelining: 1 });
 /** What checkPlayable and mapVideo need of a call context: names for error texts and a logger. */
@@ -102,18 +110,21 @@ async function apiVideo() {
   return r.json;
 }
 
-/** One request at a time, the API and the floor alternating; latencies in ms. */
-async function latencies(a: () => Promise<unknown>, b: () => Promise<unknown>, n: number): Promise<[number[], number[]]> {
-  const la: number[] = [];
-  const lb: number[] = [];
+const executorTranscript = () => harness.capability('get_videosite_transcript', { videoUrl: VIDEO_URL, preferredLanguage: 'en' });
+const executorVideo = () => harness.capability('videosite_video', { url: VIDEO_URL });
+
+/** One request at a time, the kinds taking turns (rotating who goes first); sorted latencies in ms. */
+async function latencies(fns: (() => Promise<unknown>)[], n: number): Promise<number[][]> {
+  const out = fns.map(() => [] as number[]);
   for (let i = 0; i < n; i++) {
-    for (const [fn, out] of (i % 2 ? [[b, lb], [a, la]] : [[a, la], [b, lb]]) as [() => Promise<unknown>, number[]][]) {
+    for (let j = 0; j < fns.length; j++) {
+      const k = (i + j) % fns.length;
       const t = performance.now();
-      await fn();
-      out.push(performance.now() - t);
+      await fns[k]!();
+      out[k]!.push(performance.now() - t);
     }
   }
-  return [la.sort((x, y) => x - y), lb.sort((x, y) => x - y)];
+  return out.map((l) => l.sort((x, y) => x - y));
 }
 
 /** `total` calls with `concurrency` in flight: requests per second and CPU ms per request of this process. */
@@ -140,36 +151,41 @@ try {
   const undated = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x) => (k === 'publishDate' ? null : x)));
   assert.deepEqual(undated(viaApi), undated(floor));
   // Warm-up: JIT, keep-alive connections, the InnerTube session, the embedded database.
-  await latencies(apiTranscript, floorTranscript, 40);
-  await latencies(apiVideo, floorVideo, 40);
+  await latencies([apiTranscript, executorTranscript, floorTranscript, apiVideo, executorVideo, floorVideo], 40);
 
-  const [tApi, tFloor] = await latencies(apiTranscript, floorTranscript, RUNS);
-  const [vApi, vFloor] = await latencies(apiVideo, floorVideo, RUNS);
+  const [tApi, tExec, tFloor, vApi, vExec, vFloor] = await latencies([apiTranscript, executorTranscript, floorTranscript, apiVideo, executorVideo, floorVideo], RUNS);
   const tApiRun = await throughput(apiTranscript, REQUESTS, CONCURRENCY);
+  const tExecRun = await throughput(executorTranscript, REQUESTS, CONCURRENCY);
   const tFloorRun = await throughput(floorTranscript, REQUESTS, CONCURRENCY);
   const vApiRun = await throughput(apiVideo, REQUESTS, CONCURRENCY);
+  const vExecRun = await throughput(executorVideo, REQUESTS, CONCURRENCY);
   const vFloorRun = await throughput(floorVideo, REQUESTS, CONCURRENCY);
 
   const ms = (x: number) => `${x.toFixed(2).padStart(7)} ms`;
   const row = (label: string, lat: number[], run: { rps: number; cpuMs: number }) =>
-    `${label.padEnd(28)} p50 ${ms(percentile(lat, 50))}  p95 ${ms(percentile(lat, 95))}  ${run.rps.toFixed(0).padStart(6)} req/s at ${CONCURRENCY} in flight  ${run.cpuMs.toFixed(2)} CPU ms/req`;
-  console.log(`videosite benchmark: recorded video ${VIDEO_ID} replayed on loopback; n=${RUNS} sequential, ${REQUESTS} concurrent; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    `${label.padEnd(31)} p50 ${ms(percentile(lat, 50))}  p95 ${ms(percentile(lat, 95))}  ${run.rps.toFixed(0).padStart(6)} req/s at ${CONCURRENCY} in flight  ${run.cpuMs.toFixed(2)} CPU ms/req`;
+  const store = process.env.BENCH_DATABASE_URL ? `PostgreSQL${process.env.BENCH_REDIS_URL ? ' + Redis' : ''}` : 'embedded PGlite';
+  console.log(`videosite benchmark: recorded video ${VIDEO_ID} replayed on loopback; store ${store}; n=${RUNS} sequential, ${REQUESTS} concurrent; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(row('transcript via HTTP API', tApi, tApiRun));
+  console.log(row('transcript via executor only', tExec, tExecRun));
   console.log(row('transcript floor', tFloor, tFloorRun));
   console.log(row('video detail via HTTP API', vApi, vApiRun));
+  console.log(row('video detail via executor only', vExec, vExecRun));
   console.log(row('video detail floor', vFloor, vFloorRun));
-  for (const [name, lApi, lFloor, rApi, rFloor] of [
-    ['transcript', tApi, tFloor, tApiRun, tFloorRun],
-    ['video detail', vApi, vFloor, vApiRun, vFloorRun],
+  for (const [name, lApi, lExec, lFloor, rApi, rExec, rFloor] of [
+    ['transcript', tApi, tExec, tFloor, tApiRun, tExecRun, tFloorRun],
+    ['video detail', vApi, vExec, vFloor, vApiRun, vExecRun, vFloorRun],
   ] as const) {
     const p50 = percentile(lApi, 50) / percentile(lFloor, 50);
     const time = rFloor.rps / rApi.rps;
     const verdict = (r: number) => (r <= TARGET ? 'met' : 'NOT met');
     console.log(`${name}: p50 ${p50.toFixed(2)}x the floor (target <= ${TARGET}x: ${verdict(p50)}); time per request under load ${time.toFixed(2)}x the floor (${verdict(time)}); CPU per request ${(rApi.cpuMs / rFloor.cpuMs).toFixed(2)}x`);
+    console.log(`  of which executor + plugin transport: p50 ${(percentile(lExec, 50) / percentile(lFloor, 50)).toFixed(2)}x, CPU ${(rExec.cpuMs / rFloor.cpuMs).toFixed(2)}x the floor; HTTP server, key, rate limit, ledger and usage row: p50 +${(percentile(lApi, 50) - percentile(lExec, 50)).toFixed(2)} ms, CPU +${(rApi.cpuMs - rExec.cpuMs).toFixed(2)} ms/req`);
   }
 } finally {
   await api.close();
   await site.close();
+  await harness.close();
   await server.stop();
   await fake.close();
   await rm(dataDir, { recursive: true, force: true });
