@@ -11,6 +11,7 @@ import { startServer, request, type TestServer, type TestResponse } from './help
 import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
 import serviceConfig from '../plugins.config.js';
 import type { PluginDef } from '../core/plugin/types.js';
+import { endpointVisibility } from './helpers/visibility.js';
 import { undocumentedFields } from '../core/registry/build.js';
 import { startFake, type SearchAFake } from '../plugins/search_a/fake.js';
 
@@ -100,7 +101,7 @@ describe('OpenAPI', () => {
     for (const [pid, def] of defs) {
       const entries = [
         ...(def.capabilities ?? []).map((c) => ({ type: 'capability', id: c.id, n: c.id, input: c.input, output: c.output, legacy: c.visibility === 'legacy', ids: [c.id, ...(c.aliases ?? [])] })),
-        ...(def.endpoints ?? []).map((e) => ({ type: 'endpoint', id: `${pid}.${e.operation}`, n: `${pid}__${e.operation}`, input: e.input, output: e.output, legacy: e.visibility === 'legacy', ids: [`${pid}.${e.operation}`] })),
+        ...(def.endpoints ?? []).map((e) => ({ type: 'endpoint', id: `${pid}.${e.operation}`, n: `${pid}__${e.operation}`, input: e.input, output: e.output, legacy: endpointVisibility(defs.map(([, d]) => d), def, e).visibility === 'legacy', ids: [`${pid}.${e.operation}`] })),
       ];
       for (const t of entries) {
         if (t.legacy) continue;

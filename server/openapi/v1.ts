@@ -60,6 +60,27 @@ function targetDef(registry: Registry, target: string): { def?: TargetDef; id: s
   return { def, id };
 }
 
+/** The connection check automation platforms run when a key is saved (issue 14): free. */
+const KEY_CONNECTION_OUTPUT: Json = {
+  type: 'object',
+  description: 'Who the key is.',
+  required: ['metadata'],
+  additionalProperties: false,
+  properties: { metadata: { type: 'object', description: 'The key.', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', description: 'The key\'s name.' } } } },
+};
+const KEY_CONNECTION: Json = {
+  operationId: 'get_key_connection',
+  summary: 'Check an API key',
+  description: 'Answers the calling key\'s name; costs nothing. Automation platforms call it to test a connection.',
+  tags: ['account'],
+  security: [{ bearerAuth: [] }],
+  responses: {
+    '200': { description: 'The key is valid.', headers: headersFor('200'), ...jsonContent(ref('key_connection_output')) },
+    '401': { description: 'Missing, invalid or inactive key.', headers: headersFor('401'), ...jsonContent(ref('Error')) },
+    '429': { description: 'The key\'s rate limit is exhausted.', headers: headersFor('429'), ...jsonContent(ref('Error')) },
+  },
+};
+
 /** The direct lane document (spec §4.1–4.9). */
 export function buildV1Document(registry: Registry): Json {
   const paths: Json = {};
@@ -94,6 +115,8 @@ export function buildV1Document(registry: Registry): Json {
     const path = (paths[row.path] ??= {}) as Json;
     path[row.method.toLowerCase()] = op;
   }
+  paths['/api/v1/key-connection'] = { get: KEY_CONNECTION };
+  schemas.key_connection_output = KEY_CONNECTION_OUTPUT;
   return {
     openapi: '3.1.0',
     info: { title: 'Content intelligence API — direct lane', version: '1.0.0', description: 'Fixed routes under /api/v1 (spec §4). Errors are `{ error }` (code execution: `{ error: { name, value, traceback } }`).' },
