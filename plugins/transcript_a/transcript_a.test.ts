@@ -100,7 +100,20 @@ test('generateMissing: a 202 job is polled (queued, active, completed); a failed
     assert.deepEqual(await outcome(gen.endpoint('videosite_transcript', { videoUrl: watch(TA_JOB_FAILS) })), { status: 404, message: `No subtitles found for the video: ${TA_JOB_FAILS}` });
     fake.loseJobs = true;
     assert.deepEqual(await outcome(gen.endpoint('videosite_transcript', { videoUrl: watch(TA_LONG) })), { status: 502, message: 'Failed to retrieve data from videosite service.' });
+    fake.loseJobs = false;
+    // The caller hanging up stops the polling: the call settles although the job never ends.
+    fake.jobPolls = Number.MAX_SAFE_INTEGER;
+    const hangUp = new AbortController();
+    const polled = new Promise<void>((resolve) => {
+      const seen = fake.requests.length;
+      const check = setInterval(() => fake.requests.slice(seen).some((r) => r.path.startsWith('/v1/transcript/')) && (clearInterval(check), resolve()), 5);
+    });
+    const call = gen.endpoint('videosite_transcript', { videoUrl: watch(TA_LONG) }, { signal: hangUp.signal });
+    await polled;
+    hangUp.abort();
+    assert.notEqual((await outcome(call)).status, 200);
   } finally {
+    fake.jobPolls = 2;
     fake.loseJobs = false;
     await gen.close();
   }
