@@ -14,9 +14,30 @@ export const MAX_COMMANDS_CHARS = 10_000;
 /** The spec's 400 text for a missing or empty `code` (spec §4.8, §7.1). */
 export const CODE_REQUIRED = 'code parameter is required';
 
-const CodeInput = (language: string, install: string) =>
+/** Files a run may hand back with `saveOutputFiles` (their bytes count against the work dir's size). */
+export const MAX_SAVED_FILES = 100;
+
+const CodeInput = (language: string, install: string, memory: string) =>
   Type.Object({
     code: Type.String({ description: `${language} source to run (10-second limit, spec §8.2).` }),
+    timeout: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description:
+          "Wall-clock limit of the code in milliseconds. Honoured as a lower limit within the service's own cap (`SANDBOX_TIMEOUT_MS`, 10 s by default) and at least 100 ms; `limits.timeoutMs` in the answer says which applied.",
+      }),
+    ),
+    memory: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description: `Memory of the run in MB (${memory}). Honoured as a lower limit within the service's own cap; \`limits.memoryMb\` in the answer says which applied.`,
+      }),
+    ),
+    saveOutputFiles: Type.Optional(
+      Type.Boolean({
+        description: `Return the files the code writes (or changes) in its working directory as \`files: [{ name, url, size }]\`: signed download links valid 24 hours, at most ${MAX_SAVED_FILES} files and the run's work-dir size (\`SANDBOX_TMPFS_MB\`, 64 MB) in all, names reduced to letters, digits, \`.\`, \`_\` and \`-\`. Without it nothing is stored.${language === 'JavaScript' ? ' JavaScript code has no file system, so its `files` is always empty.' : ''}`,
+      }),
+    ),
     commands: Type.Optional(
       Type.String({
         description: `Shell command run first in its own OS sandbox with network access, to install packages into the run's directory, e.g. \`${install}\`.`,
@@ -31,11 +52,11 @@ const CodeInput = (language: string, install: string) =>
   });
 
 /** Input of run-js-code (spec §4.8). */
-export const JsInput = CodeInput('JavaScript', 'npm install lodash');
+export const JsInput = CodeInput('JavaScript', 'npm install lodash', "the isolate's heap; cap `SANDBOX_JS_MEMORY_MB`, 128 by default; at least 8");
 /** Input of run-python-code (spec §4.8). */
-export const PythonInput = CodeInput('Python', 'pip install requests');
+export const PythonInput = CodeInput('Python', 'pip install requests', 'every process and the run as a whole; cap `SANDBOX_PYTHON_MEMORY_MB`, 512 by default; at least 32');
 
-/** `{ logs: { stdout, stderr } }` (spec §4.8). */
+/** `{ logs: { stdout, stderr }, limits, files? }` (spec §4.8, issue 19 item 2). */
 export const LogsOutput = Type.Object({
   logs: Type.Object(
     {
@@ -44,6 +65,26 @@ export const LogsOutput = Type.Object({
     },
     { description: 'What the code printed. A stream cut at the output cap ends with an `[output truncated: …]` line.' },
   ),
+  limits: Type.Optional(
+    Type.Object(
+      {
+        timeoutMs: Type.Number({ description: 'Wall-clock limit the code ran under, ms.' }),
+        memoryMb: Type.Number({ description: 'Memory limit the code ran under, MB.' }),
+      },
+      { description: "The limits the run had: the `timeout` and `memory` asked for within the service's caps, or the caps." },
+    ),
+  ),
+  files: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String({ description: 'Path of the file below the working directory, sanitised.' }),
+        url: Type.String({ description: 'Signed download link, valid 24 hours.' }),
+        size: Type.Integer({ description: 'Size in bytes.' }),
+      }),
+      { description: 'With `saveOutputFiles`: the files the code wrote or changed in its working directory, in name order.' },
+    ),
+  ),
+  filesOmitted: Type.Optional(Type.Integer({ description: 'With `saveOutputFiles`: files not returned because the run\'s file caps were reached.' })),
 });
 
 /** The capability input types. */
@@ -69,6 +110,16 @@ function nulMessage(field: 'code' | 'commands'): string {
   return `${field} must not contain NUL characters (\\u0000): they cannot be passed to a process.`;
 }
 
+/** The 400 texts of the code inputs' fields (spec §4.8, §7.1 for `code`). */
+const CODE_MESSAGES = {
+  code: CODE_REQUIRED,
+  commands: 'commands must be a string.',
+  parseJson: 'parseJson must be a boolean.',
+  timeout: 'timeout must be a number of milliseconds greater than 0.',
+  memory: 'memory must be a number of megabytes greater than 0.',
+  saveOutputFiles: 'saveOutputFiles must be a boolean.',
+};
+
 export const runJsCode = defineCapability({
   id: 'run_js_code',
   title: 'Run JavaScript',
@@ -79,10 +130,14 @@ export const runJsCode = defineCapability({
   output: LogsOutput,
   cost: flat(50),
   validate: validateCode,
-  messages: { code: CODE_REQUIRED, commands: 'commands must be a string.', parseJson: 'parseJson must be a boolean.' },
+  messages: CODE_MESSAGES,
   examples: [
-    { title: 'Hello world', input: { code: 'console.log("Hello, world!")' }, output: { logs: { stdout: ['Hello, world!'], stderr: [] } } },
-    { title: 'JSON output', input: { code: 'console.log(JSON.stringify({ sum: 1 + 2 }))', parseJson: true }, output: { logs: { stdout: { sum: 3 }, stderr: [] } } },
+    { title: 'Hello world', input: { code: 'console.log("Hello, world!")' }, output: { logs: { stdout: ['Hello, world!'], stderr: [] }, limits: { timeoutMs: 10_000, memoryMb: 128 } } },
+    {
+      title: 'JSON output, within 2 seconds',
+      input: { code: 'console.log(JSON.stringify({ sum: 1 + 2 }))', parseJson: true, timeout: 2000 },
+      output: { logs: { stdout: { sum: 3 }, stderr: [] }, limits: { timeoutMs: 2000, memoryMb: 128 } },
+    },
   ],
 });
 
@@ -96,10 +151,14 @@ export const runPythonCode = defineCapability({
   output: LogsOutput,
   cost: flat(50),
   validate: validateCode,
-  messages: { code: CODE_REQUIRED, commands: 'commands must be a string.', parseJson: 'parseJson must be a boolean.' },
+  messages: CODE_MESSAGES,
   examples: [
-    { title: 'Hello world', input: { code: 'print("Hello, world!")' }, output: { logs: { stdout: ['Hello, world!'], stderr: [] } } },
-    { title: 'JSON output', input: { code: 'import json\nprint(json.dumps({"sum": 1 + 2}))', parseJson: true }, output: { logs: { stdout: { sum: 3 }, stderr: [] } } },
+    { title: 'Hello world', input: { code: 'print("Hello, world!")' }, output: { logs: { stdout: ['Hello, world!'], stderr: [] }, limits: { timeoutMs: 10_000, memoryMb: 512 } } },
+    {
+      title: 'JSON output, with 256 MB',
+      input: { code: 'import json\nprint(json.dumps({"sum": 1 + 2}))', parseJson: true, memory: 256 },
+      output: { logs: { stdout: { sum: 3 }, stderr: [] }, limits: { timeoutMs: 10_000, memoryMb: 256 } },
+    },
   ],
 });
 

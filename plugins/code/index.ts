@@ -7,8 +7,9 @@
  */
 import { CodeExecutionError, defineEndpoint, definePlugin, type RunContext, type Static } from '../../core/sdk.js';
 import type { SandboxFetchRequest, SandboxFetchResponse, SandboxResult } from '../../core/sdk.js';
-import { JsInput, LogsOutput, PythonInput, runJsCode, runPythonCode } from '../../core/sdk.js';
+import { JsInput, LogsOutput, MAX_SAVED_FILES, PythonInput, runJsCode, runPythonCode, type CodeInputValue } from '../../core/sdk.js';
 import { shapeLogs } from './logs.js';
+import { saveFiles } from './files.js';
 
 /** The sandboxed `fetch` limits (issue 6: "through the SSRF guard and size/time limits"). */
 const FETCH_MAX_BYTES = 5 * 1024 * 1024;
@@ -42,10 +43,24 @@ function callerOf(ctx: RunContext<unknown>): string | undefined {
   return typeof caller === 'string' && caller !== '' ? caller : undefined;
 }
 
-/** Turns a sandbox result into the spec's response, or throws the execution error object. */
-function answer(result: SandboxResult, parseJson: boolean | undefined): Static<typeof LogsOutput> {
+/** The run options of the request: the client's limits and whether to hand back files (issue 19, item 2). */
+function runOptions(input: CodeInputValue) {
+  return { timeoutMs: input.timeout, memoryMb: input.memory, saveFiles: input.saveOutputFiles ? { maxFiles: MAX_SAVED_FILES } : undefined };
+}
+
+/**
+ * Turns a sandbox result into the spec's response plus the limits that applied and, with
+ * `saveOutputFiles`, the stored files; or throws the execution error object (nothing is stored).
+ */
+async function answer(ctx: RunContext<unknown>, result: SandboxResult, input: CodeInputValue): Promise<Static<typeof LogsOutput>> {
   if (result.error) throw new CodeExecutionError(result.error.name, result.error.value, result.error.traceback);
-  return { logs: { stdout: shapeLogs(result.stdout, parseJson), stderr: shapeLogs(result.stderr, parseJson) } };
+  const out: Static<typeof LogsOutput> = { logs: { stdout: shapeLogs(result.stdout, input.parseJson), stderr: shapeLogs(result.stderr, input.parseJson) } };
+  if (result.limits) out.limits = result.limits;
+  if (input.saveOutputFiles) {
+    out.files = await saveFiles(ctx, result.files ?? []);
+    if (result.filesOmitted) out.filesOmitted = result.filesOmitted;
+  }
+  return out;
 }
 
 const runJs = defineEndpoint({
@@ -66,11 +81,12 @@ const runJs = defineEndpoint({
     const result = await ctx.engines.js.run({
       code: input.code,
       commands: input.commands,
+      ...runOptions(input),
       signal: ctx.signal,
       fetch: (req, signal) => guardedFetch(ctx, req, signal),
       owner: callerOf(ctx),
     });
-    return answer(result, input.parseJson);
+    return answer(ctx, result, input);
   },
 });
 
@@ -89,8 +105,8 @@ const runPython = defineEndpoint({
   messages: runPythonCode.messages,
   examples: runPythonCode.examples,
   async run(input, ctx) {
-    const result = await ctx.engines.python.run({ code: input.code, commands: input.commands, signal: ctx.signal });
-    return answer(result, input.parseJson);
+    const result = await ctx.engines.python.run({ code: input.code, commands: input.commands, ...runOptions(input), signal: ctx.signal });
+    return answer(ctx, result, input);
   },
 });
 

@@ -13,6 +13,21 @@ export interface ExecutionErrorInfo {
   traceback: string;
 }
 
+/** The limits a run had: what it asked for, within the engine's caps (issue 19, item 2). */
+export interface AppliedLimits {
+  /** Wall-clock limit of the code, ms. */
+  timeoutMs: number;
+  /** Memory of the run, MB (the isolate's heap in JavaScript, the run's memory in Python). */
+  memoryMb: number;
+}
+
+/** A file the code left in its working directory (runs with `saveFiles`). */
+export interface SandboxFile {
+  /** Its path below the working directory, each part reduced to `[A-Za-z0-9._-]`. */
+  name: string;
+  data: Uint8Array;
+}
+
 /** What a run printed, line by line, and how it ended. */
 export interface SandboxResult {
   stdout: string[];
@@ -23,6 +38,12 @@ export interface SandboxResult {
   error?: ExecutionErrorInfo;
   /** Wall time of the code itself (ms), without `commands`. */
   durationMs: number;
+  /** The limits the run had (set by the engines' `run`). */
+  limits?: AppliedLimits;
+  /** With `saveFiles`: the files the code wrote or changed in its working directory, by name. */
+  files?: SandboxFile[];
+  /** With `saveFiles`: files left out because the run's file caps were reached. */
+  filesOmitted?: number;
 }
 
 /** Outcome of the `commands` step, run before the code in its own sandbox. */
@@ -56,8 +77,22 @@ export interface SandboxRunRequest {
   code: string;
   /** Shell step run first in an OS sandbox with network, e.g. `npm install lodash` (spec §4.8). */
   commands?: string;
-  /** Wall-clock limit of the code (default 10 s, spec §8.2). */
+  /**
+   * Wall-clock limit of the code (default and most `SANDBOX_TIMEOUT_MS`, 10 s, spec §8.2; least
+   * 100 ms): a value outside is moved to the nearest bound, and `limits` in the result says so.
+   */
   timeoutMs?: number;
+  /**
+   * Memory of the run in MB (default and most the engine's `SANDBOX_*_MEMORY_MB`; least 8 MB for
+   * an isolate, 32 MB for Python), moved into those bounds like `timeoutMs`.
+   */
+  memoryMb?: number;
+  /**
+   * Hand back the files the code writes in its working directory (`files` of the result): at most
+   * `maxFiles`, and no more bytes than the run's work dir holds (`SANDBOX_TMPFS_MB`). JavaScript
+   * code has no file system, so its runs never have any.
+   */
+  saveFiles?: { maxFiles: number };
   /** Aborts the run (the client went away or the server is stopping). */
   signal?: AbortSignal;
 }

@@ -113,30 +113,33 @@ function tail(stdout: string[], stderr: string[]): string {
   return [...stdout, ...stderr].slice(-40).join('\n');
 }
 
-/** A run whose `commands` step succeeded: its uid lease and options for what runs next in its directory. */
+/** A run whose `commands` step succeeded (or had none): its uid lease and options for what runs next in its directory. */
 export interface CommandsStep {
   lease: UidLease;
   opts: CommandsOptions;
 }
 
 /**
- * Leases a uid from `pool` and a fresh run directory, runs `req.commands` there, then `next`
- * (unless they failed, which `failed` turns into the answer). Whatever happens, every process of
- * the uid is killed, the directory removed and the uid given back.
+ * Leases a uid from `pool` and a fresh run directory, runs `req.commands` there when there are
+ * any, then `next` (unless they failed, which `failed` turns into the answer). The directory is a
+ * `SANDBOX_RUN_DIR_MB` tmpfs for a run with commands (packages), else one of `SANDBOX_TMPFS_MB`
+ * like a run's own work dir. Whatever happens, every process of the uid is killed, the directory
+ * removed and the uid given back.
  */
-export async function afterCommands<T>(
+export async function inRunDir<T>(
   req: SandboxRunRequest,
   o: { pool: UidPool; cgroups: SandboxCgroups; settings: SandboxSettings },
   failed: (err: ExecutionErrorInfo) => T,
   next: (step: CommandsStep) => Promise<T>,
 ): Promise<T> {
+  const commands = req.commands?.trim() ? req.commands : undefined;
   const lease = await o.pool.acquire(req.signal);
   try {
-    const dir = await makeRunDir(lease.uid, o.settings.runDirMb);
+    const dir = await makeRunDir(lease.uid, commands ? o.settings.runDirMb : o.settings.tmpfsMb);
     try {
-      const cgroup = o.cgroups.prepare(lease.uid, o.settings.commandsMemoryMb * 1024 * 1024, 'commands', Math.max(256, o.settings.maxProcesses));
+      const cgroup = commands ? o.cgroups.prepare(lease.uid, o.settings.commandsMemoryMb * 1024 * 1024, 'commands', Math.max(256, o.settings.maxProcesses)) : undefined;
       const opts = { settings: o.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup };
-      const err = await runCommands(req.commands!, opts);
+      const err = commands ? await runCommands(commands, opts) : undefined;
       if (err) return failed(err);
       return await next({ lease, opts });
     } finally {

@@ -13,12 +13,13 @@
  * `SANDBOX_JS_WORKERS` more, and leaves again once nobody waits (issue 18, item 9).
  */
 import { withOwnUids, type UidBlock } from '../confinement/uid-block.js';
-import type { ChildProcess } from 'node:child_process';
 import type { PluginLogger } from '../../../plugin/types.js';
-import type { JsRunRequest, JsSandbox, SandboxResult } from '../types.js';
+import type { AppliedLimits, JsRunRequest, JsSandbox, SandboxResult } from '../types.js';
 import type { FromWorker, RunMessage, ToWorker } from './protocol.js';
 import { FairQueue } from './fair-queue.js';
-import { serveFetch, type RunFetches } from './fetch-bridge.js';
+import { serveFetch } from './fetch-bridge.js';
+import { startPoolWorker, type Job, type Worker } from './pool-worker.js';
+import { appliedLimits, MIN_JS_MEMORY_MB } from '../limits.js';
 import type { SandboxSettings } from '../settings.js';
 import { BusyError } from '../../../errors.js';
 import { BUSY_MESSAGE, UidPool } from '../confinement/uid-pool.js';
@@ -28,40 +29,7 @@ import { removeRunRoot } from '../confinement/run-dir.js';
 import { installAndBundle } from './packages.js';
 import { capResult } from '../output.js';
 import { crashError, startFailure } from './errors.js';
-import { launchWorker, prepareWorkerFiles, signalOf, workerMemoryBytes, type WorkerFiles } from './worker-process.js';
-
-interface Job extends RunFetches {
-  msg: RunMessage;
-  /** The API key the run is for ('' when the caller names none). */
-  owner: string;
-  resolve(r: SandboxResult): void;
-}
-
-interface Worker {
-  child: ChildProcess;
-  /** Its place in the uid range: 0.. for the regular workers, from `jsWorkers` on for surge ones. */
-  index: number;
-  /** Started for a key waiting below its fair share; stops once idle with nobody waiting. */
-  surge: boolean;
-  uid: number | null;
-  cgroup?: string;
-  ready: boolean;
-  /** Said ready once: a worker killed later (recycled, overran) is no start failure. */
-  started: boolean;
-  /** Runs served; at `jsRecycleAfter` the worker is replaced. */
-  runs: number;
-  job?: Job;
-  backstop?: NodeJS.Timeout;
-  backstopFired?: boolean;
-  killedOnPurpose?: boolean;
-  stderrTail: string;
-  /** Stderr since the current run started: what a crash of this run is judged by. */
-  runStderr: string;
-  /** The cgroup's OOM kill count when the current run started. */
-  oomsAtStart: number;
-  /** Killing the worker and sweeping its uid; a successor starts once this is done. */
-  killing?: Promise<void>;
-}
+import { prepareWorkerFiles, signalOf, type WorkerFiles } from './worker-process.js';
 
 /** Grace after the in-worker limit before the pool kills the worker itself. */
 const BACKSTOP_MS = 800;
@@ -116,20 +84,11 @@ export class JsSandboxEngine implements JsSandbox {
   }
 
   private spawnWorker(index: number, surge: boolean): Worker {
-    const s = this.settings;
-    const uid = canSwitchUid() ? s.uidBase + 2000 + index : null;
-    const cgroup = this.cgroups.prepare(uid, workerMemoryBytes(s), 'code', 128);
-    const child = launchWorker({ settings: s, files: this.files!, uid, cgroup });
-    const w: Worker = { child, index, surge, uid, cgroup, ready: false, started: false, runs: 0, stderrTail: '', runStderr: '', oomsAtStart: 0 };
-    child.stderr?.on('data', (d: Buffer) => {
-      const text = d.toString('utf8');
-      w.stderrTail = (w.stderrTail + text).slice(-4000);
-      if (w.job) w.runStderr = (w.runStderr + text).slice(-4000);
+    return startPoolWorker({ settings: this.settings, files: this.files!, cgroups: this.cgroups, index, surge }, {
+      message: (w, m) => this.onMessage(w, m),
+      exit: (w, code, signal) => this.onExit(w, code, signal),
+      error: (err) => this.log.warn({ err }, 'js sandbox worker error'),
     });
-    child.on('message', (m: FromWorker) => this.onMessage(w, m));
-    child.on('error', (err) => this.log.warn({ err }, 'js sandbox worker error'));
-    child.on('exit', (code, signal) => this.onExit(w, code, signal));
-    return w;
   }
 
   private onMessage(w: Worker, m: FromWorker): void {
@@ -260,8 +219,18 @@ export class JsSandboxEngine implements JsSandbox {
     w.killing ??= killSandbox(w.child, w.uid);
   }
 
-  /** Runs JavaScript; see {@link JsSandbox.run}. */
+  /**
+   * Runs JavaScript; see {@link JsSandbox.run}. The code has no file system, so a run with
+   * `saveFiles` always has none to hand back.
+   */
   async run(req: JsRunRequest): Promise<SandboxResult> {
+    const s = this.settings;
+    const limits = appliedLimits(req, { timeoutMs: s.timeoutMs, memoryMb: s.jsMemoryMb, minMemoryMb: MIN_JS_MEMORY_MB });
+    const result = await this.runJob(req, limits);
+    return { ...result, limits, ...(req.saveFiles ? { files: [] } : {}) };
+  }
+
+  private async runJob(req: JsRunRequest, limits: AppliedLimits): Promise<SandboxResult> {
     if (this.closed) throw new BusyError(BUSY_MESSAGE);
     let bundle: string | undefined;
     if (req.commands?.trim()) {
@@ -277,8 +246,8 @@ export class JsSandboxEngine implements JsSandbox {
       id: this.nextId++,
       code: req.code,
       bundle,
-      timeoutMs: req.timeoutMs ?? s.timeoutMs,
-      memoryMb: s.jsMemoryMb,
+      timeoutMs: limits.timeoutMs,
+      memoryMb: limits.memoryMb,
       maxLines: s.maxOutputLines,
       maxBytes: s.maxOutputBytes,
     };

@@ -14,7 +14,7 @@ import type { SandboxSettings } from '../settings.js';
 import type { UidPool } from '../confinement/uid-pool.js';
 import type { SandboxCgroups } from '../confinement/cgroup.js';
 import { killSandbox, spawnOsSandbox } from '../confinement/os-sandbox.js';
-import { afterCommands } from '../confinement/commands.js';
+import { inRunDir } from '../confinement/commands.js';
 import { driveProcess } from '../confinement/process-run.js';
 import { NODE_BUILTINS } from './runtime.js';
 
@@ -84,7 +84,7 @@ export async function installAndBundle(
   req: SandboxRunRequest,
   o: { pool: UidPool; cgroups: SandboxCgroups; settings: SandboxSettings },
 ): Promise<{ bundle: string } | { error: ExecutionErrorInfo }> {
-  return afterCommands<{ bundle: string } | { error: ExecutionErrorInfo }>(
+  return inRunDir<{ bundle: string } | { error: ExecutionErrorInfo }>(
     req,
     o,
     (error) => ({ error }),

@@ -24,6 +24,8 @@ let prepared: Promise<Prepared> | undefined;
 const argv = process.argv.slice(2);
 /** The isolate bootstrap, read once per worker process. */
 const bootstrap = runtimeSource(argv[3] ?? '');
+/** The pool's default heap limit: the next isolate is made with it, whatever the last run asked for. */
+const defaultMemoryMb = Number(argv[0]) || 0;
 
 /** Runs one job to its end; never throws. */
 async function run(msg: RunMessage): Promise<SandboxResult> {
@@ -203,7 +205,7 @@ process.on('message', (raw: ToWorker) => {
       }))
       .then((result) => {
         send({ t: 'done', id: raw.id, result });
-        prepared = prepare(bootstrap, raw.memoryMb, raw.maxLines, raw.maxBytes);
+        prepared = prepare(bootstrap, defaultMemoryMb || raw.memoryMb, raw.maxLines, raw.maxBytes);
         prepared.catch(() => undefined);
       });
   }

@@ -8,16 +8,18 @@
 import { withOwnUids, type UidBlock } from '../confinement/uid-block.js';
 import type { ChildProcess } from 'node:child_process';
 import type { PluginLogger } from '../../../plugin/types.js';
-import type { ExecutionErrorInfo, PythonSandbox, SandboxResult, SandboxRunRequest } from '../types.js';
+import type { AppliedLimits, PythonSandbox, SandboxResult, SandboxRunRequest } from '../types.js';
 import type { SandboxSettings } from '../settings.js';
 import { UidPool, type UidLease } from '../confinement/uid-pool.js';
 import { canSwitchUid, killSandbox, spawnOsSandbox } from '../confinement/os-sandbox.js';
 import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from '../confinement/cgroup.js';
 import { driveProcess, type ProcessOutcome } from '../confinement/process-run.js';
 import { runnerArgv } from './runner.js';
-import { afterCommands } from '../confinement/commands.js';
+import { inRunDir } from '../confinement/commands.js';
+import { collectWorkFiles, snapshotWork } from '../confinement/work-files.js';
+import { appliedLimits, MIN_PYTHON_MEMORY_MB } from '../limits.js';
+import { pythonResult } from './result.js';
 import { removeRunRoot } from '../confinement/run-dir.js';
-import { capError, timeoutError } from '../output.js';
 
 const PY_ENV: Record<string, string> = {
   HOME: '/work',
@@ -82,9 +84,9 @@ export class PythonSandboxEngine implements PythonSandbox {
     }
   }
 
-  /** The uid's memory cgroup, limited to one Python run's memory. */
-  private cgroupFor(uid: number | null): string | undefined {
-    return this.cgroups.prepare(uid, this.settings.pythonMemoryMb * 1024 * 1024, 'code', this.settings.maxProcesses);
+  /** The uid's memory cgroup, limited to one Python run's memory (`memoryMb`, the cap by default). */
+  private cgroupFor(uid: number | null, memoryMb = this.settings.pythonMemoryMb): string | undefined {
+    return this.cgroups.prepare(uid, memoryMb * 1024 * 1024, 'code', this.settings.maxProcesses);
   }
 
   private spawn(uid: number | null, runDir: string | undefined, cgroup: string | undefined): ChildProcess {
@@ -109,10 +111,19 @@ export class PythonSandboxEngine implements PythonSandbox {
     });
   }
 
-  /** Runs Python code; see {@link PythonSandbox.run}. */
+  /**
+   * Runs Python code; see {@link PythonSandbox.run}. A run with `commands` or `saveFiles` gets a
+   * run directory of its own on the host (its work dir, read back for the files); any other takes
+   * a pre-started sandbox.
+   */
   async run(req: SandboxRunRequest): Promise<SandboxResult> {
-    const timeoutMs = req.timeoutMs ?? this.settings.timeoutMs;
-    if (req.commands?.trim()) return this.runWithCommands(req, timeoutMs);
+    const s = this.settings;
+    const limits = appliedLimits(req, { timeoutMs: s.timeoutMs, memoryMb: s.pythonMemoryMb, minMemoryMb: MIN_PYTHON_MEMORY_MB });
+    const result = req.commands?.trim() || req.saveFiles ? await this.runInDir(req, limits) : await this.runWarm(req, limits);
+    return { ...result, limits };
+  }
+
+  private async runWarm(req: SandboxRunRequest, limits: AppliedLimits): Promise<SandboxResult> {
     let entry = this.takeWarm();
     if (!entry) {
       const lease = await this.pool.acquire(req.signal);
@@ -120,9 +131,11 @@ export class PythonSandboxEngine implements PythonSandbox {
       entry = { lease, cgroup, child: this.spawn(lease.uid, undefined, cgroup) };
     }
     try {
+      // Less memory than the cap: the uid's group is lowered for this run (each lease sets it again).
+      if (limits.memoryMb < this.settings.pythonMemoryMb) entry.cgroup = this.cgroupFor(entry.lease.uid, limits.memoryMb);
       const ooms = this.cgroups.oomKills(entry.cgroup);
-      const outcome = await this.drive(entry, req.code, timeoutMs, req.signal);
-      return this.toResult(outcome, timeoutMs, this.cgroups.oomKills(entry.cgroup) > ooms);
+      const outcome = await this.drive(entry, req.code, limits, req.signal);
+      return pythonResult(outcome, limits, this.cgroups.oomKills(entry.cgroup) > ooms);
     } finally {
       entry.lease.release();
       this.prewarm();
@@ -139,56 +152,40 @@ export class PythonSandboxEngine implements PythonSandbox {
     return undefined;
   }
 
-  private drive(entry: Warm, code: string, timeoutMs: number, signal?: AbortSignal): Promise<ProcessOutcome> {
+  private drive(entry: Warm, code: string, limits: AppliedLimits, signal?: AbortSignal): Promise<ProcessOutcome> {
     return driveProcess(entry.child, {
       uid: entry.lease.uid,
-      stdin: code,
-      timeoutMs,
+      // runner.py reads the run's address-space limit from the first line, then the code.
+      stdin: `${limits.memoryMb * 1024 * 1024}\n${code}`,
+      timeoutMs: limits.timeoutMs,
       maxLines: this.settings.maxOutputLines,
       maxBytes: this.settings.maxOutputBytes,
       signal,
     });
   }
 
-  private runWithCommands(req: SandboxRunRequest, timeoutMs: number): Promise<SandboxResult> {
-    return afterCommands(
+  /** A run in a run directory of its own: after `commands` if any, and with its files read back when asked. */
+  private runInDir(req: SandboxRunRequest, limits: AppliedLimits): Promise<SandboxResult> {
+    return inRunDir(
       req,
       { pool: this.pool, cgroups: this.cgroups, settings: this.settings },
       (error): SandboxResult => ({ stdout: [], stderr: [], truncated: false, error, durationMs: 0 }),
       async ({ lease, opts }) => {
         // Nothing the commands left running may share the code's run.
         await killSandbox(undefined, lease.uid);
-        const cgroup = this.cgroupFor(lease.uid);
+        // What the commands installed is not the code's output: only files new or changed after count.
+        const before = req.saveFiles && req.commands?.trim() ? await snapshotWork(opts.runDir) : undefined;
+        const cgroup = this.cgroupFor(lease.uid, limits.memoryMb);
         const ooms = this.cgroups.oomKills(cgroup);
-        const outcome = await this.drive({ lease, cgroup, child: this.spawn(lease.uid, opts.runDir, cgroup) }, req.code, timeoutMs, req.signal);
-        return this.toResult(outcome, timeoutMs, this.cgroups.oomKills(cgroup) > ooms);
+        const outcome = await this.drive({ lease, cgroup, child: this.spawn(lease.uid, opts.runDir, cgroup) }, req.code, limits, req.signal);
+        const result = pythonResult(outcome, limits, this.cgroups.oomKills(cgroup) > ooms);
+        if (!req.saveFiles || result.error) return result;
+        // Every process of the run is gone before its files are read: nothing changes under the walk.
+        await killSandbox(undefined, lease.uid);
+        const { files, omitted } = await collectWorkFiles(opts.runDir, before, { maxFiles: req.saveFiles.maxFiles, maxBytes: this.settings.tmpfsMb * 1024 * 1024 });
+        return { ...result, files, ...(omitted > 0 ? { filesOmitted: omitted } : {}) };
       },
     );
-  }
-
-  private toResult(o: ProcessOutcome, timeoutMs: number, outOfMemory: boolean): SandboxResult {
-    const base = { stdout: o.stdout, stderr: o.stderr, truncated: o.truncated, durationMs: o.durationMs };
-    if (o.timedOut) return { ...base, error: timeoutError(timeoutMs) };
-    if (o.aborted) return { ...base, error: { name: 'AbortError', value: 'The run was stopped.', traceback: '' } };
-    const reported = readResult(o.result);
-    let error = reported === 'unreadable' || reported === 'ok' ? undefined : reported;
-    if (error?.name === 'MemoryError' && error.value === '') {
-      error.value = `The run exceeded its memory limit of ${this.settings.pythonMemoryMb} MB.`;
-    }
-    // The cgroup's OOM killer stopped a process of the run: the run as a whole used too much.
-    if (!error && outOfMemory) {
-      error = { name: 'MemoryError', value: `The run exceeded its memory limit of ${this.settings.pythonMemoryMb} MB.`, traceback: o.stderr.slice(-20).join('\n') };
-    }
-    if (!error && o.flooded) return base; // stopped for flooding output: the capped logs are the answer
-    if (!error && o.signal === 'SIGXCPU') error = timeoutError(timeoutMs);
-    // No readable result means the run did not finish as the runner intended (killed, exited
-    // early, or its result was cut): an error, never a success that would be charged.
-    if (!error && (reported === 'unreadable' || o.exitCode !== 0 || o.signal)) {
-      const how = o.signal ? `was killed by ${o.signal}` : `exited with status ${o.exitCode}`;
-      const unreported = reported === 'unreadable' ? ' without reporting its result' : '';
-      error = { name: 'ProcessExitError', value: `The Python process ${how}${unreported}.`, traceback: o.stderr.slice(-20).join('\n') };
-    }
-    return error ? { ...base, error: capError(error) } : base;
   }
 
   /** Stops the pre-started sandboxes and rejects queued runs. */
@@ -208,21 +205,4 @@ export class PythonSandboxEngine implements PythonSandbox {
     this.uids?.release();
     this.log.debug('python sandbox closed');
   }
-}
-
-/** The runner's fd 3 report: `{}` for success, the error object, or unreadable (missing, cut, not ours). */
-function readResult(raw: string): ExecutionErrorInfo | 'ok' | 'unreadable' {
-  try {
-    const parsed = JSON.parse(raw) as Partial<Record<keyof ExecutionErrorInfo, unknown>> | null;
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'unreadable';
-    if (typeof parsed.name !== 'string') return Object.keys(parsed).length === 0 ? 'ok' : 'unreadable';
-    return capError({ name: parsed.name, value: String(parsed.value ?? ''), traceback: stripAnsi(String(parsed.traceback ?? '')) });
-  } catch {
-    return 'unreadable';
-  }
-}
-
-function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '');
 }

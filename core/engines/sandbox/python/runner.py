@@ -1,12 +1,13 @@
 """The program that starts inside each Python sandbox (passed to `python3 -I -c` by runner.ts).
 
 It waits for the user's code on stdin (so a sandbox can be started before a request arrives),
-runs it as `__main__`, and writes the error object `{ name, value, traceback }` (spec 4.8) as
-JSON to fd 3 -- a pipe only the host reads -- with the runner's own frames removed from the
-traceback. Before reading anything it sets its rlimits (argv 1-5) as hard limits. Each error
-field is cut to the host's cap with the host's note (argv 6-7), so a huge message still fits the
-result pipe (`raise Exception('x' * 5_000_000)` must stay a readable error, never a cut-off
-result), and the runner exits 1 after an error.
+after a first line with the run's address-space limit, runs it as `__main__`, and writes the
+error object `{ name, value, traceback }` (spec 4.8) as JSON to fd 3 -- a pipe only the host
+reads -- with the runner's own frames removed from the traceback. Before reading anything it
+sets its rlimits (argv 1-5) as hard limits. Each error field is cut to the host's cap with the
+host's note (argv 6-7), so a huge message still fits the result pipe (`raise Exception('x' *
+5_000_000)` must stay a readable error, never a cut-off result), and the runner exits 1 after an
+error.
 """
 import sys, os, resource
 def _limit(which, value):
@@ -39,6 +40,10 @@ def _text(fn):
 def _run():
     import json, linecache, traceback
     data = sys.stdin.buffer.read()
+    # The first line is this run's address-space limit in bytes (the cap of argv 2, or less when
+    # the run asked for less memory); hard, like the others, before any code runs.
+    head, _, data = data.partition(b'\n')
+    _limit(resource.RLIMIT_AS, min(int(head), _as))
     null = os.open('/dev/null', os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
