@@ -81,6 +81,9 @@ describe('MCP lane', () => {
     await raw.text();
     // GET (server stream) and DELETE do not exist in stateless mode.
     assert.equal((await fetch(`${s.url}/mcp`, { headers: { authorization: `Bearer ${key}` } })).status, 405);
+    // DNS-rebinding defence of the transport: a browser page of another origin is refused.
+    const foreign = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, origin: 'http://evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    assert.equal(foreign.status, 403);
   });
 
   it('lists one tool per capability and v1-only job with schemas and cost; a key policy hides what it blocks', async () => {

@@ -9,6 +9,7 @@ import { describeCost } from './cost-text.js';
 import { RunningCalls } from './cancel.js';
 import { toolsModeSetting } from './routes.js';
 import { bridgeSettings } from './bridge.js';
+import { originAllowed, originSetting } from './origin.js';
 import { flat, perOutputMb, perUnit } from '../../core/credits/cost.js';
 
 describe('describeCost', () => {
@@ -54,5 +55,21 @@ describe('settings', () => {
     assert.throws(() => bridgeSettings({ BASE_URL: 'http://x', API_KEY: 'k', MCP_TOOLS_MODE: 'some' }), /MCP_TOOLS_MODE/);
     assert.equal(bridgeSettings({ BASE_URL: 'http://127.0.0.1:3000/', API_KEY: 'k' }).url.href, 'http://127.0.0.1:3000/mcp');
     assert.equal(bridgeSettings({ BASE_URL: 'https://api.example.com/base', API_KEY: 'k', MCP_TOOLS_MODE: 'discovery' }).url.href, 'https://api.example.com/base/mcp?tools=discovery');
+  });
+});
+
+describe('Origin check', () => {
+  it('lets clients without Origin, same-host pages and listed origins through; refuses the rest', () => {
+    const none = originSetting(undefined);
+    assert.equal(originAllowed(none, undefined, 'api.local:3000'), true);
+    assert.equal(originAllowed(none, 'http://api.local:3000', 'api.local:3000'), true);
+    assert.equal(originAllowed(none, 'http://evil.example', 'api.local:3000'), false);
+    assert.equal(originAllowed(none, 'null', 'api.local:3000'), false);
+    const listed = originSetting('https://app.example.com, https://tools.example.org/');
+    assert.equal(originAllowed(listed, 'https://app.example.com', 'api.local'), true);
+    assert.equal(originAllowed(listed, 'https://tools.example.org', 'api.local'), true);
+    assert.equal(originAllowed(listed, 'https://app.example.com.evil.example', 'api.local'), false);
+    assert.equal(originAllowed(originSetting('*'), 'http://anything.example', 'api.local'), true);
+    assert.throws(() => originSetting('not an origin'), /MCP_ALLOWED_ORIGINS/);
   });
 });

@@ -18,6 +18,7 @@ import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
 import { ToolCatalog } from './catalog.js';
 import { RunningCalls } from './cancel.js';
 import { createMcpServer, type McpLane, type ToolsMode } from './server.js';
+import { originAllowed, originSetting } from './origin.js';
 
 const MODES: ToolsMode[] = ['all', 'discovery'];
 /** Longest session id taken from a client; a longer one is ignored rather than stored in memory. */
@@ -57,7 +58,10 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
   const c = opts.container;
   const registry = c.resolve(TOKENS.Registry);
   const engines = c.resolve(TOKENS.Engines);
-  const defaultMode = toolsModeSetting(c.resolve(TOKENS.Env).MCP_TOOLS_MODE);
+  const env = c.resolve(TOKENS.Env);
+  const defaultMode = toolsModeSetting(env.MCP_TOOLS_MODE);
+  // Behind a proxy the public origin differs from the Host the proxy sends: PUBLIC_BASE_URL's is ours too.
+  const origins = originSetting([env.MCP_ALLOWED_ORIGINS, c.resolve(TOKENS.Settings).publicBaseUrl].filter(Boolean).join(','));
   // v1 rows that run a provider endpoint directly are v1-only jobs too (issue 17 §2).
   const v1Endpoints = new Set(LEGACY_ROUTES.filter((r) => r.target.startsWith('endpoint:')).map((r) => r.target.slice('endpoint:'.length)));
   const lane: McpLane = {
@@ -80,6 +84,9 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
 
   app.addHook('onRequest', async (req, reply) => {
     req.call = new CallRecord('/mcp');
+    if (!originAllowed(origins, req.headers.origin, req.headers.host)) {
+      return reply.code(403).send({ jsonrpc: '2.0', error: { code: -32000, message: 'Origin not allowed.' }, id: null });
+    }
     // GET (server-sent stream) and DELETE (end session) do not exist in stateless mode: 405 for anyone.
     if (req.method !== 'POST') return;
     if (app.isDraining()) throw new ShuttingDownError();
