@@ -14,6 +14,7 @@ import { openApiRoutes } from './openapi/routes.js';
 import { BodyBudget, installBodyLimits } from './hooks/body-limits.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { wireMetrics } from './metrics/wiring.js';
+import { laneOf } from './metrics/service-metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -76,6 +77,16 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   app.decorate('inFlight', () => inFlight);
   const metrics = new ServiceMetrics({ engines: c.resolve(TOKENS.Engines), bodyBytesInFlight: () => budget.inUse, inFlight: () => inFlight });
   app.decorate('metrics', metrics);
+  // Root preHandler: runs after the lanes' authentication, before any work. Journals the call
+  // so a SIGKILL cannot lose its usage row (core/usage/journal.ts).
+  const usage = c.resolve(TOKENS.Usage);
+  app.addHook('preHandler', async (req) => {
+    const key = req.call?.key;
+    if (!key) return;
+    const lane = laneOf(req.url);
+    if (lane !== 'v1' && lane !== 'v2' && lane !== 'mcp') return;
+    usage.begin({ requestId: req.id, keyId: key.id, lane, path: req.url.split('?')[0]!, startedAt: Date.now() });
+  });
   wireMetrics(app as unknown as FastifyInstance, {
     metrics,
     usage: c.resolve(TOKENS.Usage),

@@ -11,6 +11,8 @@ import { TOKENS } from '../core/tokens.js';
 import { LEGACY_ROUTES } from './v1/legacy-routes.js';
 import serviceConfig from '../plugins.config.js';
 import { listenMetrics } from './metrics/wiring.js';
+import { join } from 'node:path';
+import { recoverJournals, UsageJournal } from '../core/usage/journal.js';
 
 /** A running instance. */
 export interface RunningServer {
@@ -36,6 +38,12 @@ export async function startService(env: Record<string, string | undefined>, extr
   });
   let app: FastifyInstance;
   try {
+    // Usage rows of calls a killed predecessor had in flight (issue 18 finding 9), then our own journal.
+    const usage = services.container.resolve(TOKENS.Usage);
+    const journalDir = join(services.settings.dataDir, 'usage-journal');
+    const recovered = await recoverJournals(journalDir, services.container.resolve(TOKENS.Db), (rows) => usage.insertRecovered(rows));
+    if (recovered > 0) services.container.resolve(TOKENS.Logger).warn({ recovered }, 'usage rows of a stopped instance recovered from its journal');
+    usage.attachJournal(UsageJournal.start(journalDir, await usage.maxId()));
     app = await buildServer(services, { isDraining: () => draining });
     await app.listen({ port: services.settings.port, host: services.settings.host });
   } catch (err) {

@@ -6,6 +6,7 @@
 import type { Db, Row } from '../storage/db.js';
 import { bulkInsert, type Column } from '../storage/bulk-insert.js';
 import { reportBatch } from '../storage/group-commit.js';
+import type { CallStart, UsageJournal } from './journal.js';
 
 /** One call as recorded. */
 export interface UsageRow {
@@ -58,6 +59,8 @@ export class UsageLog {
 
   private failures = 0;
   private readonly observers = new Set<(row: UsageRow) => void>();
+  /** Write-ahead journal of calls and rows not yet committed (set by the server at start). */
+  private journal: UsageJournal | undefined;
 
   constructor(
     private readonly db: Db,
@@ -76,9 +79,31 @@ export class UsageLog {
     return () => this.observers.delete(fn);
   }
 
+  /** From now on, calls and rows are journaled until their rows are committed (journal.ts). */
+  attachJournal(journal: UsageJournal): void {
+    this.journal = journal;
+  }
+
+  /** A call passed authentication and starts: journaled so a crash cannot lose it. */
+  begin(call: CallStart): void {
+    this.journal?.begin(call);
+  }
+
+  /** The largest row id now (the journal's floor for deduplication on replay). */
+  async maxId(): Promise<number> {
+    const rows = await this.db.query<{ max: string | null }>('SELECT max(id) AS max FROM usage_log');
+    return Number(rows[0]?.max ?? 0);
+  }
+
+  /** Writes rows recovered from a journal at start, as one batch. */
+  insertRecovered(rows: UsageRow[]): Promise<void> {
+    return this.insert(rows);
+  }
+
   /** Queues a row. */
   record(row: UsageRow): void {
     for (const observe of this.observers) observe(row);
+    this.journal?.finish(row);
     this.buffer.push(row);
     if (this.buffer.length >= this.maxBatch) void this.flush();
   }
@@ -93,6 +118,7 @@ export class UsageLog {
         .then(
           () => {
             this.failures = 0;
+            this.journal?.done(rows.map((r) => r.requestId));
           },
           (err) => {
             // A failed write is retried with the next batch, three times; then those rows are
@@ -150,6 +176,8 @@ export class UsageLog {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+    this.journal?.close();
+    this.journal = undefined;
   }
 }
 
