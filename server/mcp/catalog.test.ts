@@ -16,6 +16,7 @@ import type { ConfigField } from '../../core/plugin/types.js';
 import deployment from '../../plugins.config.js';
 import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
 import { ToolCatalog } from './catalog.js';
+import { mcpToolsTable } from './tools-table.js';
 
 const log = { debug() {}, info() {}, warn() {}, error() {} };
 const v1Endpoints = new Set(LEGACY_ROUTES.filter((r) => r.target.startsWith('endpoint:')).map((r) => r.target.slice('endpoint:'.length)));
@@ -54,6 +55,14 @@ describe('ToolCatalog over the deployment', () => {
       if (t.outputSchema) ajv.getValidator(t.outputSchema);
       assert.ok(!/"format":"/.test(JSON.stringify(t.outputSchema ?? {})), `${t.name}: output formats are left to the server`);
     }
+  });
+
+  it('documents every tool with its cost for the README', () => {
+    const table = mcpToolsTable(registry).split('\n');
+    assert.equal(table.length, 2 + catalog.all().length);
+    assert.ok(table.includes('| `scrape_page` | capability | 10 credits per call. |'));
+    assert.ok(table.includes('| `run_js_code` | v1-only job | 50 credits per call. |'));
+    assert.ok(table.includes('| `creator_a__clipsite_profile` | endpoint `creator_a.clipsite_profile` | 10 credits per call. |'));
   });
 
   it('filters by key policy with the same decisions as execution: blocked providers and capabilities disappear', () => {

@@ -150,6 +150,11 @@ export class ToolCatalog {
     });
   }
 
+  /** Every tool, whatever a key may use or the deployment has configured (documentation). */
+  all(): readonly ToolEntry[] {
+    return this.entries;
+  }
+
   /** A tool by name, whatever the key may do (the executor judges policy when it is called). */
   byToolName(name: string): ToolEntry | undefined {
     return this.byName.get(name);
