@@ -38,15 +38,70 @@ export class SqlLedger implements Ledger {
   private readonly reaper: NodeJS.Timeout;
   /** Settlements of concurrent requests share one statement (group commit). */
   private readonly settler: GroupCommitter<[string, number, string], number>;
+  /** So do reservations (issue 18): one statement per batch instead of one per call. */
+  private readonly reserver: GroupCommitter<[string, string, number], boolean>;
 
   constructor(private readonly db: Db) {
+    this.reserver = new GroupCommitter(db, (q, batch) => retryOnConflict(() => this.reserveBatch(q, batch)), 1, 'reserve');
     this.settler = new GroupCommitter(db, (q, batch) => retryOnConflict(() => this.settleBatch(q, batch)), 1, 'settle');
     this.reaper = setInterval(() => void retryOnConflict(() => this.reapStale()).catch(() => {}), 60_000);
     this.reaper.unref();
   }
 
+  /**
+   * Reserves through the batch; a call the batch could not fit (its key's earlier items in the
+   * batch took the credits, or another instance changed the key meanwhile) is decided again on
+   * its own, so a refusal is exactly what the one-call statement would answer against the
+   * balance as it is then (no request is refused that fits).
+   */
   async reserve(key: KeyRecord, requestId: string, amount: number): Promise<void> {
     if (amount === 0) return;
+    if (await this.reserver.submit([requestId, key.id, amount])) return;
+    await this.reserveOne(key, requestId, amount);
+  }
+
+  /**
+   * Reserves a batch in one atomic statement with per-key ordering: each key's items are taken
+   * in batch order while their running total fits its credits and budget. The running totals
+   * are computed from a snapshot, so the UPDATE checks each key's whole share again on the row
+   * it locks (PostgreSQL re-reads it under concurrent writers): a key whose share no longer fits
+   * reserves nothing here, and its items go to `reserveOne`. Never overspends.
+   */
+  private async reserveBatch(q: Queryable, batch: [string, string, number][]): Promise<boolean[]> {
+    const rows = await q.query(
+      `WITH s AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS s(request_id, key_id, amount, n)),
+       cur AS (
+         SELECT id, credits, reserved, budget, CASE WHEN period_start < $4 THEN 0 ELSE period_spent END AS spent
+         FROM api_keys WHERE id IN (SELECT key_id FROM s)),
+       cum AS (
+         SELECT s.request_id, s.key_id, s.amount, SUM(s.amount) OVER (PARTITION BY s.key_id ORDER BY s.n) AS running FROM s),
+       fit AS (
+         SELECT cum.* FROM cum JOIN cur ON cur.id = cum.key_id
+         WHERE cum.running <= cur.credits AND (cur.budget IS NULL OR cur.spent + cur.reserved + cum.running <= cur.budget)),
+       agg AS (SELECT key_id, SUM(amount) AS total FROM fit GROUP BY key_id),
+       k AS (
+         UPDATE api_keys a SET
+           period_spent = CASE WHEN a.period_start < $4 THEN 0 ELSE a.period_spent END,
+           period_start = GREATEST(a.period_start, $4),
+           credits = a.credits - agg.total,
+           reserved = a.reserved + agg.total
+         FROM agg
+         WHERE a.id = agg.key_id AND a.credits >= agg.total
+           AND (a.budget IS NULL OR (CASE WHEN a.period_start < $4 THEN 0 ELSE a.period_spent END) + a.reserved + agg.total <= a.budget)
+         RETURNING a.id),
+       ins AS (
+         INSERT INTO reservations (request_id, key_id, amount)
+         SELECT fit.request_id, fit.key_id, fit.amount FROM fit JOIN k ON k.id = fit.key_id RETURNING request_id)
+       SELECT request_id FROM ins`,
+      [batch.map((b) => b[0]), batch.map((b) => b[1]), batch.map((b) => b[2]), periodStartOf()],
+    );
+    const taken = new Set(rows.map((r) => r.request_id as string));
+    return batch.map((b) => taken.has(b[0]));
+  }
+
+  /** One reservation in one atomic statement (the exact decision for a call the batch did not fit). */
+  private async reserveOne(key: KeyRecord, requestId: string, amount: number): Promise<void> {
     const period = periodStartOf();
     const rows = await this.db.query(
       `WITH k AS (
@@ -164,6 +219,7 @@ export class SqlLedger implements Ledger {
 
   async close(): Promise<void> {
     clearInterval(this.reaper);
+    await this.reserver.drain();
     await this.settler.drain();
   }
 }
