@@ -163,6 +163,17 @@ describe('MCP lane', () => {
     assert.deepEqual(codes, ['creator_a.clipsite_profile 500 NOT_CONFIGURED 0', 'run_js_code 400 INVALID_INPUT 0', 'run_js_code 500 CODE_EXECUTION_ERROR 0', 'scrape_page 400 INVALID_INPUT 0']);
   });
 
+  it('a key that cannot pay gets the spec 403 text as a tool error, nothing reserved', async () => {
+    const { key } = await s.createKey({ credits: 5 });
+    const { client } = await connect(key);
+    const poor = await call(client, 'test_echo', { text: 'x' });
+    assert.equal(poor.isError, true);
+    assert.equal(text(poor), 'Insufficient credits. Please top up your account.');
+    assert.deepEqual([(poor._meta as any).code, (poor._meta as any).status], ['INSUFFICIENT_CREDITS', 403]);
+    const b = await balance(key);
+    assert.deepEqual([b.credits, b.reserved], [5, 0]);
+  });
+
   it('refuses a missing or bad key with 401 before any MCP message is read', async () => {
     const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
