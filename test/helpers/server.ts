@@ -38,6 +38,8 @@ export interface TestServer {
   routes: { method: string; url: string }[];
   adminToken: string;
   dataDir: string;
+  /** The server's process id (a child process in `processMode`, else this process). */
+  pid: number;
   call(method: string, path: string, opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<TestResponse>;
   admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
   createKey(opts?: { credits?: number; name?: string; rateLimitPerMinute?: number; budget?: number | null; policy?: unknown }): Promise<{ id: string; key: string }>;
@@ -113,6 +115,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     routes: running?.app.registeredRoutes ?? [],
     adminToken: ADMIN_TOKEN,
     dataDir,
+    pid: child?.pid ?? process.pid,
     call: (method, path, o = {}) => request(url + path, method, { token: o.key, body: o.body, rawBody: o.rawBody, headers: o.headers }),
     admin: (method, path, body) => request(url + '/admin' + path, method, { token: ADMIN_TOKEN, body }),
     async createKey(o = {}) {
