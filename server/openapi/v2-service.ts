@@ -25,6 +25,40 @@ export function servicePaths(): Json {
         responses: { '200': { description: 'The file, with its media type.', headers: REQUEST_ID_HEADER }, '404': error('Unknown file, bad signature or expired link.') },
       },
     },
+    // The MCP transport (server/mcp): JSON-RPC messages, not REST; described so clients can find it.
+    '/mcp': {
+      post: {
+        operationId: 'mcp',
+        tags: ['mcp'],
+        summary: 'MCP Streamable HTTP endpoint (stateless): tools generated from the registry for the calling key',
+        security: [{ bearerAuth: [] }],
+        parameters: [{ name: 'tools', in: 'query', required: false, description: '`all` (one tool per job; default MCP_TOOLS_MODE) or `discovery` (search, details, run).', schema: { type: 'string', enum: ['all', 'discovery'] } }],
+        requestBody: { required: true, description: 'One JSON-RPC 2.0 message of the MCP protocol.', ...jsonContent({ type: 'object', description: 'A JSON-RPC 2.0 message.', additionalProperties: true }) },
+        responses: {
+          '200': { description: 'JSON-RPC response (JSON or text/event-stream); tool failures are results with isError.', headers: REQUEST_ID_HEADER },
+          '202': { description: 'Notification accepted.', headers: REQUEST_ID_HEADER },
+          '400': { description: 'Bad JSON or bad `tools` value (JSON-RPC error body).', headers: REQUEST_ID_HEADER },
+          '401': { description: 'Missing or invalid API key.', headers: REQUEST_ID_HEADER },
+          '403': { description: 'Origin not allowed.', headers: REQUEST_ID_HEADER },
+          '429': { description: 'Rate limit exceeded (messages other than tool calls).', headers: REQUEST_ID_HEADER },
+        },
+      },
+      get: { operationId: 'mcpGet', tags: ['mcp'], summary: 'Not available in stateless mode', security: [{ bearerAuth: [] }], responses: { '405': { description: 'Use POST.', headers: REQUEST_ID_HEADER } } },
+      delete: { operationId: 'mcpDelete', tags: ['mcp'], summary: 'Not available in stateless mode', security: [{ bearerAuth: [] }], responses: { '405': { description: 'Use POST.', headers: REQUEST_ID_HEADER } } },
+    },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        tags: ['operations'],
+        summary: 'Prometheus metrics (admin token, or only on METRICS_PORT when that is set)',
+        security: [{ adminToken: [] }],
+        responses: {
+          '200': { description: 'Metrics in the Prometheus text format.', headers: REQUEST_ID_HEADER },
+          '401': { description: 'Missing or wrong admin token.', headers: REQUEST_ID_HEADER },
+          '404': { description: 'Served on METRICS_PORT instead, or no admin token configured.', headers: REQUEST_ID_HEADER },
+        },
+      },
+    },
     '/healthz': { get: { ...open, operationId: 'healthz', summary: 'Liveness', responses: { '200': { description: 'Alive.', ...jsonContent(status) } } } },
     '/readyz': { get: { ...open, operationId: 'readyz', summary: 'Readiness (storage reachable, not draining)', responses: { '200': { description: 'Ready.', ...jsonContent(status) }, '503': { description: 'Draining or storage unreachable.', ...jsonContent(status) } } } },
     '/openapi.json': {
