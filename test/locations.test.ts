@@ -1,14 +1,14 @@
 /** locations: the shipped data and `GET /api/v1/engine-locations` through the real server (spec §4.4). */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadLocations } from './index.js';
-import type { ServiceConfig } from '../../core/registry/types.js';
-import { startServer, type TestServer } from '../../test/helpers/server.js';
+import { loadLocations } from '../plugins/locations/index.js';
+import type { ServiceConfig } from '../core/registry/types.js';
+import { startServer, type TestServer } from './helpers/server.js';
 
 const serviceConfig: ServiceConfig = {
   plugins: {
-    capabilities: () => import('../../plugins/capabilities/index.js'),
-    locations: () => import('./index.js'),
+    capabilities: () => import('../plugins/capabilities/index.js'),
+    locations: () => import('../plugins/locations/index.js'),
   },
   providerOrder: {},
 };
