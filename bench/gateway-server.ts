@@ -1,7 +1,8 @@
 /**
  * Server side of bench/gateway.ts, run in its own process: `engine` = the real service with a
- * trivial in-process test capability; `bare` = a plain Fastify route doing the same work
- * (parse the JSON body, answer an envelope) without auth, rate limit, ledger or usage.
+ * trivial in-process test capability (BENCH_KEYS keys, default 1); `bare` = a plain Fastify route
+ * doing the same work (parse the JSON body, answer an envelope) without auth, rate limit, ledger
+ * or usage.
  */
 import Fastify from 'fastify';
 import { mkdtemp } from 'node:fs/promises';
@@ -28,8 +29,11 @@ if (mode === 'bare') {
     env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
   }
   const s = await startService(env, { serviceConfig: echoOnlyConfig() });
-  const key = await createBenchKey(s.url, 'bench');
-  process.stdout.write(JSON.stringify({ url: s.url, key }) + '\n');
+  // BENCH_KEYS > 1: that many keys, so the load spreads over many ledger rows (no hot key).
+  const count = Math.max(1, Number(process.env.BENCH_KEYS ?? 1));
+  const keys: string[] = [];
+  for (let i = 0; i < count; i += 50) keys.push(...(await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => createBenchKey(s.url, 'bench')))));
+  process.stdout.write(JSON.stringify({ url: s.url, key: keys[0], keys }) + '\n');
 }
 
 // Exit cleanly on a signal so profilers (`--cpu-prof`) can write their output.

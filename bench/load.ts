@@ -18,8 +18,12 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** Runs `connections` loops sending `make()` requests for `seconds` and measures them. */
-export async function load(origin: string, opts: { connections: number; seconds: number; method: string; path: string; headers: Record<string, string>; body?: string; expect?: number }): Promise<LoadResult> {
+/**
+ * Runs `connections` loops sending the request for `seconds` and measures them. `headers` may be
+ * a function, called per request (e.g. to spread the load over many API keys).
+ */
+export async function load(origin: string, opts: { connections: number; seconds: number; method: string; path: string; headers: Record<string, string> | (() => Record<string, string>); body?: string; expect?: number }): Promise<LoadResult> {
+  const headersOf = typeof opts.headers === 'function' ? opts.headers : () => opts.headers as Record<string, string>;
   const pool = new Pool(origin, { connections: opts.connections, pipelining: 1 });
   const lat: number[] = [];
   let errors = 0;
@@ -29,7 +33,7 @@ export async function load(origin: string, opts: { connections: number; seconds:
     while (performance.now() < end) {
       const t0 = performance.now();
       try {
-        const res = await pool.request({ method: opts.method as 'POST', path: opts.path, headers: opts.headers, body: opts.body });
+        const res = await pool.request({ method: opts.method as 'POST', path: opts.path, headers: headersOf(), body: opts.body });
         await res.body.arrayBuffer();
         if (opts.expect !== undefined && res.statusCode !== opts.expect) errors += 1;
       } catch {
