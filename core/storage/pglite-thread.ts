@@ -24,9 +24,17 @@ export interface ThreadReply {
   error?: { message: string; code?: string };
 }
 
-const dir = (workerData as { dir: string }).dir;
+const { dir, sharedBuffers, initOnly } = workerData as { dir: string; sharedBuffers: string; initOnly?: boolean };
 if (!dir.startsWith('memory://')) await mkdir(dir, { recursive: true });
-const pg = await PGlite.create(dir);
+// PGlite's default shared_buffers (128MB) is most of its idle footprint (issue 18 "Idle
+// footprint"); the tables here are small and the OS page cache holds their files anyway.
+const pg = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`] });
+if (initOnly) {
+  // First boot: creating the cluster touches ~800 MB of WebAssembly memory that stays resident
+  // for the life of the thread, so it runs in a thread of its own that then ends.
+  await pg.close();
+  process.exit(0);
+}
 const port = parentPort!;
 let chain = Promise.resolve();
 

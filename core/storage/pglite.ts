@@ -4,6 +4,8 @@
  * main side keeps transactions exclusive: while one is open, other statements wait for it.
  */
 import { Worker } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Db, Queryable, Row } from './db.js';
 import type { ThreadReply, ThreadRequest } from './pglite-thread.js';
 import { lockEmbedded, type EmbeddedLock } from './embedded-lock.js';
@@ -15,6 +17,9 @@ class PgliteError extends Error {
     this.name = 'PgliteError';
   }
 }
+
+/** Embedded PostgreSQL's shared buffers: 16MB keeps an idle instance small (bench:idle). */
+const SHARED_BUFFERS = '16MB';
 
 /** Opens (creating if needed) the embedded database at `dir`, locked to this process (see embedded-lock.ts). */
 export async function openPglite(dir: string): Promise<Db & { lock?: EmbeddedLock }> {
@@ -36,7 +41,16 @@ async function openLocked(dir: string, lock: EmbeddedLock | undefined): Promise<
     ext === '.ts'
       ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(threadModule)}); })`
       : `import(${JSON.stringify(threadModule)})`;
-  const worker = new Worker(entry, { eval: true, workerData: { dir } });
+  if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) {
+    // Create the cluster in a thread that exits afterwards: its memory goes with it (pglite-thread.ts).
+    const init = new Worker(entry, { eval: true, workerData: { dir, sharedBuffers: SHARED_BUFFERS, initOnly: true } });
+    const code = await new Promise<number>((resolve, reject) => {
+      init.once('error', reject);
+      init.once('exit', resolve);
+    });
+    if (code !== 0) throw new Error(`creating the embedded database failed (thread exited ${code})`);
+  }
+  const worker = new Worker(entry, { eval: true, workerData: { dir, sharedBuffers: SHARED_BUFFERS } });
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (err: Error) => void }>();
   let seq = 0;
   let failure: Error | undefined;

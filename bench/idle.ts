@@ -1,0 +1,56 @@
+/**
+ * `npm run bench:idle`: resident memory (RSS) of one service process on the embedded store,
+ * right after boot and after a few seconds idle, on an empty DATA_DIR (first boot) and again on
+ * the same directory (a restart); against a bare Fastify process measured in the same run
+ * (issue 18 target: ≤ 400 MB idle RSS with default settings).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 5000);
+
+/** RSS of a process in MB, from /proc. */
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function boot(args: string[], env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', ...args], { cwd: ROOT, env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (b) => {
+      out += b;
+      if (/listening on|^\{"url"/m.test(out)) resolve();
+    });
+    child.once('exit', (c) => reject(new Error(`exited ${c}: ${out.slice(-500)}`)));
+  });
+  return child;
+}
+
+async function measure(label: string, args: string[], env: Record<string, string>): Promise<{ boot: number; idle: number }> {
+  const child = await boot(args, env);
+  const atBoot = rssMb(child.pid!);
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const idle = rssMb(child.pid!);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  console.log(`${label.padEnd(34)} RSS at boot ${atBoot.toFixed(0).padStart(5)} MB   after ${IDLE_MS / 1000} s idle ${idle.toFixed(0).padStart(5)} MB`);
+  return { boot: atBoot, idle };
+}
+
+const bare = await measure('bare fastify', ['bench/gateway-server.ts', 'bare'], {});
+const dataDir = await mkdtemp(join(tmpdir(), 'cia-idle-'));
+try {
+  const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  const first = await measure('service, embedded, first boot', ['server/main.ts'], env);
+  const again = await measure('service, embedded, restart', ['server/main.ts'], env);
+  const worst = Math.max(first.idle, again.idle);
+  console.log(`idle RSS: ${worst.toFixed(0)} MB (target <= 400 MB: ${worst <= 400 ? 'met' : 'NOT met'}); ${(worst / bare.idle).toFixed(1)}x a bare Fastify process (${bare.idle.toFixed(0)} MB)`);
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}
