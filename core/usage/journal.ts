@@ -34,13 +34,16 @@ const ROTATE_BYTES = 8 * 1024 * 1024;
 
 /** One instance's journal file. */
 export class UsageJournal {
-  private fd: number;
-  private path: string;
+  /** Size past which the journal starts a new file (tests lower it). */
+  static rotateBytes = ROTATE_BYTES;
+  private fd = -1;
+  private path = '';
   private bytes = 0;
+  private closed = false;
   private readonly open = new Map<string, string>();
 
   private constructor(private readonly dir: string, private readonly floorId: number) {
-    ({ fd: this.fd, path: this.path } = this.create());
+    this.create();
   }
 
   /** Opens a new journal in `dir`; `floorId` is the usage log's largest id now (replay dedupes above it). */
@@ -49,16 +52,16 @@ export class UsageJournal {
     return new UsageJournal(dir, floorId);
   }
 
-  private create(): { fd: number; path: string } {
-    const path = join(this.dir, `${hostname()}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.journal`);
-    const fd = openSync(path, 'a', 0o600);
+  /** Opens a fresh file (with its header) as the current one. */
+  private create(): void {
+    this.path = join(this.dir, `${hostname()}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.journal`);
+    this.fd = openSync(this.path, 'a', 0o600);
     this.bytes = 0;
-    this.fd = fd;
     this.append(JSON.stringify({ h: 1, floorId: this.floorId }) + '\n');
-    return { fd, path };
   }
 
   private append(text: string): void {
+    if (this.closed || text.length === 0) return;
     this.bytes += writeSync(this.fd, text);
   }
 
@@ -81,7 +84,7 @@ export class UsageJournal {
     if (requestIds.length === 0) return;
     for (const id of requestIds) this.open.delete(id);
     this.append(JSON.stringify({ d: requestIds }) + '\n');
-    if (this.bytes > ROTATE_BYTES) this.rotate();
+    if (this.bytes > UsageJournal.rotateBytes) this.rotate();
   }
 
   /** Starts a new file holding the calls still open, then drops the old one. */
@@ -95,6 +98,8 @@ export class UsageJournal {
 
   /** Closes the journal; deletes it when nothing is left open (a clean stop). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
     if (this.open.size === 0) unlinkSync(this.path);
   }
