@@ -30,7 +30,8 @@ describe('creator_a serves the video-site operations when the native provider ca
       res.writeHead(429, { 'content-type': 'text/html' });
       res.end('<html><body>Our systems have detected unusual traffic from your computer network.</body></html>');
     });
-    const order = Object.fromEntries(VIDEOSITE_CAPS.map((c) => [c, deployment.providerOrder![c]!]));
+    // The deployment's order, limited to the two providers this suite starts.
+    const order = Object.fromEntries(VIDEOSITE_CAPS.map((c) => [c, deployment.providerOrder![c]!.filter((p) => p === 'videosite_native' || p === 'creator_a')]));
     s = await startServer({
       env: { ...fake.env, VIDEOSITE_NATIVE_BASE_URL: site.url, ALLOW_PRIVATE_NETWORK: 'true' },
       serviceConfig: pluginsConfig(['videosite_native', 'creator_a'], order),

@@ -97,9 +97,12 @@ export class Discovery {
     const aliased = this.registry.capability(exact)?.id;
     const scored = this.entries(type).map((e) => {
       if (listAll) return { ...e, score: 0 };
-      const id = stemsOf(e.id);
-      const title = stemsOf(e.title);
-      const tags = e.tags.flatMap(stemsOf);
+      // A provider's name is a label, not a description of the job: `transcript_a.videosite_channel_videos`
+      // is about channel videos, so its provider part only counts like a tag.
+      const [owner, operation] = e.type === 'endpoint' ? e.id.split('.') : [undefined, e.id];
+      const id = stemsOf(operation ?? e.id);
+      const title = stemsOf(owner ? e.title.split(owner).join(' ') : e.title);
+      const tags = [...e.tags, ...(owner ? [owner] : [])].flatMap(stemsOf);
       const fields = (e.fields ?? []).flatMap(stemsOf);
       const summary = stemsOf(e.summary);
       let score = 0;
