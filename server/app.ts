@@ -96,10 +96,15 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
+    // While draining, every answer closes its connection so keep-alive clients reconnect
+    // elsewhere; requests arriving then are not waited for (the API lanes refuse them at once),
+    // so a busy client cannot hold shutdown until the grace period ends.
+    if (opts.isDraining()) {
+      reply.header('Connection', 'close');
+      return;
+    }
     inFlight += 1;
     reply.raw.once('close', () => (inFlight -= 1));
-    // While draining, every answer closes its connection so keep-alive clients reconnect elsewhere.
-    if (opts.isDraining()) reply.header('Connection', 'close');
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
