@@ -81,10 +81,9 @@ console.log(await WebAssembly.compileStreaming(new Response(bytes)).catch((e) =>
 });
 
 describe('JavaScript workers shared fairly between keys (issue 18, item 9)', () => {
-  // The pool tells keys apart by `ctx.caller`, which the executor does not hand plugins yet (see
-  // plugins/code/README.md, "Fair share"); until it does, this runs as a todo. The pool's own
-  // fairness is tested with owners in core/engines/sandbox/js/pool.test.ts.
-  it('one key sleeping in every worker does not make another key wait for it', { todo: 'needs ctx.caller from the executor' }, async () => {
+  // The pool tells keys apart by `ctx.caller` (the calling key's id, set by the executor); the
+  // pool's own fairness is tested with owners in core/engines/sandbox/js/pool.test.ts.
+  it('one key sleeping in every worker does not make another key wait for it', async () => {
     const other = await lane.server.createKey({ credits: 10_000, rateLimitPerMinute: 1000 });
     const nap = 'await new Promise((r) => setTimeout(r, 6000)); console.log("slept")';
     const sleeping = [lane.js({ code: nap }), lane.js({ code: nap })];

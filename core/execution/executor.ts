@@ -250,6 +250,7 @@ export class Executor {
       signal,
       requestId: req.requestId,
       provider: endpoint.plugin.id,
+      caller: req.key.id,
       usage: usageRecorder(units),
       setNative(payload) {
         native = payload;

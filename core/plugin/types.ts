@@ -87,6 +87,11 @@ export interface RunContext<S = unknown, C extends Record<string, ConfigField> =
   requestId: string;
   /** The id of the plugin whose endpoint runs (names the provider in messages and logs). */
   provider: string;
+  /**
+   * An opaque id of the calling API key (never the key itself), for engines that share work
+   * fairly between callers (e.g. the JavaScript workers).
+   */
+  caller?: string;
   /** Stores the provider's raw payload, returned in `meta.native` when `options.include_native` is set. */
   setNative(payload: unknown): void;
   /**
