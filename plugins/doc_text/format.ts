@@ -3,7 +3,7 @@
  * LibreOffice turns into PDF first — any format convert-to-pdf accepts (spec §4.6 list).
  */
 import { InputError } from '../../core/sdk.js';
-import type { LoadedInput } from './inputs.js';
+import { type LoadedInput } from '../../core/sdk.js';
 
 /** Spec §4.6: every extension convert-to-pdf accepts (the office route of this lane). */
 export const OFFICE_EXTENSIONS: readonly string[] = (

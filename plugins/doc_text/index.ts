@@ -6,9 +6,9 @@
  * LibreOffice pool, scans and images via Tesseract; every tool runs in a child process.
  */
 import { defineEndpoint, definePlugin, docToText, documentPages, flat, implement, MB, type ResolvedConfig, type RunContext } from '../../core/sdk.js';
-import { loadInput } from './inputs.js';
+import { loadInput } from '../../core/sdk.js';
 import { readDocument, type DocumentText } from './read.js';
-import { Gate } from './tools.js';
+import { Gate } from '../../core/sdk.js';
 
 const config = {
   maxFileMb: { env: 'DOC_TEXT_MAX_FILE_MB', type: 'integer', description: 'Largest document doc-to-text reads, in MB.', default: 30, min: 1, max: 100 },

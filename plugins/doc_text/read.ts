@@ -7,9 +7,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, OperationFailedError, ServiceError, type Engines } from '../../core/sdk.js';
 import { OFFICE_EXTENSIONS, routeOf } from './format.js';
-import type { LoadedInput } from './inputs.js';
+import { type LoadedInput } from '../../core/sdk.js';
 import { selectPages } from './pages.js';
-import { Gate, ToolError, runTool, withScratch } from './tools.js';
+import { Gate, ToolError, runTool, withScratch } from '../../core/sdk.js';
 
 /** One page read. */
 export interface PageText {

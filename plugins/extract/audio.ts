@@ -7,11 +7,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXTRACT_BASE_CREDITS, InputError, MB, type RunContext, type Static, type extractAudio } from '../../core/sdk.js';
 import { answer } from './answer.js';
-import { loadInput, type LoadedInput } from './inputs.js';
+import { loadInput, type LoadedInput } from '../../core/sdk.js';
 import { lane, report, type Lane } from './lane.js';
 import { AUDIO_FORMATS, audioChunks, human, probe, type Probe } from './media.js';
 import { transcribe } from './model.js';
-import { withScratch } from './tools.js';
+import { withScratch } from '../../core/sdk.js';
 
 type Input = Static<typeof extractAudio.input>;
 

@@ -5,7 +5,7 @@
  */
 import { EXTRACT_BASE_CREDITS, EXTRACT_MAX_PAGES, InputError, MB, type Static, type extractDocument } from '../../core/sdk.js';
 import { answer } from './answer.js';
-import { loadInput, tooLarge } from './inputs.js';
+import { loadInput, tooLarge } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
 import type { RunContext } from '../../core/sdk.js';
 

@@ -17,6 +17,7 @@ import {
   extractDocument,
   extractImage,
   extractVideo,
+  extractWeb,
   flat,
   implement,
 } from '../../core/sdk.js';
@@ -26,7 +27,7 @@ import { extractDocuments } from './document.js';
 import { EXAMPLE_PNG, exampleWav } from './examples.js';
 import { extractImages } from './image.js';
 import type { State } from './lane.js';
-import { Gate } from './tools.js';
+import { Gate } from '../../core/sdk.js';
 import { extractVideoData } from './video.js';
 import { extractWebData } from './web.js';
 
@@ -117,5 +118,5 @@ export default definePlugin<State, typeof config>({
   config,
   setup: ({ config: c }) => ({ modelGate: new Gate(c.maxConcurrency), toolGate: new Gate(c.maxProcesses) }),
   endpoints: [document, image, audio, video, web],
-  implements: [implement(extractDocument, document), implement(extractImage, image), implement(extractAudio, audio), implement(extractVideo, video)],
+  implements: [implement(extractDocument, document), implement(extractImage, image), implement(extractAudio, audio), implement(extractVideo, video), implement(extractWeb, web)],
 });

@@ -7,7 +7,7 @@ import type { Answer } from './answer.js';
 import type { Settings } from './config.js';
 import type { ToolDeps } from './media.js';
 import type { ModelDeps } from './model.js';
-import type { Gate } from './tools.js';
+import { type Gate } from '../../core/sdk.js';
 
 /** Plugin state built at setup. */
 export interface State {

@@ -7,7 +7,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, OperationFailedError, ServiceError } from '../../core/sdk.js';
-import { runTool, type Gate } from './tools.js';
+import { runTool, type Gate } from '../../core/sdk.js';
 
 /** What the lane needs to run tools. */
 export interface ToolDeps {

@@ -7,7 +7,7 @@
  * MODEL_MAX_CONCURRENCY calls at once.
  */
 import { invalidStructure, providerRequest, type RunContext } from '../../core/sdk.js';
-import type { Gate } from './tools.js';
+import { type Gate } from '../../core/sdk.js';
 
 /** A chat message part (OpenAI content parts). */
 export type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'low' | 'high' | 'auto' } };

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { EXTRACT_BASE_CREDITS, InputError, MB, type RunContext, type Static, type extractVideo } from '../../core/sdk.js';
 import { answer } from './answer.js';
 import { clock, transcribeTrack } from './audio.js';
-import { loadInput } from './inputs.js';
+import { loadInput } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
 import { VIDEO_FORMATS, human, keyframes, probe } from './media.js';
-import { withScratch } from './tools.js';
+import { withScratch } from '../../core/sdk.js';
 
 type Input = Static<typeof extractVideo.input>;
 

@@ -1,7 +1,8 @@
 /**
- * Local tools of the doc_text lane (poppler, tesseract): one process run with a time limit, the
+ * Local tools for plugins (poppler, tesseract, ffmpeg…): one process run with a time limit, the
  * caller's abort signal and an output cap, a gate bounding how many run at once on the instance,
  * and scratch directories that are always removed (issue 15: "every temporary file is removed").
+ * In the SDK because every lane that shells out to a Debian tool needs the same four things.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -26,7 +27,7 @@ export class ToolError extends Error {
 }
 
 /** Runs `cmd args` and collects its output (stdout capped at `maxBytes`). */
-export function runTool(cmd: string, args: string[], opts: { signal?: AbortSignal; timeoutMs: number; maxBytes?: number }): Promise<ToolResult> {
+export function runTool(cmd: string, args: string[], opts: { signal?: AbortSignal; timeoutMs: number; maxBytes?: number; maxStderr?: number }): Promise<ToolResult> {
   const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -47,7 +48,7 @@ export function runTool(cmd: string, args: string[], opts: { signal?: AbortSigna
       out.push(b);
     });
     child.stderr.on('data', (b: Buffer) => {
-      if (stderr.length < 8192) stderr += b.toString();
+      if (stderr.length < (opts.maxStderr ?? 8192)) stderr += b.toString();
     });
     child.on('error', (err) => {
       failure ??= new ToolError(`${cmd} could not start: ${err.message}`);

@@ -1,8 +1,10 @@
 /**
  * Reads an input given as `inputMethod` `url` (fetched through the HTTP engine with the SSRF
  * guard and a size cap) or `base64` (a data: URL is accepted), naming the field in every error.
+ * In the SDK: every job that takes files (`inputMethod` url|base64) reads them this way.
  */
-import { InputError, PayloadTooLargeError, ServiceError, UpstreamError, type Engines } from '../../core/sdk.js';
+import { InputError, PayloadTooLargeError, ServiceError, UpstreamError } from '../errors.js';
+import type { Engines } from '../engines/types.js';
 
 /** One input as read: bytes plus whatever names its type. */
 export interface LoadedInput {
