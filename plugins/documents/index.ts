@@ -11,15 +11,10 @@ import { mergePdfs } from './merge.js';
 import type { Limits } from './store.js';
 
 const config = {
-  prewarm: { env: 'DOCUMENTS_PREWARM', description: 'Start the LibreOffice pool at boot (`true`) or at the first conversion (`false`).', default: 'true' },
-  maxFileMb: { env: 'DOCUMENTS_MAX_FILE_MB', description: 'Largest accepted input file, in MB.', default: '50' },
-  maxMergeMb: { env: 'DOCUMENTS_MAX_MERGE_MB', description: 'Largest total size of the files of one merge, in MB.', default: '100' },
-};
-
-function mb(value: string | undefined, dflt: number): number {
-  const n = Number(value);
-  return (Number.isFinite(n) && n > 0 ? n : dflt) * MB;
-}
+  prewarm: { env: 'DOCUMENTS_PREWARM', type: 'boolean', description: 'Start the LibreOffice pool at boot (`true`) or at the first conversion (`false`).', default: true },
+  maxFileMb: { env: 'DOCUMENTS_MAX_FILE_MB', type: 'number', min: 0.001, description: 'Largest accepted input file, in MB.', default: 50 },
+  maxMergeMb: { env: 'DOCUMENTS_MAX_MERGE_MB', type: 'number', min: 0.001, description: 'Largest total size of the files of one merge, in MB.', default: 100 },
+} as const;
 
 // Queue wait is bounded by the pool (429 when full); this only stops a runaway request.
 const TIMEOUT_MS = 10 * 60 * 1000;
@@ -34,10 +29,10 @@ export default definePlugin<Limits, typeof config>({
   managed: true,
   config,
   setup({ config: c, engines, log }) {
-    if (c.prewarm !== 'false') {
+    if (c.prewarm) {
       engines.office.warm().catch((err: unknown) => log.error({ err }, 'LibreOffice pool failed to start'));
     }
-    return { maxFileBytes: mb(c.maxFileMb, 50), maxMergeBytes: mb(c.maxMergeMb, 100), maxOutputBytes: 100 * MB };
+    return { maxFileBytes: c.maxFileMb * MB, maxMergeBytes: c.maxMergeMb * MB, maxOutputBytes: 100 * MB };
   },
   endpoints: [
     defineEndpoint({
