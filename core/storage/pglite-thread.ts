@@ -24,17 +24,11 @@ export interface ThreadReply {
   error?: { message: string; code?: string };
 }
 
-const { dir, sharedBuffers, initOnly } = workerData as { dir: string; sharedBuffers: string; initOnly?: boolean };
+const { dir, sharedBuffers } = workerData as { dir: string; sharedBuffers: string };
 if (!dir.startsWith('memory://')) await mkdir(dir, { recursive: true });
 // PGlite's default shared_buffers (128MB) is most of its idle footprint (issue 18 "Idle
 // footprint"); the tables here are small and the OS page cache holds their files anyway.
 const pg = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`] });
-if (initOnly) {
-  // First boot: creating the cluster touches ~800 MB of WebAssembly memory that stays resident
-  // for the life of the thread, so it runs in a thread of its own that then ends.
-  await pg.close();
-  process.exit(0);
-}
 const port = parentPort!;
 let chain = Promise.resolve();
 

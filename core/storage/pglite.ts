@@ -5,6 +5,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Db, Queryable, Row } from './db.js';
 import type { ThreadReply, ThreadRequest } from './pglite-thread.js';
@@ -20,6 +22,20 @@ class PgliteError extends Error {
 
 /** Embedded PostgreSQL's shared buffers: 16MB keeps an idle instance small (bench:idle). */
 const SHARED_BUFFERS = '16MB';
+
+/** First boot: creates the cluster in a short-lived process, so its memory leaves with it (pglite-init.ts). */
+async function createCluster(dir: string, ext: string): Promise<void> {
+  const script = fileURLToPath(new URL(`./pglite-init${ext}`, import.meta.url));
+  const args = ext === '.ts' ? ['--import', 'tsx', script] : [script];
+  const child = spawn(process.execPath, [...args, dir, SHARED_BUFFERS], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (b) => (err += b));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`creating the embedded database in ${dir} failed: ${err.slice(-500)}`);
+}
 
 /** Opens (creating if needed) the embedded database at `dir`, locked to this process (see embedded-lock.ts). */
 export async function openPglite(dir: string): Promise<Db & { lock?: EmbeddedLock }> {
@@ -41,15 +57,7 @@ async function openLocked(dir: string, lock: EmbeddedLock | undefined): Promise<
     ext === '.ts'
       ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(threadModule)}); })`
       : `import(${JSON.stringify(threadModule)})`;
-  if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) {
-    // Create the cluster in a thread that exits afterwards: its memory goes with it (pglite-thread.ts).
-    const init = new Worker(entry, { eval: true, workerData: { dir, sharedBuffers: SHARED_BUFFERS, initOnly: true } });
-    const code = await new Promise<number>((resolve, reject) => {
-      init.once('error', reject);
-      init.once('exit', resolve);
-    });
-    if (code !== 0) throw new Error(`creating the embedded database failed (thread exited ${code})`);
-  }
+  if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) await createCluster(dir, ext);
   const worker = new Worker(entry, { eval: true, workerData: { dir, sharedBuffers: SHARED_BUFFERS } });
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (err: Error) => void }>();
   let seq = 0;
