@@ -25,6 +25,7 @@ export class CallRecord {
   private objectId: string;
   private provider: string | null = null;
   private credits = 0;
+  private units: Record<string, number> | null = null;
   private code: string | null = null;
   private written = false;
 
@@ -44,10 +45,11 @@ export class CallRecord {
     this.provider = provider;
   }
 
-  /** The call succeeded: who served it and what it cost. */
-  served(result: { provider: string | null; credits: number }): void {
+  /** The call succeeded: who served it, what it cost and what it produced. */
+  served(result: { provider: string | null; credits: number; units?: Record<string, number> }): void {
     this.provider = result.provider;
     this.credits = result.credits;
+    this.units = result.units && Object.keys(result.units).length > 0 ? result.units : null;
   }
 
   /** The call failed with a catalogue code. */
@@ -73,6 +75,7 @@ export class CallRecord {
       latencyMs: Number((process.hrtime.bigint() - this.startedAt) / 1_000_000n),
       requestSource: fields.requestSource,
       createdAt: new Date(),
+      units: this.units,
     };
   }
 }

@@ -41,6 +41,16 @@ describe('usage filters', () => {
     assert.deepEqual(r.items.map((i) => i.objectId).sort(), ['test_echo', 'test_fail.echo']);
   });
 
+  it('a usage row carries the units its handler reported (pages, reviews, model tokens…)', async () => {
+    const run = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_units', input: { items: 30, produce: 23 } } });
+    assert.equal(run.status, 200, run.text);
+    const r = await usage('objectId=test_units');
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.items.map((i) => (i as { units?: unknown }).units), [{ items: 23 }]);
+    const echo = await usage('objectType=capability&objectId=test_echo');
+    assert.deepEqual(echo.items.map((i) => (i as { units?: unknown }).units), [null]);
+  });
+
   it('an unknown objectType names the accepted values', async () => {
     const r = await usage('objectType=planet');
     assert.equal(r.status, 400);

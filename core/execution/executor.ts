@@ -50,6 +50,8 @@ export interface ExecuteResult {
   /** The provider that served the call (null for a capability without providers, e.g. a listing). */
   provider: string | null;
   credits: number;
+  /** What the serving handler reported (pages, reviews, model tokens…), for the usage row. */
+  units: Units;
   native?: unknown;
   /** Providers tried before the one that served, with the error code each gave. */
   fallbacks: { provider: string; code: string }[];
@@ -185,7 +187,7 @@ export class Executor {
         }
         // Settling sits outside the provider try: a ledger fault must not start the next provider.
         const credits = await this.ledger.settle(req.requestId, this.chargeFor(cost, req, attempt.units, reserve, targetId), targetId);
-        return { data: attempt.data, provider: endpoint.plugin.id, credits, native: attempt.native, fallbacks };
+        return { data: attempt.data, provider: endpoint.plugin.id, credits, units: attempt.units, native: attempt.native, fallbacks };
       }
       throw lastError ?? new NotConfiguredError();
     } catch (raw) {

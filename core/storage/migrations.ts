@@ -61,6 +61,11 @@ const MIGRATIONS: { id: number; sql: string }[] = [
       CREATE INDEX IF NOT EXISTS usage_key ON usage_log (key_id, id DESC);
     `,
   },
+  {
+    // What each call produced (units such as pages, reviews or model tokens), as a JSON object.
+    id: 2,
+    sql: `ALTER TABLE usage_log ADD COLUMN IF NOT EXISTS units TEXT`,
+  },
 ];
 
 /** Brings the schema up to date. */

@@ -22,6 +22,8 @@ export interface UsageRow {
   latencyMs: number;
   requestSource: string;
   createdAt: Date;
+  /** What the call produced as its handler reported it (pages, reviews, model tokens…), if anything. */
+  units?: Record<string, number> | null;
 }
 
 /** Filters of `GET /api/v2/usage` (issue: objectType, objectId, status, provider, page, limit). */
@@ -49,6 +51,7 @@ const COLUMNS: Column[] = [
   { name: 'latency_ms', type: 'integer' },
   { name: 'request_source', type: 'text' },
   { name: 'created_at', type: 'timestamptz' },
+  { name: 'units', type: 'text' },
 ];
 
 /** Buffered writer and reader of usage rows. */
@@ -144,7 +147,7 @@ export class UsageLog {
       this.db,
       'usage_log',
       COLUMNS,
-      rows.map((r) => [r.requestId, r.keyId, r.lane, r.objectType, r.objectId, r.provider, r.status, r.code, r.credits, r.latencyMs, r.requestSource, r.createdAt]),
+      rows.map((r) => [r.requestId, r.keyId, r.lane, r.objectType, r.objectId, r.provider, r.status, r.code, r.credits, r.latencyMs, r.requestSource, r.createdAt, r.units && Object.keys(r.units).length > 0 ? JSON.stringify(r.units) : null]),
     );
   }
 
@@ -195,5 +198,6 @@ function rowToUsage(r: Row): UsageRow {
     latencyMs: Number(r.latency_ms),
     requestSource: r.request_source,
     createdAt: new Date(r.created_at),
+    units: r.units ? (JSON.parse(r.units) as Record<string, number>) : null,
   };
 }

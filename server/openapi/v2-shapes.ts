@@ -105,7 +105,7 @@ const PROVIDER_DETAILS = obj(
 const USAGE_ROW = obj('One call as recorded.', {
   requestId: str('Request id.'),
   keyId: str('Key that made the call.'),
-  lane: { enum: ['v1', 'v2'], description: 'Lane the call came through.' },
+  lane: { enum: ['v1', 'v2', 'mcp'], description: 'Lane the call came through.' },
   objectType: { enum: ['capability', 'endpoint', 'operation'], description: 'What was called: a capability, an endpoint, or an account/discovery operation.' },
   objectId: str('Id of what was called.'),
   provider: nullable('string', 'Provider that served (or last failed) the call.'),
@@ -115,6 +115,7 @@ const USAGE_ROW = obj('One call as recorded.', {
   latencyMs: int('Time to answer, in ms.', { minimum: 0 }),
   requestSource: str('Where the request came from (spec §2.1).'),
   createdAt: date('When the call was made.'),
+  units: { type: ['object', 'null'], additionalProperties: { type: 'number' }, description: 'What the call produced as its provider reported it (e.g. pages, reviews, model tokens), or null.' },
 });
 
 const LEDGER_ENTRY = obj('One money movement.', {
