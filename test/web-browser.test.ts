@@ -61,7 +61,7 @@ async function webServer(env: Record<string, string>) {
     s,
     credits: async () => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number,
     scrape: (body: unknown) => s.call('POST', '/api/v1/scrape', { key, body }),
-    run: (id: string, input: unknown) => s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id, input } }),
+    run: (id: string, input: unknown) => s.call('POST', '/api/v2/run', { key, body: id.includes('.') ? { type: 'endpoint', id, input } : { type: 'capability', id, input } }),
   };
 }
 
@@ -72,7 +72,7 @@ describe('browser path, network open (ALLOW_PRIVATE_NETWORK), WEB_SCREENSHOT_MAX
   });
   after(() => w?.s.close());
 
-  it('a full-page screenshot of a 60,000 px page is cut to the configured height and says so; 10 credits', async () => {
+  it('a full-page screenshot of a 60,000 px page is cut to the configured height and says so; 20 credits (issue 14)', async () => {
     const before = await w.credits();
     const res = await w.run('screenshot', { url: `${base}/tall`, fullPage: true, viewport: { width: 400, height: 300 } });
     assert.equal(res.status, 200, res.text);
@@ -80,7 +80,7 @@ describe('browser path, network open (ALLOW_PRIVATE_NETWORK), WEB_SCREENSHOT_MAX
     assert.deepEqual({ width: d.width, height: d.height, clipped: d.clipped }, { width: 400, height: 3000, clipped: true });
     assert.ok(d.pageHeight >= 60_000, `pageHeight ${d.pageHeight}`);
     assert.deepEqual(await pngSize(d.url), { width: 400, height: 3000 });
-    assert.equal(await w.credits(), before - 10);
+    assert.equal(await w.credits(), before - 20);
     // Wider than 1,280 px the capture keeps the same area: 3000 × 1280 / 2560 = 1500 tall.
     const wide = await w.run('screenshot', { url: `${base}/tall`, fullPage: true, viewport: { width: 2560, height: 300 } });
     assert.equal(wide.status, 200, wide.text);
@@ -107,7 +107,7 @@ describe('browser path, network open (ALLOW_PRIVATE_NETWORK), WEB_SCREENSHOT_MAX
       const res = await w.scrape(body);
       assert.deepEqual({ status: res.status, body: res.json }, { status: 502, body: plain.json }, JSON.stringify(body));
     }
-    for (const [id, input] of [['screenshot', { url: 'http://nonexistent.invalid/' }], ['extract_web', { url: 'http://nonexistent.invalid/', renderJs: true }]] as const) {
+    for (const [id, input] of [['screenshot', { url: 'http://nonexistent.invalid/' }], ['web.extract', { url: 'http://nonexistent.invalid/', renderJs: true }]] as const) {
       const res = await w.run(id, input);
       assert.equal(res.status, 502, `${id}: ${res.text}`);
       assert.deepEqual([res.json.code, res.json.error], ['UPSTREAM_ERROR', plain.json.error], id);
@@ -144,7 +144,7 @@ describe('browser path, guarded (only 127.0.0.1 allowed), default screenshot lim
         assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
         assert.match(res.json.error, new RegExp(`URL not allowed: .* resolves to a ${reason} address`), path);
       }
-      const extract = await w.run('extract_web', { url: `${base}${path}` });
+      const extract = await w.run('web.extract', { url: `${base}${path}` });
       assert.equal(extract.status, 400, `extract ${path}: ${extract.text}`);
       // With a wait the navigation has long settled on the browser's error page before the capture.
       const shot = await w.run('screenshot', { url: `${base}${path}`, wait: 1000 });

@@ -94,8 +94,8 @@ describe('plain text of the web plugin through the real server', () => {
     assert.doesNotMatch(text, /script text|color: red|Blocks/);
   });
 
-  it("extract_web's text and scrape's fallback for a page too deep for markdown are laid out the same way", async () => {
-    const extract = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'extract_web', input: { url: `${base}/article`, renderJs: false } } });
+  it("web.extract's text and scrape's fallback for a page too deep for markdown are laid out the same way", async () => {
+    const extract = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: 'web.extract', input: { url: `${base}/article`, renderJs: false } } });
     assert.equal(extract.status, 200, extract.text);
     const paragraphs = (extract.json.data.text as string).split('\n\n');
     assert.ok(paragraphs.length >= 10, extract.json.data.text);

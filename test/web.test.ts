@@ -259,14 +259,14 @@ describe('web lane through the real server', () => {
     assert.equal(tampered.status, 404);
   });
 
-  it('extract_web returns the main content, metadata and links', async () => {
-    const res = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'extract', input: { url: `${base}/article`, renderJs: false } } });
+  it('web.extract returns the main content, metadata and links', async () => {
+    const res = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: 'web.extract', input: { url: `${base}/article`, renderJs: false } } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.data.title, 'Article');
     assert.match(res.json.data.text, /The article body explains/);
     assert.doesNotMatch(res.json.data.text, /Copyright footer/);
     // A short page with no article block is returned whole, with its metadata.
-    const short = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'extract_web', input: { url: `${base}/static`, renderJs: false } } });
+    const short = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: 'web.extract', input: { url: `${base}/static`, renderJs: false } } });
     assert.equal(short.status, 200, short.text);
     assert.match(short.json.data.text, /Hello static/);
     assert.equal(short.json.data.metadata.canonical, 'https://example.org/static');

@@ -3,7 +3,8 @@
  * come from the service's own `web` plugin and the crawler providers (`crawler_a`, `spider_a`,
  * `shot_a`, `browser_a`), which all map onto the output shapes declared here.
  */
-import { Type, defineCapability, flat, perUnit, type Static } from '../sdk-base.js';
+import { Type, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk-base.js';
+import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb } from './extract.js';
 
 /** Spec §7.1: the 400 text for a missing or empty `url`. */
 export const URL_REQUIRED = "'url' parameter is required and must be a non-empty string.";
@@ -151,24 +152,107 @@ export const crawlSite = defineCapability({
   },
 });
 
+/**
+ * Cookie-consent banners hidden before a screenshot (issue 14: `blockCookieBanners`, default
+ * true). Best effort by design: the overlays of the common consent platforms (OneTrust,
+ * Cookiebot, Usercentrics, Didomi, Quantcast, TrustArc, Sourcepoint, Funding Choices, CookieYes,
+ * Osano, iubenda, Borlabs, Complianz, consentmanager, cookieconsent) and the ids and classes
+ * sites commonly give their own banners. Nothing is clicked: a banner is hidden, not answered,
+ * so no consent is given on the user's behalf. Matching elements get `display: none` and the
+ * page's scroll lock is lifted (the browser engine's `hideSelectors`). Shared
+ * through the SDK so hosted browsers (browser_a's `addStyleTag`) hide the same ones.
+ */
+export const COOKIE_BANNER_SELECTORS: readonly string[] = [
+  '#onetrust-consent-sdk',
+  '#onetrust-banner-sdk',
+  '#CybotCookiebotDialog',
+  '#CybotCookiebotDialogBodyUnderlay',
+  '#usercentrics-root',
+  '#usercentrics-cmp-ui',
+  '#didomi-host',
+  '#didomi-notice',
+  '.qc-cmp2-container',
+  '#qc-cmp2-container',
+  '#truste-consent-track',
+  '.truste_box_overlay',
+  '.truste_overlay',
+  '[id^="sp_message_container"]',
+  '.fc-consent-root',
+  '.cky-consent-container',
+  '.cky-overlay',
+  '.osano-cm-window',
+  '#iubenda-cs-banner',
+  '#BorlabsCookieBox',
+  '.cmplz-cookiebanner',
+  '#cmpbox',
+  '#cmpbox2',
+  '.cc-window',
+  '.cc-banner',
+  '#cookie-law-info-bar',
+  '#cookiescript_injected',
+  '#cookie-notice',
+  '#cookie-banner',
+  '#cookieBanner',
+  '#cookie-consent',
+  '#cookieConsent',
+  '#cookie-bar',
+  '#gdpr-cookie-message',
+  '#gdpr-banner',
+  '#consent-banner',
+  '.cookie-banner',
+  '.cookie-consent',
+  '.cookie-notice',
+  '.cookie-bar',
+  '.cookies-banner',
+  '.consent-banner',
+  '.gdpr-banner',
+  '[aria-label="cookieconsent"]',
+  '[data-testid="cookie-banner"]',
+  '[data-cookie-banner]',
+];
+
+/** CSS that hides every banner of {@link COOKIE_BANNER_SELECTORS} (for hosted browsers' style tags). */
+export function cookieBannerCss(): string {
+  return `${COOKIE_BANNER_SELECTORS.join(',\n')} { display: none !important; visibility: hidden !important; }`;
+}
+
+/** Spec §8.1 / issue 14: a screenshot costs 20 credits, +10 with `autoScroll`, +10 with `wait` > 0. */
+export const SCREENSHOT_CREDITS = { base: 20, autoScroll: 10, wait: 10 } as const;
+/** Longest `wait` a screenshot accepts, in ms (issue 14). */
+export const SCREENSHOT_MAX_WAIT_MS = 5000;
+
 const ScreenshotInput = Type.Object({
-  url: Url('Page to capture.'),
+  url: Url('Page to capture; `https://` is added when the URL has no scheme.'),
   fullPage: Type.Optional(Type.Boolean({ description: 'Capture the whole scrollable page (default false: the viewport).' })),
-  wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30000, description: 'Extra wait after load, in milliseconds (max 30000).' })),
+  wait: Type.Optional(Type.Integer({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'Extra wait after load, in milliseconds (0-5000; more than 0 adds 10 credits).' })),
   viewport: Type.Optional(
     Type.Object(
       {
-        width: Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels.' }),
-        height: Type.Integer({ minimum: 100, maximum: 2160, description: 'Viewport height in CSS pixels.' }),
+        width: Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels (100-3840).' }),
+        height: Type.Integer({ minimum: 100, maximum: 10240, description: 'Viewport height in CSS pixels (100-10240).' }),
       },
       { description: 'Browser viewport (default 1280×800).' },
     ),
   ),
+  clipRectangle: Type.Optional(
+    Type.Object(
+      {
+        x: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Left edge of the area, in CSS pixels from the page origin.' }),
+        y: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Top edge of the area, in CSS pixels from the page origin.' }),
+        width: Type.Integer({ minimum: 1, maximum: 3840, description: 'Width of the area in CSS pixels (1-3840).' }),
+        height: Type.Integer({ minimum: 1, maximum: 10240, description: 'Height of the area in CSS pixels (1-10240).' }),
+      },
+      { description: 'Capture only this rectangle of the page (cut to the page and to the full-page capture limits).' },
+    ),
+  ),
+  blockCookieBanners: Type.Optional(Type.Boolean({ description: 'Hide common cookie-consent banners before the capture (default true; best effort, by known selectors).' })),
+  autoScroll: Type.Optional(Type.Boolean({ description: 'Scroll through the page first so lazily loaded content appears (adds 10 credits).' })),
 });
 
 /** Output of `screenshot`. */
 export const ScreenshotOutput = Type.Object({
-  url: Type.String({ description: 'Temporary URL of the image.' }),
+  screenshotUrl: Type.String({ description: 'Temporary URL of the image (24 h); the field v1 clients read.' }),
+  url: Type.String({ description: 'Temporary URL of the image (same as `screenshotUrl`).' }),
   contentType: Type.String({ description: 'Image type, e.g. image/png.' }),
   expiresAt: Type.Optional(Type.String({ description: 'When the URL stops working (ISO 8601).' })),
   width: Type.Optional(Type.Integer({ description: 'Image width in pixels.' })),
@@ -180,29 +264,51 @@ export const ScreenshotOutput = Type.Object({
   ),
 });
 
+/** Screenshot input as the capability declares it (issue 14's v1 request body). */
+export type ScreenshotRequest = Static<typeof ScreenshotInput>;
+
+/** Credits one screenshot request costs (issue 14): 20, +10 with autoScroll, +10 with wait > 0. */
+export function screenshotCredits(i: Partial<ScreenshotRequest>): number {
+  return SCREENSHOT_CREDITS.base + (i.autoScroll ? SCREENSHOT_CREDITS.autoScroll : 0) + ((i.wait ?? 0) > 0 ? SCREENSHOT_CREDITS.wait : 0);
+}
+
+/**
+ * The screenshot price as a cost rule: fixed per request once the input is known, so the
+ * reservation is the charge (a failure is never charged: the executor releases it).
+ */
+export const screenshotCost: CostRule<Partial<ScreenshotRequest>> = {
+  describe: { kind: 'custom', note: '20 credits; +10 with autoScroll; +10 when wait > 0' },
+  reserve: (input) => screenshotCredits(input),
+  settle: (input, _units: Units) => screenshotCredits(input),
+};
+
 export const screenshot = defineCapability({
   id: 'screenshot',
   title: 'Screenshot a web page',
-  summary: "Render a page in a browser and return a temporary URL to the image; the service's own Chromium by default, or crawler_a, shot_a, browser_a via `provider`.",
-  tags: ['web', 'screenshot', 'image', 'browser', 'render', 'png'],
+  summary: "Render a page in a browser and return a temporary URL to the image (`screenshotUrl`): full page, viewport, clip rectangle, cookie banners hidden, auto-scroll; the service's own Chromium by default, or crawler_a, shot_a, browser_a via `provider`.",
+  tags: ['web', 'screenshot', 'image', 'browser', 'render', 'png', 'capture'],
   input: ScreenshotInput,
   output: ScreenshotOutput,
-  cost: flat(10),
+  cost: screenshotCost,
   validate: (i: Static<typeof ScreenshotInput>) => checkUrl(i.url),
   messages: {
     url: URL_REQUIRED,
     fullPage: "'fullPage' must be a boolean.",
-    wait: "'wait' must be an integer number of milliseconds between 0 and 30000.",
-    viewport: "'viewport' must be an object with integer 'width' (100-3840) and 'height' (100-2160).",
+    wait: "'wait' must be an integer number of milliseconds between 0 and 5000.",
+    viewport: "'viewport' must be an object with integer 'width' (100-3840) and 'height' (100-10240).",
+    clipRectangle: "'clipRectangle' must be an object with integer 'x' and 'y' (0 or more), 'width' (1-3840) and 'height' (1-10240).",
+    blockCookieBanners: "'blockCookieBanners' must be a boolean.",
+    autoScroll: "'autoScroll' must be a boolean.",
   },
 });
 
-const ExtractInput = Type.Object({
+/** Input of the web plugin's `web.extract` endpoint (main-content extraction, no model). */
+export const WebExtractInput = Type.Object({
   url: Url('Page to extract from.'),
   renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript in a browser first (default true).' })),
 });
 
-/** Output of `extract_web`. */
+/** Output of the web plugin's `web.extract` endpoint (Readability-class main content). */
 export const ExtractOutput = Type.Object({
   url: Type.String({ description: 'Final URL after redirects.' }),
   title: Type.String({ description: 'Article or page title.' }),
@@ -216,17 +322,28 @@ export const ExtractOutput = Type.Object({
   links: Type.Array(Type.String(), { description: 'Absolute links found in the main content.' }),
 });
 
+/** Validation and 400 texts of the `web.extract` endpoint. */
+export const webExtractRules = {
+  validate: (i: Static<typeof WebExtractInput>) => checkUrl(i.url),
+  messages: { url: URL_REQUIRED, renderJs: "'renderJs' must be a boolean." },
+};
+
+/**
+ * `extract_web` (issue 15; spec §4.9, §4.10): the original service's shape — a page and a JSON
+ * Schema or prompt in, `results` and `screenshotUrl` out, 250 credits. Served by the
+ * service-managed extraction lane (plugin `extract`), which reports the service's own name.
+ */
 export const extractWeb = defineCapability({
   id: 'extract_web',
-  title: 'Extract structured content from a web page',
-  summary: 'Extract the main content (article text, title, author, date), metadata and links of a web page.',
-  tags: ['extract', 'web', 'content', 'article', 'readability'],
+  title: 'Extract structured data from a web page',
+  summary: 'Render a web page, screenshot it, and fill a JSON Schema (or answer a prompt) about it with a model; returns `results` and `screenshotUrl`.',
+  tags: ['extract', 'web', 'llm', 'schema', 'structured', 'page'],
   aliases: ['extract'],
-  input: ExtractInput,
-  output: ExtractOutput,
-  cost: flat(10),
-  validate: (i: Static<typeof ExtractInput>) => checkUrl(i.url),
-  messages: { url: URL_REQUIRED, renderJs: "'renderJs' must be a boolean." },
+  input: ExtractWebInput,
+  output: ExtractWebOutput,
+  cost: flat(EXTRACT_WEB_CREDITS),
+  validate: checkExtractWeb,
+  messages: { url: URL_REQUIRED, schema: "'schema' must be a JSON Schema object.", prompt: "'prompt' must be a non-empty string." },
 });
 
 export default [scrapePage, crawlSite, screenshot, extractWeb];

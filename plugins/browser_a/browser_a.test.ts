@@ -46,6 +46,23 @@ test('screenshot posts Puppeteer options with the token in the query; the PNG is
   assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [320, 400]);
 });
 
+test('the screenshot capability sends clip, scrollPage and the cookie-banner style tag, and fills screenshotUrl', async () => {
+  const r = await h.capability('screenshot', { url: 'example.org', clipRectangle: { x: 5, y: 6, width: 120, height: 90 }, autoScroll: true, wait: 100 });
+  const sent = fake.requests.at(-1)!.body;
+  assert.equal(sent.url, 'https://example.org');
+  assert.deepEqual(sent.options.clip, { x: 5, y: 6, width: 120, height: 90 });
+  assert.equal(sent.scrollPage, true);
+  assert.match(sent.addStyleTag[0].content, /#onetrust-consent-sdk[\s\S]*display: none !important/);
+  assert.equal(r.data.screenshotUrl, r.data.url);
+  assert.equal(r.credits, 40);
+  const u = new URL(r.data.screenshotUrl);
+  const opened = await h.engines.files.open(u.pathname.split('/').pop()!, u.searchParams.get('expires')!, u.searchParams.get('sig')!);
+  const png = readFileSync(opened.path);
+  assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [120, 90]);
+  await h.capability('screenshot', { url: 'example.org', blockCookieBanners: false });
+  assert.equal(fake.requests.at(-1)!.body.addStyleTag, undefined);
+});
+
 test('scrape returns matches per selector', async () => {
   const { out } = await run('scrape', { url: 'https://example.org', elements: [{ selector: 'h1' }, { selector: 'p' }] });
   assert.deepEqual(out.data.map((d: any) => d.selector), ['h1', 'p']);

@@ -70,8 +70,10 @@ export async function startBrowserAFake(opts: { apiKey?: string } = {}): Promise
       if (typeof body.url !== 'string' || !/^https?:\/\//.test(body.url)) return text(400, 'Either "url" or "html" is required');
       if (path === '/screenshot') {
         if (body.options?.path) return text(400, '"path" is not allowed');
-        const w = body.viewport?.width ?? 800;
-        const h = (body.viewport?.height ?? 600) * (body.options?.fullPage ? 2 : 1);
+        // Puppeteer's options.clip makes the image the clipped rectangle.
+        const clip = body.options?.clip;
+        const w = clip?.width ?? body.viewport?.width ?? 800;
+        const h = clip?.height ?? (body.viewport?.height ?? 600) * (body.options?.fullPage ? 2 : 1);
         res.writeHead(200, { 'content-type': 'image/png' });
         return res.end(png(w, h));
       }

@@ -3,7 +3,7 @@
  * `screenshot` capability when `provider: "browser_a"` is given (spec §4.10); the image is kept
  * in the service's file store and returned as a temporary URL.
  */
-import { Type, UpstreamError, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, userUrl } from '../../core/sdk.js';
+import { Type, UpstreamError, cookieBannerCss, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, userUrl } from '../../core/sdk.js';
 import { browserCall, jsonOf } from './client.js';
 
 const config = {
@@ -11,7 +11,7 @@ const config = {
   apiKey: { type: 'secret', description: 'browser_a API token (sent as ?token=).', required: true },
 } as const;
 
-const Viewport = Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels.' }), height: Type.Integer({ minimum: 100, maximum: 2160, description: 'Viewport height in CSS pixels.' }) }, { description: 'Viewport in CSS pixels.' });
+const Viewport = Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels.' }), height: Type.Integer({ minimum: 100, maximum: 10240, description: 'Viewport height in CSS pixels.' }) }, { description: 'Viewport in CSS pixels.' });
 
 const screenshot = defineEndpoint({
   operation: 'screenshot',
@@ -22,6 +22,19 @@ const screenshot = defineEndpoint({
     fullPage: Type.Optional(Type.Boolean({ description: 'Whole scrollable page (default false).' })),
     viewport: Type.Optional(Viewport),
     wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30000, description: 'Extra wait after load, ms (waitForTimeout).' })),
+    clip: Type.Optional(
+      Type.Object(
+        {
+          x: Type.Integer({ minimum: 0, description: 'Left edge, CSS pixels.' }),
+          y: Type.Integer({ minimum: 0, description: 'Top edge, CSS pixels.' }),
+          width: Type.Integer({ minimum: 1, description: 'Width, CSS pixels.' }),
+          height: Type.Integer({ minimum: 1, description: 'Height, CSS pixels.' }),
+        },
+        { description: 'Capture only this rectangle of the page (options.clip).' },
+      ),
+    ),
+    scrollPage: Type.Optional(Type.Boolean({ description: 'Scroll through the page before the capture so lazy content loads (scrollPage).' })),
+    hideCss: Type.Optional(Type.String({ description: 'CSS added to the page before the capture (addStyleTag), e.g. to hide cookie banners.', maxLength: 100_000 })),
   }),
   output: Type.Object({
     url: Type.String({ description: 'Temporary URL of the image.' }),
@@ -36,6 +49,10 @@ const screenshot = defineEndpoint({
     const body: Record<string, unknown> = { url: input.url, options: { type: 'png', fullPage: input.fullPage ?? false }, gotoOptions: { waitUntil: 'load' } };
     if (input.viewport) body.viewport = input.viewport;
     if (input.wait) body.waitForTimeout = input.wait;
+    // contracts §7b: Puppeteer's clip, Browserless's own scrollPage, and a style tag for banners.
+    if (input.clip) (body.options as Record<string, unknown>).clip = input.clip;
+    if (input.scrollPage) body.scrollPage = true;
+    if (input.hideCss) body.addStyleTag = [{ content: input.hideCss }];
     const res = await browserCall(ctx, 'screenshot', body, 60_000);
     const png = res.body;
     if (png.byteLength < 8 || Buffer.from(png.subarray(1, 4)).toString('latin1') !== 'PNG') {
@@ -93,8 +110,17 @@ export default definePlugin({
   endpoints: [screenshot, scrape],
   implements: [
     implement(screenshotCapability, screenshot, {
-      mapInput: (i) => ({ url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
-      mapOutput: (o) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
+      mapInput: (i) => ({
+        url: userUrl(i.url),
+        fullPage: i.fullPage,
+        viewport: i.viewport,
+        wait: i.wait,
+        clip: i.clipRectangle,
+        scrollPage: i.autoScroll,
+        // blockCookieBanners (default true): the same selectors the service's own Chromium hides.
+        hideCss: i.blockCookieBanners === false ? undefined : cookieBannerCss(),
+      }),
+      mapOutput: (o) => ({ screenshotUrl: o.url, url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
     }),
   ],
 });

@@ -77,6 +77,21 @@ test('search, map and screenshot', async () => {
   assert.deepEqual(fake.requests.at(-1)!.body.formats, [{ type: 'screenshot', fullPage: true, viewport: { width: 800, height: 600 } }]);
 });
 
+test('the screenshot capability maps blockCookieBanners to blockAds and fills screenshotUrl; clip and autoScroll are refused', async () => {
+  const r = await h.capability('screenshot', { url: 'example.org', blockCookieBanners: false });
+  const sent = fake.requests.at(-1)!.body;
+  assert.equal(sent.url, 'https://example.org');
+  assert.equal(sent.blockAds, false);
+  assert.match(r.data.screenshotUrl, /\/screenshots\/.*\.png$/);
+  assert.equal(r.data.url, r.data.screenshotUrl);
+  await h.capability('screenshot', { url: 'example.org' });
+  assert.equal(fake.requests.at(-1)!.body.blockAds, true);
+  const refused = (input: object, field: string) =>
+    assert.rejects(h.capability('screenshot', { url: 'example.org', ...input }), (e: unknown) => e instanceof ServiceError && e.status === 400 && e.message.includes(field));
+  await refused({ clipRectangle: { x: 0, y: 0, width: 10, height: 10 } }, 'clipRectangle');
+  await refused({ autoScroll: true }, 'autoScroll');
+});
+
 test('errors map to the catalogue: bad key 500, rate limit 503, upstream failure 502, bad input 400', async () => {
   const status = async (p: Promise<unknown>) => {
     try {

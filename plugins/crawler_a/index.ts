@@ -3,7 +3,7 @@
  * screenshot. Serves `crawl_site` first in the deployment order (spec §4.10) and `screenshot`
  * when asked for by `provider`.
  */
-import { CRAWL_CREDITS_PER_PAGE, Type, UpstreamError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit, screenshot as screenshotCapability, userUrl, type RunContext, type Static } from '../../core/sdk.js';
+import { CRAWL_CREDITS_PER_PAGE, InputError, Type, UpstreamError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit, screenshot as screenshotCapability, userUrl, type RunContext, type Static } from '../../core/sdk.js';
 import { CrawlerAClient, type CrawlerADocument } from './client.js';
 
 const config = {
@@ -131,6 +131,7 @@ const ScreenshotIn = Type.Object({
   fullPage: Type.Optional(Type.Boolean({ description: 'Whole page (default false).' })),
   viewport: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 100, description: 'Viewport width in CSS pixels.' }), height: Type.Integer({ minimum: 100, description: 'Viewport height in CSS pixels.' }) }, { description: 'Viewport.' })),
   waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: 60000, description: 'Wait before capture, ms.' })),
+  blockAds: Type.Optional(Type.Boolean({ description: 'Block ads and cookie pop-ups (the API default is true).' })),
 });
 
 const screenshot = defineEndpoint({
@@ -145,7 +146,7 @@ const screenshot = defineEndpoint({
   async run(input, ctx) {
     const format: Record<string, unknown> = { type: 'screenshot', fullPage: input.fullPage ?? false };
     if (input.viewport) format.viewport = input.viewport;
-    const doc = await client(ctx).scrape({ url: input.url, formats: [format], waitFor: input.waitFor ?? 0 });
+    const doc = await client(ctx).scrape({ url: input.url, formats: [format], waitFor: input.waitFor ?? 0, ...(input.blockAds === undefined ? {} : { blockAds: input.blockAds }) });
     ctx.setNative(doc);
     if (typeof doc.screenshot !== 'string' || !doc.screenshot) throw new UpstreamError('Received invalid data structure from crawler_a service.');
     const meta = doc.metadata ?? {};
@@ -197,8 +198,14 @@ export default definePlugin({
       },
     }),
     implement(screenshotCapability, screenshot, {
-      mapInput: (i) => ({ url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, waitFor: i.wait }),
-      mapOutput: (o) => ({ url: o.url, contentType: 'image/png', ...(o.pageUrl ? { pageUrl: o.pageUrl } : {}) }),
+      // contracts §5a: the screenshot format has no clip and no scrolling; refused rather than
+      // ignored. Cookie pop-ups are what the API's blockAds blocks.
+      mapInput: (i) => {
+        if (i.clipRectangle) throw new InputError("'clipRectangle' is not supported by provider crawler_a; use provider web, shot_a or browser_a.");
+        if (i.autoScroll) throw new InputError("'autoScroll' is not supported by provider crawler_a; use provider web or browser_a.");
+        return { url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, waitFor: i.wait, blockAds: i.blockCookieBanners ?? true };
+      },
+      mapOutput: (o) => ({ screenshotUrl: o.url, url: o.url, contentType: 'image/png', ...(o.pageUrl ? { pageUrl: o.pageUrl } : {}) }),
     }),
   ],
 });

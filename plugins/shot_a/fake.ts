@@ -68,8 +68,10 @@ export async function startShotAFake(opts: { apiKey?: string } = {}): Promise<Sh
       if (key !== apiKey) return fail('access_key_invalid', 'Access key is invalid.');
       if (fake.failWith) return fail(fake.failWith, `Simulated ${fake.failWith}.`);
       if (typeof o.url !== 'string' || !/^https?:\/\//.test(o.url)) return fail('request_not_valid', 'One of url, html or markdown is required.');
-      const width = Number(o.viewport_width ?? 1280);
-      const height = Number(o.viewport_height ?? 1024) * (String(o.full_page) === 'true' ? 3 : 1);
+      // With clip_* options the image is the clipped rectangle, as the real API answers.
+      const clipped = o.clip_width !== undefined && o.clip_height !== undefined;
+      const width = clipped ? Number(o.clip_width) : Number(o.viewport_width ?? 1280);
+      const height = clipped ? Number(o.clip_height) : Number(o.viewport_height ?? 1024) * (String(o.full_page) === 'true' ? 3 : 1);
       const format = String(o.format ?? 'jpg');
       if (format !== 'png') return fail('request_not_valid', 'This fake renders png only.');
       res.writeHead(200, { 'content-type': 'image/png' });

@@ -3,7 +3,7 @@
  * capability when `provider: "shot_a"` is given (spec §4.10). The image is kept in the service's
  * file store and returned as a temporary URL, like the service's own screenshots.
  */
-import { Type, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, userUrl } from '../../core/sdk.js';
+import { InputError, Type, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, userUrl } from '../../core/sdk.js';
 import { take, type TakeOptions } from './client.js';
 
 const config = {
@@ -20,9 +20,21 @@ const screenshot = defineEndpoint({
   input: Type.Object({
     url: Type.String({ description: 'Page to capture.', minLength: 1 }),
     fullPage: Type.Optional(Type.Boolean({ description: 'Whole scrollable page (default false).' })),
-    viewport: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels.' }), height: Type.Integer({ minimum: 100, maximum: 2160, description: 'Viewport height in CSS pixels.' }) }, { description: 'Viewport in CSS pixels.' })),
+    viewport: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels.' }), height: Type.Integer({ minimum: 100, maximum: 10240, description: 'Viewport height in CSS pixels.' }) }, { description: 'Viewport in CSS pixels.' })),
     wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30000, description: 'Extra wait after load, ms (sent as whole seconds of delay).' })),
     format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], { description: 'Image format (default png).' })),
+    blockCookieBanners: Type.Optional(Type.Boolean({ description: 'Hide cookie banners (block_cookie_banners; default true).' })),
+    clip: Type.Optional(
+      Type.Object(
+        {
+          x: Type.Integer({ minimum: 0, description: 'Left edge, CSS pixels (clip_x).' }),
+          y: Type.Integer({ minimum: 0, description: 'Top edge, CSS pixels (clip_y).' }),
+          width: Type.Integer({ minimum: 1, description: 'Width, CSS pixels (clip_width).' }),
+          height: Type.Integer({ minimum: 1, description: 'Height, CSS pixels (clip_height).' }),
+        },
+        { description: 'Capture only this rectangle of the page.' },
+      ),
+    ),
   }),
   output: Type.Object({
     url: Type.String({ description: 'Temporary URL of the image.' }),
@@ -37,6 +49,9 @@ const screenshot = defineEndpoint({
     const options: TakeOptions = { url: input.url, format: input.format ?? 'png', full_page: input.fullPage ?? false, response_type: 'by_format', wait_until: 'load' };
     if (input.viewport) Object.assign(options, { viewport_width: input.viewport.width, viewport_height: input.viewport.height });
     if (input.wait) options.delay = Math.ceil(input.wait / 1000);
+    // contracts §7a: cookie banners are the API's own option; the clip is its clip_* options.
+    options.block_cookie_banners = input.blockCookieBanners ?? true;
+    if (input.clip) Object.assign(options, { clip_x: input.clip.x, clip_y: input.clip.y, clip_width: input.clip.width, clip_height: input.clip.height });
     const shot = await take(ctx, options);
     const file = await ctx.engines.files.put(shot.bytes, { contentType: shot.contentType, extension: EXT[shot.contentType] ?? 'img' });
     ctx.usage.add('output_bytes', shot.bytes.byteLength);
@@ -54,8 +69,12 @@ export default definePlugin({
   endpoints: [screenshot],
   implements: [
     implement(screenshotCapability, screenshot, {
-      mapInput: (i) => ({ url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, wait: i.wait }),
-      mapOutput: (o) => ({ url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
+      // autoScroll has no ScreenshotOne option in contracts §7a: refused rather than ignored.
+      mapInput: (i) => {
+        if (i.autoScroll) throw new InputError("'autoScroll' is not supported by provider shot_a; use provider web or browser_a.");
+        return { url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, wait: i.wait, blockCookieBanners: i.blockCookieBanners, clip: i.clipRectangle };
+      },
+      mapOutput: (o) => ({ screenshotUrl: o.url, url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
     }),
   ],
 });

@@ -36,7 +36,7 @@ async function run(input: unknown, env: Record<string, string> = {}) {
 test('screenshot sends the key in a header and options as JSON; the PNG lands in the file store', async () => {
   const { out, credits } = await run({ url: 'https://example.org', viewport: { width: 640, height: 480 }, wait: 1500 });
   const sent = fake.requests.at(-1)!;
-  assert.deepEqual(sent, { url: 'https://example.org', format: 'png', full_page: false, response_type: 'by_format', wait_until: 'load', viewport_width: 640, viewport_height: 480, delay: 2 });
+  assert.deepEqual(sent, { url: 'https://example.org', format: 'png', full_page: false, response_type: 'by_format', wait_until: 'load', viewport_width: 640, viewport_height: 480, delay: 2, block_cookie_banners: true });
   assert.equal(out.contentType, 'image/png');
   assert.match(out.url, /\/files\/[\w-]+\.?\w*\?/);
   const id = new URL(out.url).pathname.split('/').pop()!;
@@ -46,6 +46,21 @@ test('screenshot sends the key in a header and options as JSON; the PNG lands in
   assert.equal(png.readUInt32BE(20), 480);
   assert.equal(out.size, png.length);
   assert.equal(credits, 10);
+});
+
+test('the screenshot capability passes clipRectangle and blockCookieBanners through and fills screenshotUrl; autoScroll is refused', async () => {
+  const r = await h.capability('screenshot', { url: 'example.org', clipRectangle: { x: 10, y: 20, width: 300, height: 150 }, blockCookieBanners: false });
+  const sent = fake.requests.at(-1)!;
+  assert.equal(sent.url, 'https://example.org');
+  assert.equal(sent.block_cookie_banners, false);
+  assert.deepEqual([sent.clip_x, sent.clip_y, sent.clip_width, sent.clip_height], [10, 20, 300, 150]);
+  assert.equal(r.data.screenshotUrl, r.data.url);
+  assert.equal(r.credits, 20);
+  const opened = new URL(r.data.screenshotUrl);
+  const file = await h.engines.files.open(opened.pathname.split('/').pop()!, opened.searchParams.get('expires')!, opened.searchParams.get('sig')!);
+  const png = (await import('node:fs')).readFileSync(file.path);
+  assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [300, 150]);
+  await assert.rejects(h.capability('screenshot', { url: 'example.org', autoScroll: true }), (e: unknown) => e instanceof ServiceError && e.status === 400 && /autoScroll/.test(e.message));
 });
 
 test('error codes map to the catalogue', async () => {

@@ -5,22 +5,25 @@
  */
 import { InputError, defineEndpoint, definePlugin, flat, perUnit, type ConfigField, type Static } from '../../core/sdk.js';
 import {
+  COOKIE_BANNER_SELECTORS,
   CRAWL_CREDITS_PER_PAGE,
   CrawlOutput,
   ExtractOutput,
   ScrapeOutput,
   ScreenshotOutput,
+  WebExtractInput,
   crawlDefaults,
   crawlOutput,
   crawlSite as crawlCapability,
-  extractWeb,
   scrapePage,
+  webExtractRules,
   userUrl,
   screenshot as screenshotCapability,
 } from '../../core/sdk.js';
 import { fetchPage, limitsFrom } from './fetch-page.js';
 import { pageData, registerPageWork, type WebContext, type WebState } from './work.js';
 import { crawlSite } from './crawler.js';
+
 
 const config = {
   maxPageBytes: {
@@ -36,6 +39,13 @@ const config = {
     default: 16384,
     min: 100,
     max: 65535,
+  },
+  screenshotScrollMs: {
+    description: 'Longest time a screenshot with `autoScroll` spends scrolling through the page so lazy content loads, in ms (default 8000).',
+    type: 'integer',
+    default: 8000,
+    min: 0,
+    max: 60000,
   },
 } satisfies Record<string, ConfigField>;
 
@@ -126,29 +136,37 @@ const crawl = defineEndpoint({
 const shot = defineEndpoint({
   operation: 'screenshot',
   title: 'Screenshot with the local Chromium',
-  summary: 'Renders the page in the warm Chromium pool and stores a PNG behind a temporary URL.',
+  summary: 'Renders the page in the warm Chromium pool (clip rectangle, cookie banners hidden, auto-scroll for lazy content) and stores a PNG behind a temporary URL.',
   input: screenshotCapability.input,
   output: ScreenshotOutput,
   perKeyConcurrency: 16,
-  cost: flat(10),
+  cost: screenshotCapability.cost,
   timeoutMs: 90_000,
   validate: screenshotCapability.validate,
   messages: screenshotCapability.messages,
   async run(input, ctx: Ctx) {
     const { timeoutMs, maxBytes } = limitsFrom(ctx.config);
+    // Issue 14: scrolling is bounded by its own budget, which the job's deadline makes room for.
+    const scrollMs = input.autoScroll ? Number(ctx.config.screenshotScrollMs ?? 8000) : 0;
     const page = await ctx.engines.browser.render({
       url: userUrl(input.url),
       maxBytes,
-      screenshot: { fullPage: input.fullPage ?? false, maxHeight: Number(ctx.config.screenshotMaxHeight) || undefined },
+      screenshot: {
+        fullPage: input.fullPage ?? false,
+        maxHeight: Number(ctx.config.screenshotMaxHeight) || undefined,
+        clip: input.clipRectangle,
+        hideSelectors: input.blockCookieBanners === false ? undefined : [...COOKIE_BANNER_SELECTORS],
+      },
+      autoScroll: input.autoScroll ? { maxMs: scrollMs } : undefined,
       viewport: input.viewport,
       waitMs: input.wait,
-      timeoutMs: timeoutMs + (input.wait ?? 0),
+      timeoutMs: timeoutMs + (input.wait ?? 0) + scrollMs,
       signal: ctx.signal,
     });
     if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
     const file = await storePng(ctx, page.screenshot);
     const full = page.fullPage ? { pageHeight: page.fullPage.pageHeight, clipped: page.fullPage.clipped } : {};
-    return { url: file.url, contentType: 'image/png', expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot), pageUrl: page.url, ...full };
+    return { screenshotUrl: file.url, url: file.url, contentType: 'image/png', expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot), pageUrl: page.url, ...full };
   },
 });
 
@@ -156,13 +174,13 @@ const extract = defineEndpoint({
   operation: 'extract',
   title: 'Extract main content on this machine',
   summary: 'Readability-class extraction of the main content, with metadata and links.',
-  input: extractWeb.input,
+  input: WebExtractInput,
   output: ExtractOutput,
   perKeyConcurrency: 16,
   cost: flat(10),
   timeoutMs: 90_000,
-  validate: extractWeb.validate,
-  messages: extractWeb.messages,
+  validate: webExtractRules.validate,
+  messages: webExtractRules.messages,
   async run(input, ctx: Ctx) {
     const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
     const page = await fetchPage(ctx, { url: userUrl(input.url), renderJs: input.renderJs ?? true, timeoutMs, maxBytes });
@@ -192,7 +210,7 @@ export default definePlugin<WebState>({
     { capability: 'scrape_page', endpoint: 'scrape' },
     { capability: 'crawl_site', endpoint: 'crawl' },
     { capability: 'screenshot', endpoint: 'screenshot' },
-    { capability: 'extract_web', endpoint: 'extract' },
+    // extract_web is the extraction lane's (issue 15); `web.extract` stays a direct endpoint.
   ],
 });
 

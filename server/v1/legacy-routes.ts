@@ -49,6 +49,8 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   // Web (spec §4.5, §4.9)
   { method: 'POST', path: '/api/v1/scrape', target: 'capability:scrape_page' },
   { method: 'POST', path: '/api/v1/crawl', target: 'capability:crawl_site' },
+  // Issue 14: the original service's screenshot route (20 credits, +10 autoScroll, +10 wait > 0).
+  { method: 'POST', path: '/api/v1/screenshot', target: 'capability:screenshot' },
   // Documents (spec §4.6)
   { method: 'POST', path: '/api/v1/convert-to-pdf', target: 'capability:convert_to_pdf' },
   { method: 'GET', path: '/api/v1/convert-to-pdf', target: 'capability:convert_to_pdf_formats' },
@@ -61,9 +63,8 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   // Extraction (spec §4.9, §9.4)
   { method: 'POST', path: '/api/v1/extract-audio', target: 'capability:extract_audio' },
   { method: 'POST', path: '/api/v1/extract-video', target: 'capability:extract_video' },
-  // The original service's extraction routes (issue 15). `/extract` targets the extract lane's own
-  // endpoint until the `extract_web` capability takes the issue's shapes (it is the web lane's).
-  { method: 'POST', path: '/api/v1/extract', target: 'endpoint:extract.web' },
+  // The original service's extraction routes (issue 15); extract_web is served by the extract lane.
+  { method: 'POST', path: '/api/v1/extract', target: 'capability:extract_web' },
   { method: 'POST', path: '/api/v1/extract-document', target: 'capability:extract_document' },
   { method: 'POST', path: '/api/v1/extract-image', target: 'capability:extract_image' },
   { method: 'POST', path: '/api/v1/doc-to-text', target: 'capability:doc_to_text' },

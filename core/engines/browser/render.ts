@@ -7,7 +7,7 @@ import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { DEFAULT_VIEWPORT, type FreshPage } from './pool.js';
 import { InputError, ServiceError, UpstreamError } from '../../errors.js';
 import { responseTooLarge, show } from '../http/index.js';
-import { capture } from './screenshot.js';
+import { capture, scrollThrough } from './screenshot.js';
 import { readDom } from './read-dom.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
@@ -123,6 +123,11 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
   const contentType = headers['content-type'] ?? '';
   const html = /html|xml/i.test(contentType) || !response;
   if (html) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+  if (html && req.autoScroll) {
+    // Lazy content loads as it comes into view; what it fetched settles before the DOM is read.
+    await scrollThrough(page, req.autoScroll.maxMs);
+    await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+  }
   if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
   stillThere();
   try {

@@ -28,7 +28,19 @@ export interface RenderRequest {
    * paints the whole area at once, and a 60,000 px tall page at 3,840 wide took ~3.5 GB of its
    * memory. The image then shows the page's top.
    */
-  screenshot?: { fullPage?: boolean; maxHeight?: number };
+  screenshot?: {
+    fullPage?: boolean;
+    maxHeight?: number;
+    /** Area to capture, in page CSS pixels; cut to the page and to the same area limits as `fullPage`. */
+    clip?: { x: number; y: number; width: number; height: number };
+    /** CSS selectors hidden (`display: none !important`) just before the capture (cookie banners). */
+    hideSelectors?: string[];
+  };
+  /**
+   * Scroll to the bottom in viewport steps before reading the page, so lazy content loads, for at
+   * most `maxMs`; the page is scrolled back to the top afterwards.
+   */
+  autoScroll?: { maxMs: number };
   signal?: AbortSignal;
 }
 
@@ -48,6 +60,8 @@ export interface RenderResult {
   screenshot?: Uint8Array;
   /** A full-page capture's page size (CSS pixels) and whether the image was cut to the limits. */
   fullPage?: { pageWidth: number; pageHeight: number; clipped: boolean };
+  /** With `screenshot.clip`: the area captured (the requested one cut to the page and limits). */
+  clip?: { x: number; y: number; width: number; height: number };
   /** Sub-requests the SSRF guard refused (URL and reason), for logs and tests. */
   blocked: { url: string; reason: string }[];
 }

@@ -1,0 +1,194 @@
+/**
+ * `POST /api/v1/screenshot` (issue 14) through the real server with the service's own Chromium,
+ * against pages served on loopback: the route and its 400s, the price (20, +10 with autoScroll,
+ * +10 with wait > 0) read from the balance, a clip rectangle's size and content, a cookie banner
+ * hidden by default (and kept with `blockCookieBanners: false`), and auto-scroll loading content
+ * that only appears when scrolled into view.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { inflateSync } from 'node:zlib';
+import type { AddressInfo } from 'node:net';
+import { pluginsConfig } from './helpers/plugins.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+const html = (body: string, head = '') => `<!doctype html><html><head><title>Page</title>${head}</head><body style="margin:0;background:#fff">${body}</body></html>`;
+
+const PAGES: Record<string, string> = {
+  // A green 150×80 block at (10, 20) on white.
+  '/block': html('<div style="position:absolute;left:10px;top:20px;width:150px;height:80px;background:#0f0"></div>'),
+  // A consent overlay covering the whole viewport with the scroll locked, as OneTrust does.
+  '/banner': html('<p>Content</p><div id="onetrust-consent-sdk"><div style="position:fixed;inset:0;background:#f00;z-index:9999">We use cookies</div></div>', '<style>body{overflow:hidden}</style>'),
+  // 1,500 px of page, then a sentinel that fetches 3,000 px more once it is scrolled into view.
+  '/lazy': html(
+    `<div style="height:1500px">Top</div><div id="sentinel" style="height:10px"></div>
+<script>
+new IntersectionObserver((entries, obs) => {
+  if (!entries.some((e) => e.isIntersecting)) return;
+  obs.disconnect();
+  fetch('/more').then((r) => r.text()).then((t) => {
+    const d = document.createElement('div');
+    d.style.height = '3000px';
+    d.textContent = t;
+    document.body.appendChild(d);
+  });
+}).observe(document.getElementById('sentinel'));
+</script>`,
+  ),
+};
+
+let site: http.Server;
+let base = '';
+let moreHits = 0;
+
+/** RGB of pixel (x, y) of an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium writes). */
+function pixel(png: Buffer, x: number, y: number): [number, number, number] {
+  const width = png.readUInt32BE(16);
+  const colorType = png[25]!;
+  const bpp = colorType === 6 ? 4 : colorType === 2 ? 3 : 0;
+  assert.ok(bpp && png[24] === 8 && png[28] === 0, 'an 8-bit RGB(A) PNG');
+  const idat: Buffer[] = [];
+  for (let off = 8; off < png.length; ) {
+    const len = png.readUInt32BE(off);
+    if (png.toString('latin1', off + 4, off + 8) === 'IDAT') idat.push(png.subarray(off + 8, off + 8 + len));
+    off += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * bpp;
+  let prev = Buffer.alloc(stride);
+  let row = prev;
+  for (let r = 0; r <= y; r++) {
+    const filter = raw[r * (stride + 1)]!;
+    const line = raw.subarray(r * (stride + 1) + 1, (r + 1) * (stride + 1));
+    row = Buffer.alloc(stride);
+    for (let i = 0; i < stride; i++) {
+      const a = i >= bpp ? row[i - bpp]! : 0;
+      const b = prev[i]!;
+      const c = i >= bpp ? prev[i - bpp]! : 0;
+      const p = a + b - c;
+      const pred = filter === 0 ? 0 : filter === 1 ? a : filter === 2 ? b : filter === 3 ? (a + b) >> 1 : Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      row[i] = (line[i]! + pred) & 0xff;
+    }
+    prev = row;
+  }
+  return [row[x * bpp]!, row[x * bpp + 1]!, row[x * bpp + 2]!];
+}
+
+async function download(url: string): Promise<Buffer> {
+  const res = await fetch(url);
+  assert.equal(res.status, 200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+before(async () => {
+  site = http.createServer((req, res) => {
+    if (req.url === '/more') {
+      moreHits++;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return res.end('Loaded when scrolled into view');
+    }
+    const page = Object.hasOwn(PAGES, req.url!) ? PAGES[req.url!] : undefined;
+    res.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page ?? 'not found');
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+});
+after(() => {
+  site.closeAllConnections();
+  site.close();
+});
+
+describe('POST /api/v1/screenshot (issue 14), own Chromium', () => {
+  let s: TestServer;
+  let key = '';
+  const balance = async () => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
+  const shoot = (body: unknown) => s.call('POST', '/api/v1/screenshot', { key, body });
+
+  before(async () => {
+    s = await startServer({ serviceConfig: pluginsConfig(['web']), env: { ALLOW_PRIVATE_NETWORK: 'true', WEB_PAGE_TIMEOUT_MS: '10000', BROWSER_MAX_PAGES: '1' } });
+    ({ key } = await s.createKey({ credits: 1000 }));
+  });
+  after(() => s?.close());
+
+  it('answers screenshotUrl (a stored PNG) for 20 credits; +10 with autoScroll, +10 with wait, 40 with both', async () => {
+    for (const [extra, price] of [[{}, 20], [{ autoScroll: true }, 30], [{ wait: 100 }, 30], [{ autoScroll: true, wait: 100 }, 40], [{ wait: 0 }, 20]] as const) {
+      const before = await balance();
+      const res = await shoot({ url: `${base}/block`, viewport: { width: 400, height: 300 }, ...extra });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(await balance(), before - price, JSON.stringify(extra));
+      const png = await download(res.json.screenshotUrl);
+      assert.equal(png.subarray(1, 4).toString(), 'PNG');
+      assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [400, 300]);
+      assert.equal(res.json.url, res.json.screenshotUrl);
+      assert.ok(Date.parse(res.json.expiresAt) > Date.now() + 23 * 3600_000, 'a 24 h link');
+    }
+  });
+
+  it('refuses bad input with the 400 texts, free', async () => {
+    const before = await balance();
+    const cases: [unknown, string][] = [
+      [{}, "'url' parameter is required and must be a non-empty string."],
+      [{ url: '' }, "'url' parameter is required and must be a non-empty string."],
+      [{ url: 'ftp://example.org/' }, 'Invalid URL: only http and https URLs can be fetched (got ftp).'],
+      [{ url: `${base}/block`, wait: 5001 }, "'wait' must be an integer number of milliseconds between 0 and 5000."],
+      [{ url: `${base}/block`, viewport: { width: 3841, height: 600 } }, "'viewport' must be an object with integer 'width' (100-3840) and 'height' (100-10240)."],
+      [{ url: `${base}/block`, viewport: { width: 800, height: 10241 } }, "'viewport' must be an object with integer 'width' (100-3840) and 'height' (100-10240)."],
+      [{ url: `${base}/block`, clipRectangle: { x: 0, y: 0, width: 0, height: 10 } }, "'clipRectangle' must be an object with integer 'x' and 'y' (0 or more), 'width' (1-3840) and 'height' (1-10240)."],
+      [{ url: `${base}/block`, clipRectangle: { x: 0, y: 0, width: 10 } }, "'clipRectangle' must be an object with integer 'x' and 'y' (0 or more), 'width' (1-3840) and 'height' (1-10240)."],
+      [{ url: `${base}/block`, blockCookieBanners: 'yes' }, "'blockCookieBanners' must be a boolean."],
+      [{ url: `${base}/block`, autoScroll: 1 }, "'autoScroll' must be a boolean."],
+    ];
+    for (const [body, error] of cases) {
+      const res = await shoot(body);
+      assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+      assert.equal(res.json.error, error, JSON.stringify(body));
+    }
+    assert.equal(await balance(), before);
+  });
+
+  it('adds https:// to a URL without a scheme (an unresolvable host is then the 502 for https, free)', async () => {
+    const before = await balance();
+    const res = await shoot({ url: 'no-such-host.invalid/page' });
+    assert.equal(res.status, 502, res.text);
+    assert.equal(res.json.error, 'Failed to retrieve https://no-such-host.invalid/page: the host name does not resolve.');
+    assert.equal(await balance(), before);
+  });
+
+  it('clipRectangle: the PNG is exactly the rectangle, showing what is there', async () => {
+    const res = await shoot({ url: `${base}/block`, viewport: { width: 400, height: 300 }, clipRectangle: { x: 10, y: 20, width: 150, height: 80 } });
+    assert.equal(res.status, 200, res.text);
+    const png = await download(res.json.screenshotUrl);
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [150, 80]);
+    assert.deepEqual(pixel(png, 75, 40), [0, 255, 0], 'the green block fills the clip');
+    assert.deepEqual(pixel(png, 0, 0), [0, 255, 0]);
+    // A rectangle below the viewport is captured from the page too.
+    const low = await shoot({ url: `${base}/block`, viewport: { width: 400, height: 300 }, clipRectangle: { x: 0, y: 250, width: 200, height: 100 } });
+    assert.equal(low.status, 200, low.text);
+    const lowPng = await download(low.json.screenshotUrl);
+    assert.deepEqual([lowPng.readUInt32BE(16), lowPng.readUInt32BE(20)], [200, 100]);
+  });
+
+  it('hides a cookie banner by default; blockCookieBanners: false keeps it', async () => {
+    const hidden = await shoot({ url: `${base}/banner`, viewport: { width: 300, height: 200 } });
+    assert.equal(hidden.status, 200, hidden.text);
+    assert.deepEqual(pixel(await download(hidden.json.screenshotUrl), 150, 150), [255, 255, 255]);
+    const kept = await shoot({ url: `${base}/banner`, viewport: { width: 300, height: 200 }, blockCookieBanners: false });
+    assert.equal(kept.status, 200, kept.text);
+    assert.deepEqual(pixel(await download(kept.json.screenshotUrl), 150, 150), [255, 0, 0]);
+  });
+
+  it('autoScroll loads content that appears only when scrolled into view', async () => {
+    const plain = await shoot({ url: `${base}/lazy`, fullPage: true, viewport: { width: 400, height: 300 } });
+    assert.equal(plain.status, 200, plain.text);
+    assert.ok(plain.json.pageHeight < 2000, `without autoScroll the page stays short: ${plain.json.pageHeight}`);
+    const hitsBefore = moreHits;
+    const scrolled = await shoot({ url: `${base}/lazy`, fullPage: true, viewport: { width: 400, height: 300 }, autoScroll: true });
+    assert.equal(scrolled.status, 200, scrolled.text);
+    assert.equal(moreHits, hitsBefore + 1, 'the lazy part was fetched');
+    assert.ok(scrolled.json.pageHeight >= 4500, `with autoScroll the lazy part is on the page: ${scrolled.json.pageHeight}`);
+    const png = await download(scrolled.json.screenshotUrl);
+    assert.equal(png.readUInt32BE(20), scrolled.json.pageHeight);
+  });
+});
