@@ -30,6 +30,13 @@ const PAGES: Record<string, { body: string; headers?: Record<string, string> }> 
   '/span-bomb': { body: doc('Spans', `<table>${Array.from({ length: 300 }, (_, i) => `<tr><td colspan="999" rowspan="0">cell ${i}</td></tr>`).join('')}</table>`) },
   // About 8 MB of article: seconds of parsing and main-content search.
   '/big': { body: doc('Big', `<article><h1>Big article</h1>${'<p>Lorem ipsum dolor sit amet, <a href="/x">consectetur</a> adipiscing elit, sed do eiusmod tempor.</p>\n'.repeat(80_000)}</article>`) },
+  // An ASP.NET WebForms page: the whole body sits inside one <form>, with hidden state fields.
+  '/webforms': {
+    body: doc(
+      'WebForms',
+      `<form method="post" action="./webforms" id="form1"><input type="hidden" name="__VIEWSTATE" value="dDwtMTA4MTU2NTg4OTs7Pg=="><h1>Quarterly report</h1><p>Revenue grew in every region.</p><label>Search <input name="q"></label><textarea name="note">draft note</textarea><button type="submit">Go</button></form>`,
+    ),
+  },
   '/deep': { body: doc('Deep', `${'<div>'.repeat(DEPTH)}Deeply nested words${'</div>'.repeat(DEPTH)}`) },
   '/meta': {
     headers: { 'content-language': 'de-DE, en' },
@@ -104,6 +111,15 @@ describe('scrape and crawl of awkward pages', () => {
       const res = await scrape({ url: `${base}/deep`, renderJs: false, cleaned });
       assert.equal(res.status, 200, `cleaned ${cleaned}: ${res.text}`);
       assert.match(res.json.content, /Deeply nested words/);
+    }
+  });
+
+  it('scrape: a page whose whole body is a <form> (ASP.NET) keeps its content; the form controls are dropped', async () => {
+    for (const renderJs of [false, true]) {
+      const res = await scrape({ url: `${base}/webforms`, renderJs });
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.json.content, /# Quarterly report\n\nRevenue grew in every region\./, `renderJs ${renderJs}`);
+      assert.doesNotMatch(res.json.content, /VIEWSTATE|dDwtMTA4|draft note|Go$/, `renderJs ${renderJs}`);
     }
   });
 

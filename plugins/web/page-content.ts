@@ -218,7 +218,9 @@ function converter(): TurndownService {
   // The GFM plugin's own table rules keep most tables as HTML and throw on tables without rows.
   td.use([highlightedCodeBlock, strikethrough, taskListItems, gfmTables]);
   // A <title> only reaches the body of a fragment without <head> (the page is wrapped as is).
-  td.remove(['script', 'style', 'noscript', 'template', 'title', 'iframe', 'form', 'button', 'select', 'input', 'svg' as keyof HTMLElementTagNameMap]);
+  // `form` itself stays: ASP.NET WebForms pages wrap the whole body in one, so removing it emptied
+  // their markdown; the form controls (inputs, buttons, selects, textareas) are removed instead.
+  td.remove(['script', 'style', 'noscript', 'template', 'title', 'iframe', 'button', 'select', 'input', 'textarea', 'svg' as keyof HTMLElementTagNameMap]);
   td.addRule('fencedCodeWithLanguage', {
     filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName === 'CODE',
     replacement: (_content, node) => {
