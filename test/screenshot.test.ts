@@ -132,7 +132,7 @@ describe('POST /api/v1/screenshot (issue 14), own Chromium', () => {
       [{}, "'url' parameter is required and must be a non-empty string."],
       [{ url: '' }, "'url' parameter is required and must be a non-empty string."],
       [{ url: 'ftp://example.org/' }, 'Invalid URL: only http and https URLs can be fetched (got ftp).'],
-      [{ url: `${base}/block`, wait: 5001 }, "'wait' must be an integer number of milliseconds between 0 and 5000."],
+      [{ url: `${base}/block`, wait: 5001 }, "'wait' must be a number of milliseconds between 0 and 5000."],
       [{ url: `${base}/block`, viewport: { width: 3841, height: 600 } }, "'viewport' must be an object with integer 'width' (100-3840) and 'height' (100-10240)."],
       [{ url: `${base}/block`, viewport: { width: 800, height: 10241 } }, "'viewport' must be an object with integer 'width' (100-3840) and 'height' (100-10240)."],
       [{ url: `${base}/block`, clipRectangle: { x: 0, y: 0, width: 0, height: 10 } }, "'clipRectangle' must be an object with integer 'x' and 'y' (0 or more), 'width' (1-3840) and 'height' (1-10240)."],

@@ -224,7 +224,7 @@ export const SCREENSHOT_MAX_WAIT_MS = 5000;
 const ScreenshotInput = Type.Object({
   url: Url('Page to capture; `https://` is added when the URL has no scheme.'),
   fullPage: Type.Optional(Type.Boolean({ description: 'Capture the whole scrollable page (default false: the viewport).' })),
-  wait: Type.Optional(Type.Integer({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'Extra wait after load, in milliseconds (0-5000; more than 0 adds 10 credits).' })),
+  wait: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'Extra wait after load, in milliseconds (0-5000, a number per spec §4.10; rounded to whole ms; more than 0 adds 10 credits).' })),
   viewport: Type.Optional(
     Type.Object(
       {
@@ -264,6 +264,11 @@ export const ScreenshotOutput = Type.Object({
   ),
 });
 
+/** A screenshot `wait` (a number per spec §4.10) as whole milliseconds, for APIs that take integers. */
+export function wholeMs(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : Math.round(ms);
+}
+
 /** Screenshot input as the capability declares it (issue 14's v1 request body). */
 export type ScreenshotRequest = Static<typeof ScreenshotInput>;
 
@@ -294,7 +299,7 @@ export const screenshot = defineCapability({
   messages: {
     url: URL_REQUIRED,
     fullPage: "'fullPage' must be a boolean.",
-    wait: "'wait' must be an integer number of milliseconds between 0 and 5000.",
+    wait: "'wait' must be a number of milliseconds between 0 and 5000.",
     viewport: "'viewport' must be an object with integer 'width' (100-3840) and 'height' (100-10240).",
     clipRectangle: "'clipRectangle' must be an object with integer 'x' and 'y' (0 or more), 'width' (1-3840) and 'height' (1-10240).",
     blockCookieBanners: "'blockCookieBanners' must be a boolean.",

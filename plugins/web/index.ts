@@ -19,6 +19,7 @@ import {
   webExtractRules,
   userUrl,
   screenshot as screenshotCapability,
+  wholeMs,
 } from '../../core/sdk.js';
 import { fetchPage, limitsFrom } from './fetch-page.js';
 import { pageData, registerPageWork, type WebContext, type WebState } from './work.js';
@@ -159,8 +160,8 @@ const shot = defineEndpoint({
       },
       autoScroll: input.autoScroll ? { maxMs: scrollMs } : undefined,
       viewport: input.viewport,
-      waitMs: input.wait,
-      timeoutMs: timeoutMs + (input.wait ?? 0) + scrollMs,
+      waitMs: wholeMs(input.wait),
+      timeoutMs: timeoutMs + (wholeMs(input.wait) ?? 0) + scrollMs,
       signal: ctx.signal,
     });
     if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
