@@ -65,6 +65,13 @@ export class InputError extends ServiceError {
   }
 }
 
+/**
+ * 400 from one provider of a capability that cannot honour an option the caller set (e.g. a
+ * screenshot provider without clipping): the next provider is tried, and only when none can is
+ * this the caller's answer.
+ */
+export class UnsupportedOptionError extends InputError {}
+
 /** 401: missing, malformed, unknown or inactive API key (spec §5.2). */
 export class AuthError extends ServiceError {
   constructor(message: string = MESSAGES.invalidKey) {
@@ -200,6 +207,7 @@ export function isFallbackable(err: ServiceError): boolean {
     err instanceof UpstreamError ||
     err instanceof UpstreamRateLimitError ||
     err instanceof ProviderOutOfCreditsError ||
+    err instanceof UnsupportedOptionError ||
     err instanceof NotConfiguredError ||
     err instanceof ProviderAuthError ||
     err instanceof BusyError

@@ -44,6 +44,7 @@ export {
   ServiceError,
   UpstreamError,
   UpstreamRateLimitError,
+  UnsupportedOptionError,
 } from './errors.js';
 export type { Engines } from './engines/types.js';
 export type { HttpEngine, HttpRequest, HttpResponse } from './engines/http/types.js';
