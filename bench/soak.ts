@@ -88,19 +88,25 @@ const restart = (async () => {
 await Promise.all(Array.from({ length: CONNECTIONS }, (_, n) => loop(n)));
 const b1End = await restart;
 const endPrints = { a: footprint(a.pid), b2: footprint(b.pid) };
+// B' stops first so every row it still buffers is written before anything is counted (instance A
+// flushes its own before each listing).
+await b.close();
 
-/** Every page of a listing of the key (usage rows or ledger entries). */
-async function all(path: string): Promise<any[]> {
+/**
+ * Every page of a listing of the key (usage rows or ledger entries), through the admin API: the
+ * key's own `/api/v2/usage` calls would add rows while it is paged and shift the pages.
+ */
+async function all(kind: 'usage' | 'transactions'): Promise<any[]> {
   const out: any[] = [];
   for (let page = 1; ; page++) {
-    const r = await a.call('GET', `${path}?page=${page}&limit=500`, { key });
-    const items = r.json.data.items as any[];
+    const r = await a.admin('GET', `/keys/${keyId}/${kind}?page=${page}&limit=500`);
+    const items = r.json.items as any[];
     out.push(...items);
     if (items.length < 500) return out;
   }
 }
-const usageCredits = (await all('/api/v2/usage')).reduce((n, u) => n + Number(u.credits), 0);
-const ledgerCharged = (await all('/api/v2/transactions')).filter((e) => e.kind === 'charge').reduce((n, e) => n - Number(e.amount), 0);
+const usageCredits = (await all('usage')).reduce((n, u) => n + Number(u.credits), 0);
+const ledgerCharged = (await all('transactions')).filter((e) => e.kind === 'charge').reduce((n, e) => n - Number(e.amount), 0);
 const balance = (await a.admin('GET', `/keys/${keyId}`)).json.credits;
 
 console.log(`soak: ${SECONDS} s, ${CONNECTIONS} connections, two instances on PostgreSQL + Redis, the second restarted half-way`);
@@ -113,6 +119,5 @@ console.log(`instance B   start ${JSON.stringify(startPrints.b1)}  before restar
 console.log(`instance B'  end ${JSON.stringify(endPrints.b2)}`);
 
 await a.close();
-await b.close();
 await page.close();
 await backend.dispose();

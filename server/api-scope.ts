@@ -46,13 +46,17 @@ export function setupApiScope(app: FastifyInstance, c: DependencyContainer, lane
     throw new NotFoundError(`Route ${req.method} ${req.url.split('?')[0]} not found.`);
   });
 
-  /** Writes the call's usage row once: when the answer went out, or when the client had gone (no `onResponse` then). */
+  /**
+   * Writes the call's usage row once, as the answer is handed to the socket (before the client can
+   * have it, so a shutdown that closes the usage log right after the last answer still holds the
+   * row), or with 499 when the client had gone; `onResponse` catches any answer `onSend` missed.
+   */
   const record = (req: FastifyRequest, status: number): void => {
     const row = req.call?.take({ requestId: req.id, lane, status, requestSource: requestSourceOf(req) });
     if (row) usage.record(row);
   };
   app.addHook('onSend', (req, reply, payload, done) => {
-    if (reply.raw.destroyed) record(req, CLIENT_CLOSED_STATUS);
+    record(req, reply.raw.destroyed ? CLIENT_CLOSED_STATUS : reply.statusCode);
     done(null, payload);
   });
   app.addHook('onResponse', (req, reply, done) => {
