@@ -14,6 +14,7 @@ import type { CallTarget } from './call.js';
 import type { McpDiscovery } from './catalog.js';
 import { toolNameOf } from './catalog.js';
 import { describeCost } from './cost-text.js';
+import { describeCapability, describeEndpoint } from '../v2/discovery.js';
 import { InputError, NotFoundError } from '../../core/errors.js';
 
 const EntryType = Type.Union([Type.Literal('capability'), Type.Literal('endpoint'), Type.Literal('provider')], { description: 'Kind of entry.' });
@@ -62,42 +63,19 @@ export const DISCOVERY_TOOLS: Tool[] = [
   },
 ];
 
+/** The v2 details of a capability, plus its MCP tool name, whether it is v1-only, and its price in words. */
 function capabilityDetails(view: McpDiscovery, cap: RegisteredCapability) {
   return {
-    type: 'capability',
-    id: cap.id,
+    ...describeCapability(view.access, cap),
     tool: toolNameOf({ type: 'capability', capability: cap }),
-    title: cap.def.title,
-    summary: cap.def.summary,
-    tags: cap.def.tags ?? [],
-    aliases: cap.def.aliases ?? [],
     directLaneOnly: cap.def.visibility === 'legacy',
-    input: cap.def.input,
-    output: cap.def.output ?? null,
-    cost: cap.def.cost.describe,
     costText: describeCost(cap.def.cost.describe),
-    providers: cap.providers.map((b) => ({ id: b.plugin.id, endpoint: b.endpoint.id, configured: b.plugin.configured, allowed: view.access.provider(cap, b) })),
-    examples: cap.def.examples ?? [],
   };
 }
 
+/** The v2 details of an endpoint, plus its price in words. */
 function endpointDetails(view: McpDiscovery, ep: RegisteredEndpoint) {
-  return {
-    type: 'endpoint',
-    id: ep.id,
-    provider: ep.plugin.id,
-    title: ep.def.title,
-    summary: ep.def.summary,
-    tags: ep.def.tags ?? [],
-    input: ep.def.input,
-    output: ep.def.output,
-    cost: ep.def.cost.describe,
-    costText: describeCost(ep.def.cost.describe),
-    configured: ep.plugin.configured,
-    allowed: view.access.endpoint(ep),
-    capabilities: ep.capabilities,
-    examples: ep.def.examples ?? [],
-  };
+  return { ...describeEndpoint(view.access, ep), costText: describeCost(ep.def.cost.describe) };
 }
 
 function providerDetails(view: McpDiscovery, p: RegisteredPlugin) {

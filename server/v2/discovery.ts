@@ -25,8 +25,8 @@ function typeOf(v: unknown): EntryType | undefined {
   return v as EntryType;
 }
 
-/** Lean description of a capability, with its providers as this key sees them. */
-function describeCapability(access: Access, cap: RegisteredCapability) {
+/** Lean description of a capability, with its providers as this key sees them (v2 details, MCP details). */
+export function describeCapability(access: Access, cap: RegisteredCapability) {
   return {
     type: 'capability',
     id: cap.id,
@@ -47,7 +47,8 @@ function describeCapability(access: Access, cap: RegisteredCapability) {
   };
 }
 
-function describeEndpoint(access: Access, ep: RegisteredEndpoint) {
+/** Lean description of a provider endpoint as this key sees it (v2 details, MCP details). */
+export function describeEndpoint(access: Access, ep: RegisteredEndpoint) {
   return {
     type: 'endpoint',
     id: ep.id,
