@@ -2,8 +2,9 @@
  * Prometheus metrics of one instance (issue 18 "Operations"): every call's usage row (requests by
  * lane, target, provider and status; latency; credits; refusals), every HTTP answer (including
  * 401s and non-API routes), upstream errors and fallbacks by provider from the executor, engine
- * pools that expose stats, the body-bytes budget and group-commit batch sizes. A registry of its
- * own per instance, so several servers in one process (tests) never share counters.
+ * pools (browser, office, sandboxes, compute), the body-bytes budget and group-commit batch
+ * sizes. A registry of its own per instance, so several servers in one process (tests) never
+ * share counters.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { UsageRow } from '../../core/usage/usage-log.js';
@@ -92,32 +93,79 @@ export class ServiceMetrics {
 
   /**
    * Engine pools, read at scrape time and only for engines already started (reading a lazy
-   * engine must not start Chromium or LibreOffice). Only the browser and office pools expose
-   * counters today; the sandboxes and compute threads do not yet.
+   * engine must not start Chromium, LibreOffice, a sandbox or a thread). Every engine with a pool
+   * exposes counters: the browser and office pools, the JavaScript sandbox's worker processes,
+   * the Python sandbox's bubblewrap processes and the compute worker threads. Engines that can
+   * tell why a worker was replaced say it in `cia_engine_recycles`, `cia_engine_kills` and
+   * `cia_engine_crashes`; `cia_engine_restarts` stays the sum for every pool that restarts.
    */
   private engineGauges(engines: EngineSet): void {
-    const started = (name: 'browser' | 'office') => engines.started().includes(name);
-    const gauge = (name: string, help: string, read: (set: (labels: { engine: string }, v: number) => void) => void) =>
-      new Gauge({ name, help, labelNames: ['engine'], registers: [this.registry], collect() { this.reset(); read((l, v) => this.set(l, v)); } });
-    gauge('cia_engine_queue_depth', 'Jobs waiting for an engine.', (set) => {
-      if (started('browser')) set({ engine: 'browser' }, engines.browser.stats().queued);
-      if (started('office')) set({ engine: 'office' }, engines.office.stats().queued);
+    type Name = 'browser' | 'office' | 'js' | 'python' | 'compute';
+    type Readers = { [K in Name]?: (e: EngineSet[K]) => number };
+    const gauge = (name: string, help: string, readers: Readers) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['engine'],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          const started = engines.started();
+          for (const engine of Object.keys(readers) as Name[]) {
+            if (!started.includes(engine)) continue;
+            const read = readers[engine] as (e: unknown) => number;
+            this.set({ engine }, read(engines[engine]));
+          }
+        },
+      });
+    gauge('cia_engine_queue_depth', 'Jobs waiting for an engine.', {
+      browser: (e) => e.stats().queued,
+      office: (e) => e.stats().queued,
+      js: (e) => e.stats().queued,
+      python: (e) => e.stats().queued,
+      compute: (e) => e.stats().queued,
     });
-    gauge('cia_engine_active_jobs', 'Jobs an engine is running now.', (set) => {
-      if (started('browser')) set({ engine: 'browser' }, engines.browser.stats().active);
-      if (started('office')) set({ engine: 'office' }, engines.office.stats().workers.filter((w) => w.state === 'busy').length);
+    gauge('cia_engine_active_jobs', 'Jobs an engine is running now.', {
+      browser: (e) => e.stats().active,
+      office: (e) => e.stats().workers.filter((w) => w.state === 'busy').length,
+      js: (e) => e.stats().active,
+      python: (e) => e.stats().active,
+      compute: (e) => e.stats().active,
     });
-    gauge('cia_engine_pool_size', 'Workers of an engine pool that are alive (office), or browsers running (browser).', (set) => {
-      if (started('browser')) set({ engine: 'browser' }, engines.browser.stats().launches > 0 ? 1 : 0);
-      if (started('office')) set({ engine: 'office' }, engines.office.stats().workers.filter((w) => w.state !== 'stopped').length);
+    gauge('cia_engine_pool_size', 'Workers of an engine alive: browsers running (browser), worker processes (office, js), sandbox processes pre-started or running a run (python), worker threads (compute).', {
+      browser: (e) => (e.stats().launches > 0 ? 1 : 0),
+      office: (e) => e.stats().workers.filter((w) => w.state !== 'stopped').length,
+      js: (e) => e.stats().workers,
+      python: (e) => e.stats().prestarted + e.stats().active,
+      compute: (e) => e.stats().workers,
     });
-    gauge('cia_engine_jobs', 'Jobs an engine has run since start (a counter, read from the engine).', (set) => {
-      if (started('browser')) set({ engine: 'browser' }, engines.browser.stats().jobs);
-      if (started('office')) set({ engine: 'office' }, engines.office.stats().workers.reduce((n, w) => n + w.conversions, 0));
+    gauge('cia_engine_jobs', 'Jobs an engine has run since start (a counter, read from the engine).', {
+      browser: (e) => e.stats().jobs,
+      office: (e) => e.stats().workers.reduce((n, w) => n + w.conversions, 0),
+      js: (e) => e.stats().jobs,
+      python: (e) => e.stats().jobs,
+      compute: (e) => e.stats().jobs,
     });
-    gauge('cia_engine_restarts', 'Engine processes restarted since start, recycles and crashes together (browser: launches after the first; office: worker restarts).', (set) => {
-      if (started('browser')) set({ engine: 'browser' }, Math.max(0, engines.browser.stats().launches - 1));
-      if (started('office')) set({ engine: 'office' }, engines.office.stats().workers.reduce((n, w) => n + w.restarts, 0));
+    gauge('cia_engine_restarts', 'Engine workers replaced since start, for any reason (browser: launches after the first; office: worker restarts; js: recycles + kills + crashes; compute: kills + crashes). Python sandboxes serve one run each and are never restarted.', {
+      browser: (e) => Math.max(0, e.stats().launches - 1),
+      office: (e) => e.stats().workers.reduce((n, w) => n + w.restarts, 0),
+      js: (e) => {
+        const s = e.stats();
+        return s.recycles + s.kills + s.crashes;
+      },
+      compute: (e) => e.stats().kills + e.stats().crashes,
+    });
+    gauge('cia_engine_recycles', 'Workers replaced on schedule since start (js: after SANDBOX_JS_RECYCLE_AFTER runs); routine.', {
+      js: (e) => e.stats().recycles,
+    });
+    gauge('cia_engine_kills', 'Workers the engine killed since start because their job overran its time limit or was aborted (js, compute).', {
+      js: (e) => e.stats().kills,
+      compute: (e) => e.stats().kills,
+    });
+    gauge('cia_engine_crashes', 'Workers that died on their own since start (js: worker processes; python: pre-started sandboxes before their run; compute: worker threads out of memory or crashed).', {
+      js: (e) => e.stats().crashes,
+      python: (e) => e.stats().crashes,
+      compute: (e) => e.stats().crashes,
     });
   }
 

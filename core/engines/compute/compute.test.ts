@@ -53,8 +53,13 @@ describe('compute engine', () => {
     setTimeout(() => ctl.abort(new Error('caller left')), 100);
     await assert.rejects(aborted, /caller left/);
     // Its own, longer time limit: filling the heap may take a while on a loaded machine.
+    const before = engine.stats();
     await assert.rejects(work.run('hog', undefined, { timeoutMs: 60_000 }), { code: 'UPSTREAM_ERROR', message: 'The content is too large to process.' });
     assert.deepEqual(await work.run('sum', [5, 5]), { total: 10, mainThread: false });
+    // The overrun and the abort were kills; the heap exhaustion is the worker dying on its own.
+    const after = engine.stats();
+    assert.deepEqual([before.kills, after.kills - before.kills, after.crashes - before.crashes, after.jobs - before.jobs], [2, 0, 1, 2]);
+    assert.deepEqual([after.queued, after.active, after.workers], [0, 0, 1]);
   });
 
   it('no engine source names or locates a file under plugins/ (engines know nothing of plugins)', () => {

@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { EngineOptions } from '../options.js';
-import type { ComputeEngine, ComputeOptions, ComputeWork } from './types.js';
+import type { ComputeEngine, ComputeOptions, ComputeStats, ComputeWork } from './types.js';
 import type { ComputeMessage, ComputeReply } from './worker.js';
 import { BusyError, UpstreamError } from '../../errors.js';
 
@@ -60,6 +60,8 @@ class ComputePool implements ComputeEngine {
   private readonly modules = new Map<string, Registered>();
   private nextId = 1;
   private closed = false;
+  /** Counted where each happens: calls ended by a worker, workers killed for a call, workers that died. */
+  private readonly counts = { jobs: 0, kills: 0, crashes: 0 };
 
   constructor(
     private readonly size: number,
@@ -123,6 +125,7 @@ class ComputePool implements ComputeEngine {
       }
       const job = slot.job;
       if (!job || job.call.id !== reply.id) return;
+      this.counts.jobs++;
       this.release(slot);
       if (reply.error) job.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }));
       else job.resolve(reply.value);
@@ -147,9 +150,9 @@ class ComputePool implements ComputeEngine {
       if (!slot.ready || slot.job) continue;
       const job = this.queue.shift()!;
       slot.job = job;
-      slot.timer = setTimeout(() => this.replace(slot, new UpstreamError(`The content could not be processed within ${Math.round(job.timeoutMs / 1000)} s.`)), job.timeoutMs);
+      slot.timer = setTimeout(() => this.kill(slot, new UpstreamError(`The content could not be processed within ${Math.round(job.timeoutMs / 1000)} s.`)), job.timeoutMs);
       if (job.signal) {
-        slot.onAbort = () => this.replace(slot, job.signal!.reason);
+        slot.onAbort = () => this.kill(slot, job.signal!.reason);
         job.signal.addEventListener('abort', slot.onAbort, { once: true });
       }
       slot.worker.postMessage(job.call);
@@ -163,9 +166,16 @@ class ComputePool implements ComputeEngine {
     slot.onAbort = undefined;
   }
 
+  /** Its call overran its time or was aborted: the worker is killed and replaced. */
+  private kill(slot: Slot, err: unknown): void {
+    if (this.slots.includes(slot)) this.counts.kills++;
+    this.replace(slot, err);
+  }
+
   /** Ends a slot's work with `err` and puts a fresh worker in its place. */
   private replace(slot: Slot, err: unknown): void {
     const job = slot.job;
+    if (job && !this.closed) this.counts.jobs++;
     this.release(slot);
     job?.reject(err);
     const i = this.slots.indexOf(slot);
@@ -180,9 +190,22 @@ class ComputePool implements ComputeEngine {
   /** A worker died on its own (out of memory, a crash). */
   private fail(slot: Slot, err: Error): void {
     if (!this.slots.includes(slot)) return;
-    if (!this.closed) this.log.warn({ err: err.message }, 'compute worker stopped; replacing it');
+    if (!this.closed) {
+      this.counts.crashes++;
+      this.log.warn({ err: err.message }, 'compute worker stopped; replacing it');
+    }
     const outOfMemory = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
     this.replace(slot, outOfMemory ? new UpstreamError('The content is too large to process.', { cause: err }) : new UpstreamError('Processing the content failed.', { cause: err }));
+  }
+
+  /** Counters since start; reading them starts no worker. */
+  stats(): ComputeStats {
+    return {
+      queued: this.queue.length,
+      active: this.slots.filter((s) => s.job).length,
+      workers: this.slots.length,
+      ...this.counts,
+    };
   }
 
   async close(): Promise<void> {

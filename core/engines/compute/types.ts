@@ -34,6 +34,22 @@ export interface ComputeWork<M> {
   run<K extends WorkName<M>>(fn: K, arg: WorkArg<M[K]>, opts?: ComputeOptions): Promise<WorkResult<M[K]>>;
 }
 
+/** Counters of the compute pool since the engine started (metrics, tests). */
+export interface ComputeStats {
+  /** Calls waiting for a worker. */
+  queued: number;
+  /** Calls a worker is running now. */
+  active: number;
+  /** Worker threads alive (starting or ready); none before the first call. */
+  workers: number;
+  /** Calls a worker took and ended: answered, failed, timed out or aborted. */
+  jobs: number;
+  /** Workers replaced because their call overran its time or was aborted. */
+  kills: number;
+  /** Workers that died on their own (out of memory, a crash) and were replaced. */
+  crashes: number;
+}
+
 /**
  * A pool of worker threads for a plugin's pure functions: parsing a 10 MB page takes seconds of
  * CPU, and on the main thread every other caller would wait for it. A call that overruns its
@@ -47,4 +63,6 @@ export interface ComputeEngine {
    * same handle. Workers import registered modules as they start, so call it from `setup`.
    */
   register<M>(module: URL | string): ComputeWork<M>;
+  /** Pool counters (for metrics and tests). */
+  stats(): ComputeStats;
 }

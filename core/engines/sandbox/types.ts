@@ -111,6 +111,40 @@ export interface JsRunRequest extends SandboxRunRequest {
   owner?: string;
 }
 
+/** Counters of the JavaScript pool since the engine started (metrics, tests). */
+export interface JsSandboxStats {
+  /** Runs waiting for a worker. */
+  queued: number;
+  /** Runs a worker is serving now. */
+  active: number;
+  /** Worker processes alive (starting, idle or busy), surge workers included. */
+  workers: number;
+  /** Runs a worker finished, whatever their outcome (code errors, timeouts and crashes included). */
+  jobs: number;
+  /** Workers stopped on purpose after `SANDBOX_JS_RECYCLE_AFTER` runs. */
+  recycles: number;
+  /** Workers the pool killed because their run overran its time, was aborted or lost its channel. */
+  kills: number;
+  /** Workers that exited on their own (a V8 abort, out of memory, a failed start). */
+  crashes: number;
+}
+
+/** Counters of the Python sandbox since the engine started (metrics, tests). */
+export interface PythonSandboxStats {
+  /** Runs waiting for a free slot (`SANDBOX_MAX_CONCURRENT`). */
+  queued: number;
+  /** Runs holding a slot now (their `commands` step or their code). */
+  active: number;
+  /** Sandboxes started ahead of runs and waiting for code. */
+  prestarted: number;
+  /** Slots: the most runs (and `commands` steps) at once. */
+  slots: number;
+  /** Runs whose code was driven in a sandbox to its end, whatever the outcome. */
+  jobs: number;
+  /** Pre-started sandboxes that exited before a run came to them. */
+  crashes: number;
+}
+
 /**
  * JavaScript sandbox: isolated-vm isolates in a pool of forked worker processes, one fresh
  * isolate per run, so a V8 crash costs one worker and never the service.
@@ -122,6 +156,8 @@ export interface JsSandbox {
    * catalogue error only for service-side problems (queue full, `commands` failure, shutdown).
    */
   run(req: JsRunRequest): Promise<SandboxResult>;
+  /** Pool counters (for metrics and tests). */
+  stats(): JsSandboxStats;
 }
 
 /** Python sandbox: `/usr/bin/python3` under bubblewrap as an unprivileged uid, one sandbox per run. */
@@ -129,4 +165,6 @@ export interface PythonSandbox {
   readonly kind: 'python';
   /** Runs the code; same contract as {@link JsSandbox.run}. */
   run(req: SandboxRunRequest): Promise<SandboxResult>;
+  /** Sandbox counters (for metrics and tests). */
+  stats(): PythonSandboxStats;
 }

@@ -29,6 +29,16 @@ export class UidPool {
     this.free = Array.from({ length: size }, (_, i) => i);
   }
 
+  /** Slots leased now. */
+  get leased(): number {
+    return this.size - this.free.length;
+  }
+
+  /** Callers waiting for a slot. */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
   /** Waits for a free slot; rejects with `BusyError` when the queue is full. */
   acquire(signal?: AbortSignal): Promise<UidLease> {
     if (this.closed) return Promise.reject(new BusyError(BUSY_MESSAGE));

@@ -14,7 +14,7 @@
  */
 import { withOwnUids, type UidBlock } from '../confinement/uid-block.js';
 import type { PluginLogger } from '../../../plugin/types.js';
-import type { AppliedLimits, JsRunRequest, JsSandbox, SandboxResult } from '../types.js';
+import type { AppliedLimits, JsRunRequest, JsSandbox, JsSandboxStats, SandboxResult } from '../types.js';
 import type { FromWorker, RunMessage, ToWorker } from './protocol.js';
 import { FairQueue } from './fair-queue.js';
 import { serveFetch } from './fetch-bridge.js';
@@ -50,6 +50,8 @@ export class JsSandboxEngine implements JsSandbox {
   private files?: WorkerFiles;
   private starting?: Promise<void>;
   private startFailed = false;
+  /** Counted where each happens (see {@link JsSandboxStats}). */
+  private readonly counts = { jobs: 0, recycles: 0, kills: 0, crashes: 0 };
 
   private readonly settings: SandboxSettings;
   /** This engine's uids, apart from every other engine's on the host. */
@@ -121,10 +123,14 @@ export class JsSandboxEngine implements JsSandbox {
     w.runStderr = '';
     clearTimeout(w.backstop);
     this.queue.done(job.owner);
+    this.counts.jobs++;
     for (const ac of job.fetches.values()) ac.abort();
     // The worker cut the result already; cut again, since a worker is where an escape would land.
     job.resolve(capResult(result, { maxLines: job.msg.maxLines, maxBytes: job.msg.maxBytes }));
-    if (++w.runs >= this.settings.jsRecycleAfter && !this.closed) this.kill(w);
+    if (++w.runs >= this.settings.jsRecycleAfter && !this.closed && !w.killedOnPurpose) {
+      this.counts.recycles++;
+      this.kill(w);
+    }
   }
 
   private onExit(w: Worker, code: number | null, exitSignal: NodeJS.Signals | null): void {
@@ -139,6 +145,7 @@ export class JsSandboxEngine implements JsSandbox {
       this.finishJob(w, { stdout: [], stderr: [], truncated: false, error, durationMs: 0 });
     }
     if (i < 0 || this.closed) return;
+    if (!w.killedOnPurpose) this.counts.crashes++;
     if (w.surge) return this.dropSurge(w);
     if (!w.started) this.failures++;
     if (!w.killedOnPurpose) this.log.warn({ code, signal, stderr: w.stderrTail.slice(-500) }, 'js sandbox worker exited; replacing it');
@@ -168,13 +175,13 @@ export class JsSandboxEngine implements JsSandbox {
       w.oomsAtStart = this.cgroups.oomKills(w.cgroup);
       w.backstop = setTimeout(() => {
         w.backstopFired = true;
-        this.kill(w);
+        this.killForRun(w);
       }, job.msg.timeoutMs + BACKSTOP_MS);
       w.child.send(job.msg satisfies ToWorker, (err) => {
         // The channel broke (the worker is dying): no exit of its will answer this run any more.
         if (err && w.job === job) {
           this.finishJob(w, { stdout: [], stderr: [], truncated: false, durationMs: 0, error: { name: 'SandboxCrashError', value: 'The sandbox stopped unexpectedly before the run started.', traceback: '' } });
-          this.kill(w);
+          this.killForRun(w);
         }
       });
     }
@@ -210,6 +217,12 @@ export class JsSandboxEngine implements JsSandbox {
       this.surgeIndexes.delete(w.index);
       this.dispatch();
     });
+  }
+
+  /** Kills a worker because of its run (overran its time, aborted, channel lost): counted as a kill. */
+  private killForRun(w: Worker): void {
+    if (!w.killedOnPurpose && !this.closed) this.counts.kills++;
+    this.kill(w);
   }
 
   private kill(w: Worker): void {
@@ -256,7 +269,7 @@ export class JsSandboxEngine implements JsSandbox {
       const onAbort = () => {
         this.queue.remove(job);
         const w = this.workers.find((x) => x.job === job);
-        if (w) this.kill(w);
+        if (w) this.killForRun(w);
         resolve({ stdout: [], stderr: [], truncated: false, error: { name: 'AbortError', value: 'The run was stopped.', traceback: '' }, durationMs: 0 });
       };
       if (req.signal?.aborted) return onAbort();
@@ -268,6 +281,16 @@ export class JsSandboxEngine implements JsSandbox {
       this.queue.push(job);
       this.dispatch();
     });
+  }
+
+  /** Counters since start (metrics, tests). */
+  stats(): JsSandboxStats {
+    return {
+      queued: this.queue.length,
+      active: this.workers.filter((w) => w.job).length,
+      workers: this.workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null).length,
+      ...this.counts,
+    };
   }
 
   /** Stops every worker and answers queued runs with 429. */

@@ -8,7 +8,7 @@
 import { withOwnUids, type UidBlock } from '../confinement/uid-block.js';
 import type { ChildProcess } from 'node:child_process';
 import type { PluginLogger } from '../../../plugin/types.js';
-import type { AppliedLimits, PythonSandbox, SandboxResult, SandboxRunRequest } from '../types.js';
+import type { AppliedLimits, PythonSandbox, PythonSandboxStats, SandboxResult, SandboxRunRequest } from '../types.js';
 import type { SandboxSettings } from '../settings.js';
 import { UidPool, type UidLease } from '../confinement/uid-pool.js';
 import { canSwitchUid, killSandbox, spawnOsSandbox } from '../confinement/os-sandbox.js';
@@ -47,6 +47,8 @@ export class PythonSandboxEngine implements PythonSandbox {
   private readonly warmTarget: number;
   private readonly cgroups: SandboxCgroups;
   private closed = false;
+  /** Counted where each happens (see {@link PythonSandboxStats}). */
+  private readonly counts = { jobs: 0, crashes: 0 };
 
   private readonly settings: SandboxSettings;
   /** This engine's uids, apart from every other engine's on the host. */
@@ -75,6 +77,7 @@ export class PythonSandboxEngine implements PythonSandbox {
       entry.onExit = () => {
         const i = this.warm.indexOf(entry);
         if (i >= 0) {
+          if (!this.closed) this.counts.crashes++;
           this.warm.splice(i, 1);
           lease.release();
         }
@@ -152,8 +155,8 @@ export class PythonSandboxEngine implements PythonSandbox {
     return undefined;
   }
 
-  private drive(entry: Warm, code: string, limits: AppliedLimits, signal?: AbortSignal): Promise<ProcessOutcome> {
-    return driveProcess(entry.child, {
+  private async drive(entry: Warm, code: string, limits: AppliedLimits, signal?: AbortSignal): Promise<ProcessOutcome> {
+    const outcome = await driveProcess(entry.child, {
       uid: entry.lease.uid,
       // runner.py reads the run's address-space limit from the first line, then the code.
       stdin: `${limits.memoryMb * 1024 * 1024}\n${code}`,
@@ -162,6 +165,8 @@ export class PythonSandboxEngine implements PythonSandbox {
       maxBytes: this.settings.maxOutputBytes,
       signal,
     });
+    this.counts.jobs++;
+    return outcome;
   }
 
   /** A run in a run directory of its own: after `commands` if any, and with its files read back when asked. */
@@ -186,6 +191,13 @@ export class PythonSandboxEngine implements PythonSandbox {
         return { ...result, files, ...(omitted > 0 ? { filesOmitted: omitted } : {}) };
       },
     );
+  }
+
+  /** Counters since start (metrics, tests). */
+  stats(): PythonSandboxStats {
+    const prestarted = this.warm.length;
+    // Every pre-started sandbox holds a slot as well; the other leased slots are runs.
+    return { queued: this.pool.waitingCount, active: Math.max(0, this.pool.leased - prestarted), prestarted, slots: this.pool.size, ...this.counts };
   }
 
   /** Stops the pre-started sandboxes and rejects queued runs. */
