@@ -95,6 +95,7 @@ export class SqlLedger implements Ledger {
          SELECT fit.request_id, fit.key_id, fit.amount FROM fit JOIN k ON k.id = fit.key_id RETURNING request_id)
        SELECT request_id FROM ins`,
       [batch.map((b) => b[0]), batch.map((b) => b[1]), batch.map((b) => b[2]), periodStartOf()],
+      { prepared: true },
     );
     const taken = new Set(rows.map((r) => r.request_id as string));
     return batch.map((b) => taken.has(b[0]));
@@ -115,6 +116,7 @@ export class SqlLedger implements Ledger {
          RETURNING id)
        INSERT INTO reservations (request_id, key_id, amount) SELECT $4, id, $2 FROM k RETURNING key_id`,
       [key.id, amount, period, requestId],
+      { prepared: true },
     );
     if (rows.length === 1) return;
     const [k] = await this.db.query('SELECT credits FROM api_keys WHERE id = $1', [key.id]);
@@ -155,6 +157,7 @@ export class SqlLedger implements Ledger {
          FROM r JOIN k ON k.id = r.key_id WHERE r.charged > 0)
        SELECT request_id, charged FROM r`,
       [batch.map((b) => b[0]), batch.map((b) => b[1]), batch.map((b) => b[2]), periodStartOf()],
+      { prepared: true },
     );
     const charged = new Map(rows.map((r) => [r.request_id as string, Number(r.charged)]));
     return batch.map((b) => charged.get(b[0]) ?? 0);

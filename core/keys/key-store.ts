@@ -70,7 +70,7 @@ export class KeyStore {
     const h = hashKey(token);
     const hit = this.byHash.get(h);
     if (hit) return hit.rec;
-    const rows = await this.db.query('SELECT * FROM api_keys WHERE key_hash = $1', [h]);
+    const rows = await this.db.query('SELECT * FROM api_keys WHERE key_hash = $1', [h], { prepared: true });
     const rec = rows[0] ? rowToKey(rows[0]) : null;
     if (this.caching) this.byHash.set(h, { rec });
     return rec;

@@ -31,5 +31,5 @@ export async function bulkInsert(q: Queryable, table: string, columns: Column[],
   }
   const arrays = columns.map((_, i) => rows.map((r) => (typeof r[i] === 'string' ? (r[i] as string).replace(/\u0000/g, '') : (r[i] ?? null))));
   const casts = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
-  await q.query(`INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) SELECT * FROM unnest(${casts})`, arrays);
+  await q.query(`INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) SELECT * FROM unnest(${casts})`, arrays, { prepared: true });
 }
