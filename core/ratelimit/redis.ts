@@ -21,7 +21,9 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
 
   constructor(url: string, onError: (err: Error) => void = () => {}, private readonly prefix = 'cia:rl:') {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    // Auto-pipelining sends the scripts of all requests that reach this point in one event-loop
+    // turn as one write: one syscall and one Redis wake-up per turn instead of one per request.
+    this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: true });
     this.redis.defineCommand('cia_hit', { numberOfKeys: 1, lua: SCRIPT });
     // ioredis reconnects by itself; its connection errors are reported once per outage, not per retry.
     let down = false;
