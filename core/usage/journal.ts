@@ -41,6 +41,9 @@ export class UsageJournal {
   private bytes = 0;
   private closed = false;
   private readonly open = new Map<string, string>();
+  /** Start lines of this tick not yet written (see `begin`). */
+  private queued = '';
+  private flushQueued = false;
 
   private constructor(private readonly dir: string, private readonly floorId: number) {
     this.create();
@@ -65,18 +68,35 @@ export class UsageJournal {
     this.bytes += writeSync(this.fd, text);
   }
 
-  /** A call starts. */
+  /**
+   * A call starts. Its line waits for the end of the current tick, so the calls a burst of
+   * replies (a pipelined Redis answer, one socket read) lets through together share one write;
+   * `process.nextTick` runs before control returns to the event loop, so the line is in the file
+   * before any reply the call waits for (its reservation, its charge) can be read.
+   */
   begin(call: CallStart): void {
     const line = JSON.stringify({ b: call }) + '\n';
     this.open.set(call.requestId, line);
-    this.append(line);
+    this.queued += line;
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      process.nextTick(() => this.append(this.takeQueued()));
+    }
   }
 
-  /** A call's row is final (not yet in the database). */
+  /** A call's row is final (not yet in the database): written at once, after any queued start lines. */
   finish(row: UsageRow): void {
     const line = JSON.stringify({ r: row }) + '\n';
     this.open.set(row.requestId, line);
-    this.append(line);
+    this.append(this.takeQueued() + line);
+  }
+
+  /** The start lines waiting for their write, handed over once. */
+  private takeQueued(): string {
+    const q = this.queued;
+    this.queued = '';
+    this.flushQueued = false;
+    return q;
   }
 
   /** These rows are committed. */
@@ -90,6 +110,7 @@ export class UsageJournal {
   /** Starts a new file holding the calls still open, then drops the old one. */
   private rotate(): void {
     const old = { fd: this.fd, path: this.path };
+    this.takeQueued(); // their lines are among the open calls the new file starts with
     this.create();
     this.append([...this.open.values()].join(''));
     closeSync(old.fd);
@@ -99,6 +120,7 @@ export class UsageJournal {
   /** Closes the journal; deletes it when nothing is left open (a clean stop). */
   close(): void {
     if (this.closed) return;
+    this.append(this.takeQueued());
     this.closed = true;
     closeSync(this.fd);
     if (this.open.size === 0) unlinkSync(this.path);
