@@ -48,8 +48,19 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
     const timeoutMs = req.timeoutMs ?? DEFAULTS.timeoutMs;
     const maxBytes = req.maxBytes ?? DEFAULTS.maxBytes;
     const maxRedirects = req.maxRedirects ?? DEFAULTS.maxRedirects;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    // One controller, a plain timer and a listener, all released when the request ends:
+    // AbortSignal.timeout + AbortSignal.any cost ~40 µs a request and keep their signals alive.
+    const ctl = new AbortController();
+    const signal = ctl.signal;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, timeoutMs);
+    const caller = req.signal;
+    const onCallerAbort = () => ctl.abort(caller?.reason);
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
     let url = useGuard ? guard.checkUrl(req.url) : new URL(req.url);
     let method = (req.method ?? (req.json !== undefined || req.body !== undefined ? 'POST' : 'GET')).toUpperCase();
     let body: string | Uint8Array | undefined = req.json !== undefined ? JSON.stringify(req.json) : req.body;
@@ -102,7 +113,10 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
         };
       }
     } catch (err) {
-      throw translate(err, url, timeout, timeoutMs, req.signal);
+      throw translate(err, url, timedOut, timeoutMs, caller);
+    } finally {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onCallerAbort);
     }
   }
 
@@ -140,10 +154,10 @@ async function readCapped(raw: Readable, encoding: string | undefined, maxBytes:
 }
 
 /** Maps transport failures to catalogue errors (spec §7.1: 502 for an unreachable upstream). */
-function translate(err: unknown, url: URL, timeout: AbortSignal, timeoutMs: number, caller?: AbortSignal): ServiceError | unknown {
+function translate(err: unknown, url: URL, timedOut: boolean, timeoutMs: number, caller?: AbortSignal): ServiceError | unknown {
   const guardError = findServiceError(err);
   if (guardError) return guardError;
-  if (timeout.aborted && !caller?.aborted) {
+  if (timedOut && !caller?.aborted) {
     return new UpstreamError(`Failed to retrieve ${show(url)}: no response within ${Math.round(timeoutMs / 100) / 10} s.`, { cause: err });
   }
   if (caller?.aborted) return caller.reason ?? err;
