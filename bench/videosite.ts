@@ -23,13 +23,25 @@
  * BENCH_DATABASE_URL / BENCH_REDIS_URL run the server on PostgreSQL / Redis instead of the
  * embedded store (whose WebAssembly PostgreSQL, in a thread of this process, does every
  * reservation, charge and usage row: most of the API's cost over the floors).
+ *
+ * By default the video-detail case replays GJLlxj_dtq8's recorded player answer (197 KB) with an
+ * AUTHORED `next` answer of ~3 KB, where the site's real `next` answers weigh 0.5–1 MB. For
+ * figures closer to production, BENCH_VIDEOSITE_REAL names a real recorded player + next pair on
+ * this machine: `BENCH_VIDEOSITE_REAL=/dir/NAME` reads `/dir/NAME.player.json` and
+ * `/dir/NAME.next.json`; a folder alone (`BENCH_VIDEOSITE_REAL=/work/shared/fixtures/videosite/
+ * invidious-mocks`) takes its `regular_mrbeast` pair. The video id is the player's
+ * `videoDetails.videoId`; the fake serves the pair for it (its `videos` option) and the video-detail
+ * rows (API, executor, both floors) ask for that id. The transcript case is unchanged. Those files
+ * are read at run time and never copied into the repository (their licences forbid it, see
+ * /work/shared/fixtures/videosite/SOURCES.md). The header names the fixtures the case used.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { Pool, fetch as undiciFetch } from 'undici';
-import { Innertube, Log, type Types } from 'youtubei.js';
+import { Innertube, Log, YTNodes, type Types } from 'youtubei.js';
 import { startService } from '../server/start.js';
 import { formatTranscript } from '../core/sdk.js';
 import { startVideositeFake } from '../plugins/videosite_native/fake.js';
@@ -50,7 +62,28 @@ const VIDEO_ID = 'GJLlxj_dtq8';
 const VIDEO_URL = `https://www.youtube.com/watch?v=${VIDEO_ID}`;
 const TARGET = 1.5;
 
-const fake = await startVideositeFake();
+/** The real recorded player + next pair BENCH_VIDEOSITE_REAL names (see the top comment), if any. */
+function realPair(spec: string) {
+  const prefix = statSync(spec, { throwIfNoEntry: false })?.isDirectory() ? join(spec, 'regular_mrbeast') : spec.replace(/\.(player|next)\.json$/, '');
+  const files = { player: `${prefix}.player.json`, next: `${prefix}.next.json` };
+  const player = readFileSync(files.player);
+  const next = readFileSync(files.next);
+  const id: unknown = JSON.parse(player.toString('utf8')).videoDetails?.videoId;
+  if (typeof id !== 'string' || !/^[\w-]{11}$/.test(id)) throw new Error(`${files.player}: no videoDetails.videoId`);
+  const nextId = JSON.parse(next.toString('utf8')).currentVideoEndpoint?.watchEndpoint?.videoId;
+  if (nextId !== undefined && nextId !== id) throw new Error(`${files.next} is for ${nextId}, ${files.player} for ${id}`);
+  return { id, files, player, next };
+}
+const real = process.env.BENCH_VIDEOSITE_REAL ? realPair(process.env.BENCH_VIDEOSITE_REAL) : undefined;
+/** The video of the video-detail case: the real pair's, or the default recorded video. */
+const DETAIL_ID = real?.id ?? VIDEO_ID;
+const DETAIL_URL = `https://www.youtube.com/watch?v=${DETAIL_ID}`;
+const kb = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
+const detailFixtures = real
+  ? `REAL recorded pair ${real.files.player} (${kb(real.player.length)}) + ${real.files.next} (${kb(real.next.length)})`
+  : `recorded player test/fixtures/videosite/youtube-transcript-api/youtube.innertube.json + AUTHORED next test/fixtures/videosite/authored/next.json[${VIDEO_ID}]`;
+
+const fake = real ? await startVideositeFake({ videos: { [real.id]: { player: real.player, next: real.next } } }) : await startVideositeFake();
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-videosite-'));
 const server = await startService(
   { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', DATABASE_URL: process.env.BENCH_DATABASE_URL, REDIS_URL: process.env.BENCH_REDIS_URL, ...fake.env },
@@ -105,8 +138,8 @@ async function floorTranscript(): Promise<{ transcript: string; language: string
 
 /** The own-parser floor of a video detail: player and next together, mapped to spec §2.6. */
 async function floorVideo() {
-  const [p, next] = await Promise.all([player(VIDEO_ID), post(site, '/youtubei/v1/next', innertubeBody('WEB', { videoId: VIDEO_ID }))]);
-  return mapVideo(VIDEO_ID, false, p, next.json, quietCtx);
+  const [p, next] = await Promise.all([player(DETAIL_ID), post(site, '/youtubei/v1/next', innertubeBody('WEB', { videoId: DETAIL_ID }))]);
+  return mapVideo(DETAIL_ID, false, p, next.json, quietCtx);
 }
 
 // The library floor: youtubei.js alone. Its session is made as the plugin's is (locally, no
@@ -122,7 +155,7 @@ const libFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
 const yt = await Innertube.create({ fetch: libFetch, generate_session_locally: true, retrieve_player: false, retrieve_innertube_config: false, enable_session_cache: false, lang: 'en', location: 'US' });
 
 /** The library floor of a video detail: player (as ANDROID, like the plugin) and next, parsed into youtubei.js's VideoInfo. */
-const libraryVideo = () => yt.getInfo(VIDEO_ID, { client: 'ANDROID' });
+const libraryVideo = () => yt.getInfo(DETAIL_ID, { client: 'ANDROID' });
 
 /**
  * The library floor of a transcript: the player parsed by youtubei.js (`getBasicInfo`), the track
@@ -150,13 +183,13 @@ async function apiTranscript() {
   return r.json;
 }
 async function apiVideo() {
-  const r = await post(api, '/api/v1/videosite/video', { url: VIDEO_URL }, auth());
+  const r = await post(api, '/api/v1/videosite/video', { url: DETAIL_URL }, auth());
   if (r.status !== 200) throw new Error(`video via API: ${r.status} ${r.text.slice(0, 200)}`);
   return r.json;
 }
 
 const executorTranscript = () => harness.capability('get_videosite_transcript', { videoUrl: VIDEO_URL, preferredLanguage: 'en' });
-const executorVideo = () => harness.capability('videosite_video', { url: VIDEO_URL });
+const executorVideo = () => harness.capability('videosite_video', { url: DETAIL_URL });
 
 /** One request at a time, the kinds taking turns (rotating who goes first); sorted latencies in ms. */
 async function latencies(fns: (() => Promise<unknown>)[], n: number): Promise<number[][]> {
@@ -202,19 +235,31 @@ try {
   // Dates computed from relative texts ("3 years ago") depend on the moment each was read.
   const undated = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x) => (k === 'publishDate' ? null : x)));
   assert.deepEqual(undated(viaApi), undated(floor));
-  // The library's objects hold the same video: what both read from the player and from next.
+  // The library's objects hold the same video: what both read from the player and from next,
+  // down to the description and the watch-next videos (most of a real next answer's bytes). Where
+  // the plugin gives the spec's empty value for something the answers lack (keywords [] when the
+  // player lists none, as in the real regular_mrbeast pair; a null comment count when next shows
+  // none, as in a scheduled live), the library leaves the field undefined: counted as the same.
+  // Likes are not compared: the library's VideoInfo has none for either like-button format of
+  // these answers (basic_info.like_count stays undefined) while the plugin reads them from next.
   const b = lib.basic_info;
+  const libRelated = (lib.watch_next_feed ?? []).flatMap((x) => (x.is(YTNodes.CompactVideo) ? [x.id] : x.is(YTNodes.LockupView) && x.content_type === 'VIDEO' ? [x.content_id] : []));
   assert.deepEqual(
-    { title: b.title, views: b.view_count, durationMs: (b.duration ?? 0) * 1000, keywords: b.keywords, viewsText: lib.primary_info?.view_count?.view_count?.toString(), date: lib.primary_info?.published?.toString(), channelId: lib.secondary_info?.owner?.author?.id, channel: lib.secondary_info?.owner?.author?.name, subscribers: lib.secondary_info?.owner?.subscriber_count?.toString(), comments: lib.comments_entry_point_header?.comment_count?.toString() },
-    { title: viaApi.title, views: viaApi.viewCountInt, durationMs: viaApi.durationMs, keywords: viaApi.keywords, viewsText: viaApi.viewCountText, date: viaApi.publishDateText, channelId: viaApi.channel.id, channel: viaApi.channel.title, subscribers: viaApi.channel.subscriberCountText, comments: viaApi.commentCountText },
+    { title: b.title, views: b.view_count, durationMs: (b.duration ?? 0) * 1000, keywords: b.keywords ?? [], viewsText: lib.primary_info?.view_count?.view_count?.toString(), date: lib.primary_info?.published?.toString(), channelId: lib.secondary_info?.owner?.author?.id, channel: lib.secondary_info?.owner?.author?.name, subscribers: lib.secondary_info?.owner?.subscriber_count?.toString(), comments: lib.comments_entry_point_header?.comment_count?.toString() ?? null, description: lib.secondary_info?.description?.toString(), related: libRelated },
+    { title: viaApi.title, views: viaApi.viewCountInt, durationMs: viaApi.durationMs, keywords: viaApi.keywords, viewsText: viaApi.viewCountText, date: viaApi.publishDateText, channelId: viaApi.channel.id, channel: viaApi.channel.title, subscribers: viaApi.channel.subscriberCountText, comments: viaApi.commentCountText, description: viaApi.description, related: viaApi.watchNextVideos.map((v: { id: string }) => v.id) },
   );
+  // A real next answer is read, not skipped: it lists watch-next videos.
+  assert.ok(!real || viaApi.watchNextVideos.length > 0, 'the real next answer gave no watch-next videos');
   // And the same caption tracks (language, kind, document URL) as the raw player answer lists.
-  const rawTracks = (await player(VIDEO_ID)).captions?.playerCaptionsTracklistRenderer?.captionTracks ?? [];
+  const rawTracks = (await player(DETAIL_ID)).captions?.playerCaptionsTracklistRenderer?.captionTracks ?? [];
   assert.deepEqual(
     (lib.captions?.caption_tracks ?? []).map((t) => [t.language_code, t.kind, t.base_url]),
     rawTracks.map((t) => [t.languageCode, t.kind, t.baseUrl]),
   );
-  assert.ok(rawTracks.length > 1);
+  assert.ok(real || rawTracks.length > 1); // The default video has nine; a real pair may have none.
+  // What the fake serves for the video-detail case, for the header.
+  const served = await Promise.all([post(site, '/youtubei/v1/player', innertubeBody('ANDROID', { videoId: DETAIL_ID })), post(site, '/youtubei/v1/next', innertubeBody('WEB', { videoId: DETAIL_ID }))]);
+  const [playerBytes, nextBytes] = served.map((r) => Buffer.byteLength(r.text));
   const kinds = [apiTranscript, executorTranscript, floorTranscript, libraryTranscript, apiVideo, executorVideo, floorVideo, libraryVideo];
   // Warm-up: JIT, keep-alive connections, the InnerTube sessions, the embedded database.
   await latencies(kinds, 40);
@@ -229,6 +274,7 @@ try {
     `${label.padEnd(40)} p50 ${ms(percentile(lat, 50))}  p95 ${ms(percentile(lat, 95))}  ${run.rps.toFixed(0).padStart(6)} req/s at ${CONCURRENCY} in flight  ${run.cpuMs.toFixed(2)} CPU ms/req`;
   const store = process.env.BENCH_DATABASE_URL ? `PostgreSQL${process.env.BENCH_REDIS_URL ? ' + Redis' : ''}` : 'embedded PGlite';
   console.log(`videosite benchmark: recorded video ${VIDEO_ID} replayed on loopback; store ${store}; n=${RUNS} sequential, ${REQUESTS} concurrent; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`video detail: ${DETAIL_ID} (${viaApi.title}), ${detailFixtures}; served player ${kb(playerBytes!)} + next ${kb(nextBytes!)}; ${viaApi.watchNextVideos.length} watch-next videos`);
   console.log(row('transcript via HTTP API', tApi, tApiRun));
   console.log(row('transcript via executor only', tExec, tExecRun));
   console.log(row('transcript library floor (youtubei.js)', tLib, tLibRun));

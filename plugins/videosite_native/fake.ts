@@ -4,6 +4,8 @@
  * (test/fixtures/videosite/authored) on the routes the plugin uses: `POST /youtubei/v1/player`,
  * `next`, `browse`, `navigation/resolve_url`, `search`, and `GET /api/timedtext`. Scenario video
  * ids pick the recorded site states (unavailable, age-restricted, bot check, 429 captcha page…).
+ * `opts.videos` adds answers for more video ids (or replaces the fake's own for an id it knows):
+ * the benchmark uses it to replay real recorded player + next pairs read from a local folder.
  */
 import { readFileSync } from 'node:fs';
 import { serveLoopback } from '../../core/sdk.js';
@@ -37,6 +39,12 @@ export interface VideositeFake {
   close(): Promise<void>;
 }
 
+/** Answers to serve for one video id, as bytes (sent as they are) or a JSON value; either may be left out. */
+export interface ExtraVideoAnswers {
+  player?: Buffer | object;
+  next?: Buffer | object;
+}
+
 /** Decodes the comment-section token a client builds (field layout in comments.ts): video id and sort. */
 function commentsRequest(token: string): { videoId: string; sort: 'top' | 'newest' } | undefined {
   try {
@@ -48,14 +56,27 @@ function commentsRequest(token: string): { videoId: string; sort: 'top' | 'newes
   }
 }
 
-/** Starts the fake on 127.0.0.1 at a free port. */
-export async function startVideositeFake(): Promise<VideositeFake> {
+/**
+ * Starts the fake on 127.0.0.1 at a free port. `opts.videos` maps a video id to the `player`
+ * and/or `next` answer to serve for it, ahead of the fake's own answers for that id.
+ */
+export async function startVideositeFake(opts: { videos?: Record<string, ExtraVideoAnswers> } = {}): Promise<VideositeFake> {
   const players = json('authored/players.json');
   const nexts = json('authored/next.json');
   const comments = json('authored/comments.json');
   const browse = json('authored/browse.json');
   const searches = json('authored/search.json');
   const recorded = new Map(Object.entries(RECORDED_PLAYERS).map(([id, f]) => [id, read(`youtube-transcript-api/${f}`)]));
+  // Serialised once, so a large answer costs its bytes on each request and no JSON.stringify.
+  const asBytes = (x: Buffer | object | undefined) => (x === undefined ? undefined : Buffer.isBuffer(x) ? x : Buffer.from(JSON.stringify(x)));
+  const extraPlayers = new Map<string, Buffer>();
+  const extraNexts = new Map<string, Buffer>();
+  for (const [id, a] of Object.entries(opts.videos ?? {})) {
+    const p = asBytes(a.player);
+    const n = asBytes(a.next);
+    if (p) extraPlayers.set(id, p);
+    if (n) extraNexts.set(id, n);
+  }
   const fake: VideositeFake = { url: '', env: {}, requests: [], failWith: undefined, close: async () => undefined };
   const server = await serveLoopback((req, res) => {
     const chunks: Buffer[] = [];
@@ -79,11 +100,15 @@ export async function startVideositeFake(): Promise<VideositeFake> {
       const path = u.pathname.replace(/^\/youtubei\/v1/, '');
       if (path === '/player') {
         const id = String(body.videoId ?? '');
+        const extra = extraPlayers.get(id);
+        if (extra) return send(200, extra);
         if (id === TOO_MANY_REQUESTS_ID) return send(429, read('youtube-transcript-api/youtube_too_many_requests.html'), 'text/html; charset=UTF-8');
         if (players[id]) return send(200, players[id]);
         return send(200, recorded.get(id) ?? recorded.get('Unavailable')!);
       }
       if (path === '/next') {
+        const extra = body.videoId ? extraNexts.get(String(body.videoId)) : undefined;
+        if (extra) return send(200, extra);
         if (body.videoId) return nexts[body.videoId] ? send(200, nexts[body.videoId]) : send(200, { responseContext: {} });
         const c = commentsRequest(String(body.continuation ?? ''));
         const doc = c ? comments[`${c.sort}:${c.videoId}`] : comments[String(body.continuation)];
