@@ -155,14 +155,20 @@ export class ServiceMetrics {
       },
       compute: (e) => e.stats().kills + e.stats().crashes,
     });
-    gauge('cia_engine_recycles', 'Workers replaced on schedule since start (js: after SANDBOX_JS_RECYCLE_AFTER runs); routine.', {
+    const officeSum = (e: EngineSet['office'], field: 'recycles' | 'kills' | 'crashes') => e.stats().workers.reduce((n, w) => n + w[field], 0);
+    gauge('cia_engine_recycles', 'Workers replaced on schedule since start (browser: after BROWSER_RECYCLE_AFTER jobs; office: after its conversion limit; js: after SANDBOX_JS_RECYCLE_AFTER runs); routine.', {
+      browser: (e) => e.stats().recycles,
+      office: (e) => officeSum(e, 'recycles'),
       js: (e) => e.stats().recycles,
     });
-    gauge('cia_engine_kills', 'Workers the engine killed since start because their job overran its time limit or was aborted (js, compute).', {
+    gauge('cia_engine_kills', 'Workers the engine killed since start because their job overran its time limit, hung or was aborted (office, js, compute).', {
+      office: (e) => officeSum(e, 'kills'),
       js: (e) => e.stats().kills,
       compute: (e) => e.stats().kills,
     });
-    gauge('cia_engine_crashes', 'Workers that died on their own since start (js: worker processes; python: pre-started sandboxes before their run; compute: worker threads out of memory or crashed).', {
+    gauge('cia_engine_crashes', 'Workers that died on their own since start (browser: Chromium disconnected; office: LibreOffice exited; js: worker processes; python: pre-started sandboxes before their run; compute: worker threads out of memory or crashed).', {
+      browser: (e) => e.stats().crashes,
+      office: (e) => officeSum(e, 'crashes'),
       js: (e) => e.stats().crashes,
       python: (e) => e.stats().crashes,
       compute: (e) => e.stats().crashes,

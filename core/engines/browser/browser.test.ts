@@ -85,6 +85,8 @@ test('renders JS pages, screenshots, recycles after N jobs and closes', async ()
     await engine.render({ url: `http://127.0.0.1:${port}/` });
     assert.equal(engine.stats().launches, 2, 'a fresh browser after 3 jobs');
     assert.equal(engine.stats().jobs, 4);
+    assert.equal(engine.stats().recycles, 1, 'the first browser was retired on schedule');
+    assert.equal(engine.stats().crashes, 0);
   } finally {
     await engine.close();
   }
@@ -142,6 +144,8 @@ test('a crashed browser is replaced on the next job', async () => {
     const again = await engine.render({ url: `http://127.0.0.1:${port}/js` });
     assert.match(again.html, /built by script/);
     assert.equal(engine.stats().launches, 2);
+    assert.equal(engine.stats().crashes, 1, 'the killed browser counts as a crash, not a recycle');
+    assert.equal(engine.stats().recycles, 0);
   } finally {
     await engine.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

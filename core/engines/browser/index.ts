@@ -34,7 +34,7 @@ export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { clos
         throw new UpstreamError(`Failed to retrieve ${target.protocol}//${target.host}${target.pathname}: the browser failed while rendering the page.`, { cause: err });
       }
     },
-    stats: () => ({ launches: pool.counters.launches, jobs: pool.counters.jobs, active: pool.running, queued: pool.queued }),
+    stats: () => ({ ...pool.counters, active: pool.running, queued: pool.queued }),
     async close() {
       await pool.close();
       await (await proxy?.catch(() => undefined))?.close();

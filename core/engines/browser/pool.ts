@@ -99,7 +99,8 @@ export class BrowserPool {
   private active = 0;
   private readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   private closed = false;
-  readonly counters = { launches: 0, jobs: 0 };
+  /** Browsers launched, jobs run, and why browsers were replaced: their job limit (routine) or a crash. */
+  readonly counters = { launches: 0, jobs: 0, recycles: 0, crashes: 0 };
 
   constructor(
     private readonly settings: PoolSettings,
@@ -129,7 +130,10 @@ export class BrowserPool {
       inst.jobs++;
       inst.active++;
       this.counters.jobs++;
-      if (inst.jobs >= this.settings.recycleAfter) this.retire(inst);
+      if (inst.jobs >= this.settings.recycleAfter) {
+        this.counters.recycles++;
+        this.retire(inst);
+      }
       const fresh = await this.take(inst);
       try {
         return await job(fresh);
@@ -232,6 +236,7 @@ export class BrowserPool {
       // A crash: the next job launches a fresh browser; the profile folder is removed.
       if (inst.retired) return;
       this.log.warn({ profile }, 'chromium disconnected; a new one starts on the next job');
+      this.counters.crashes++;
       inst.retired = true;
       if (this.current === inst) this.current = undefined;
       this.all.delete(inst);

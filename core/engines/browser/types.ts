@@ -70,6 +70,10 @@ export interface RenderResult {
 export interface BrowserStats {
   launches: number;
   jobs: number;
+  /** Browsers retired after BROWSER_RECYCLE_AFTER jobs. */
+  recycles: number;
+  /** Browsers that disconnected on their own. */
+  crashes: number;
   active: number;
   queued: number;
 }

@@ -36,6 +36,8 @@ test('timeout, recycling, bad input and a clean shutdown', async () => {
     const third = await office.convert(text('three'));
     assert.equal(Buffer.from(third.pdf.subarray(0, 5)).toString(), '%PDF-');
     assert.equal(office.stats().workers[0]!.restarts, 1);
+    assert.equal(office.stats().workers[0]!.recycles, 1, 'a routine recycle, not a crash');
+    assert.equal(office.stats().workers[0]!.crashes, 0);
 
     // A document that takes longer than the timeout to lay out: the conversion fails with the
     // spec's text and the worker is replaced; the next conversion works.
@@ -44,6 +46,8 @@ test('timeout, recycling, bad input and a clean shutdown', async () => {
     const after = await office.convert(text('after the hang'));
     assert.ok(after.pdf.byteLength > 0);
     assert.ok(office.stats().workers[0]!.restarts >= 2);
+    assert.equal(office.stats().workers[0]!.kills, 1, 'the hung worker was killed');
+    assert.equal(office.stats().workers[0]!.crashes, 0);
 
     // An encrypted document cannot be opened without its password: a 400, and the worker lives on.
     const locked = readFileSync(join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'documents', 'protected.odt'));

@@ -76,7 +76,7 @@ export class OfficePool {
 
   constructor(private readonly cfg: PoolConfig) {
     const workerCfg = { ...cfg, poolSize: cfg.size, token: randomBytes(6).toString('hex') };
-    this.workers = Array.from({ length: cfg.size }, (_, i) => new OfficeWorker(i, workerCfg, (w, crashed) => this.restart(w, crashed)));
+    this.workers = Array.from({ length: cfg.size }, (_, i) => new OfficeWorker(i, workerCfg, (w, crashed) => this.restart(w, crashed ? 'crash' : 'kill')));
   }
 
   /** Starts every worker (idempotent); conversions queue meanwhile. */
@@ -135,9 +135,14 @@ export class OfficePool {
     this.dispatch();
   }
 
-  private restart(w: OfficeWorker, crashed = false): void {
+  /** `why`: `recycle` (conversion limit), `kill` (hung, killed) or `crash` (died on its own). */
+  private restart(w: OfficeWorker, why: 'recycle' | 'kill' | 'crash'): void {
     if (this.closed) return;
+    const crashed = why === 'crash';
     w.restarts++;
+    if (why === 'recycle') w.recycles++;
+    else if (why === 'kill') w.kills++;
+    else w.crashes++;
     w.conversions = 0;
     // A worker that keeps crashing right after it starts is retried with a growing delay.
     w.quickDeaths = crashed && Date.now() - w.startedAt < 10_000 ? w.quickDeaths + 1 : 0;
@@ -246,7 +251,7 @@ export class OfficePool {
       if (w.state === 'idle' && w.conversions >= this.cfg.maxConversions) {
         // Recycle: LibreOffice slowly leaks memory and state across documents.
         w.state = 'stopped';
-        void w.stop().then(() => this.restart(w));
+        void w.stop().then(() => this.restart(w, 'recycle'));
       }
     }
   }
@@ -257,7 +262,7 @@ export class OfficePool {
       size: this.cfg.size,
       queued: this.queue.length,
       queueLimit: this.cfg.queueLimit,
-      workers: this.workers.map((w) => ({ index: w.index, state: w.state, sofficePid: w.sofficePid, conversions: w.conversions, restarts: w.restarts })),
+      workers: this.workers.map((w) => ({ index: w.index, state: w.state, sofficePid: w.sofficePid, conversions: w.conversions, restarts: w.restarts, recycles: w.recycles, kills: w.kills, crashes: w.crashes })),
     };
   }
 

@@ -49,7 +49,7 @@ export interface OfficeConvertResult {
 export interface OfficeStats {
   size: number;
   /** Processes alive now (soffice and driver pids per worker). */
-  workers: { index: number; state: 'starting' | 'idle' | 'busy' | 'stopped'; sofficePid: number | null; conversions: number; restarts: number }[];
+  workers: { index: number; state: 'starting' | 'idle' | 'busy' | 'stopped'; sofficePid: number | null; conversions: number; restarts: number; recycles: number; kills: number; crashes: number }[];
   queued: number;
   queueLimit: number;
 }

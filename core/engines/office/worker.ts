@@ -52,6 +52,10 @@ export class OfficeWorker {
   state: 'starting' | 'idle' | 'busy' | 'stopped' = 'stopped';
   conversions = 0;
   restarts = 0;
+  /** Why it was restarted: its conversion limit (routine), killed after a hang, or died on its own. */
+  recycles = 0;
+  kills = 0;
+  crashes = 0;
   /** When the current process started (to back off from crash loops). */
   startedAt = 0;
   /** Deaths in a row shortly after starting. */
