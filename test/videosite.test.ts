@@ -131,6 +131,15 @@ describe('video-site routes through videosite_native', () => {
     assert.equal(v.transcript_only_text, 'Hey, this is just a test this is not the original transcript just something shorter, I made up for testing');
     const without = await post('/api/v1/videosite/video', { url: watch('GJLlxj_dtq8') });
     assert.equal('transcript' in without.json, false);
+    // A `next` answer with related videos only (no info renderers, as the site sometimes sends):
+    // the detail comes from the player answer, and what only `next` knows is null.
+    const sparse = await post('/api/v1/videosite/video', { url: watch('F1xioXWb8CY') });
+    assert.equal(sparse.status, 200, sparse.text);
+    assert.equal(sparse.cost, 10);
+    assert.deepEqual(
+      { title: sparse.json.title, views: sparse.json.viewCountInt, durationMs: sparse.json.durationMs, channel: [sparse.json.channel.id, sparse.json.channel.title], likes: sparse.json.likeCountInt, comments: sparse.json.commentCountInt, dateText: sparse.json.publishDateText, related: sparse.json.watchNextVideos },
+      { title: 'The Tide Is Turning - Russian Civil War Fall 1919 I THE GREAT WAR 1919', views: 274558, durationMs: 1509000, channel: ['UCUcyEsEjhPEDf69RRVhRh4A', 'The Great War'], likes: null, comments: null, dateText: null, related: [] },
+    );
     const bad = await post('/api/v1/videosite/video', { url: '' });
     assert.deepEqual([bad.status, bad.json.error, bad.cost], [400, "'url' parameter is required and must be a non-empty string.", 0]);
   });

@@ -1,14 +1,14 @@
 /**
  * Video detail (spec §2.6) from two InnerTube answers fetched together: `player` (ANDROID client:
  * title, duration, keywords, views, channel id, captions) and `next` (WEB: likes, comment count,
- * publish date, channel handle, related videos). With `get_transcript` the captions of the same
+ * publish date, channel handle, related videos; optional, see mapVideo). With `get_transcript` the captions of the same
  * player answer are read, so the transcript costs one more request, not three.
  */
-import { NotFoundError, invalidStructure, timestampText, type RunContext, type Static, type VideositeVideo } from '../../core/sdk.js';
+import { NotFoundError, timestampText, type RunContext, type Static, type VideositeVideo } from '../../core/sdk.js';
 import { readTranscript } from './captions.js';
 import { videosIn } from './items.js';
 import { fetchPlayer, type PlayerResponse } from './player.js';
-import { SERVICE, innertube, type NativeState } from './session.js';
+import { innertube, type NativeState } from './session.js';
 import { bestImage, countOf, dateTextToIso, findAll, findFirst, formatDuration, siteUrl, textOf, type Json } from './text.js';
 
 type Video = Static<typeof VideositeVideo>;
@@ -38,9 +38,11 @@ function commentsOf(next: Json): string | null {
 /** Maps a checked player answer and a `next` answer to spec §2.6. */
 export function mapVideo(id: string, short: boolean, player: PlayerResponse, next: Json, ctx: RunContext<NativeState>): Video {
   const d = player.videoDetails!;
-  const primary = findFirst(next, 'videoPrimaryInfoRenderer');
-  const secondary = findFirst(next, 'videoSecondaryInfoRenderer');
-  if (!primary || !secondary) throw invalidStructure(ctx, 'next: no videoPrimaryInfoRenderer/videoSecondaryInfoRenderer', SERVICE);
+  // The checked player answer carries the video; `next` only adds to it. The site sometimes
+  // answers `next` with related videos alone (no info renderers): the detail then comes from the
+  // player, with what only `next` knows (likes, comment count, date text, handle) left null.
+  const primary = findFirst(next, 'videoPrimaryInfoRenderer') ?? {};
+  const secondary = findFirst(next, 'videoSecondaryInfoRenderer') ?? {};
   const owner = secondary.owner?.videoOwnerRenderer;
   const ownerRun = owner?.title?.runs?.[0];
   const nav = ownerRun?.navigationEndpoint?.browseEndpoint ?? owner?.navigationEndpoint?.browseEndpoint;
