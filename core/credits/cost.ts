@@ -13,6 +13,13 @@ export interface CostRule<I = any> {
   readonly describe: CostDescription;
   /** Credits to reserve before running: the maximum this input can cost. */
   reserve(input: I): number;
+  /**
+   * Credits to hold up front when that maximum is far above what most inputs cost (a file's
+   * pages or a recording's minutes are only known once it is read): the handler then grows the
+   * hold with `ctx.reserveFor(units)` once it has measured its input, before its costly work,
+   * up to `reserve(input)`. Without it the whole maximum is held up front.
+   */
+  initial?(input: I): number;
   /** Credits to charge after success, from the reported units; never more than `reserve(input)`. */
   settle(input: I, units: Units): number;
 }

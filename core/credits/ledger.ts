@@ -34,6 +34,12 @@ export interface LedgerEntry {
 export interface Ledger {
   /** Holds `amount` for `requestId`; throws `InsufficientCreditsError` when credits or budget fall short. */
   reserve(key: KeyRecord, requestId: string, amount: number): Promise<void>;
+  /**
+   * Adds `amount` to the hold of `requestId`'s reservation (see `CostRule.initial`); throws
+   * `InsufficientCreditsError` like `reserve` and then holds what it held before. A no-op when the
+   * reservation is gone (settled or released).
+   */
+  extend(key: KeyRecord, requestId: string, amount: number): Promise<void>;
   /** Charges `actual` (≤ the reservation) and frees the rest; a second call is a no-op returning 0. */
   settle(requestId: string, actual: number, target: string): Promise<number>;
   /** Frees a reservation without charging; a no-op when already settled or released. */

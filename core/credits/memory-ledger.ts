@@ -86,13 +86,24 @@ export class MemoryLedger implements Ledger {
   async reserve(key: KeyRecord, requestId: string, amount: number): Promise<void> {
     if (amount === 0) return;
     const acc = this.accounts.get(key.id) ?? (await this.account(key.id));
-    // From here to the end nothing awaits, so the check and the hold are one atomic step.
+    MemoryLedger.hold(key, acc, amount);
+    this.reservations.set(requestId, { keyId: key.id, amount });
+  }
+
+  async extend(key: KeyRecord, requestId: string, amount: number): Promise<void> {
+    const r = this.reservations.get(requestId);
+    if (!r || amount <= 0) return;
+    MemoryLedger.hold(key, this.accounts.get(r.keyId)!, amount);
+    r.amount += amount;
+  }
+
+  /** Takes `amount` out of the spendable credits into the held ones, or throws; never awaits, so check and hold are one step. */
+  private static hold(key: KeyRecord, acc: Account, amount: number): void {
     MemoryLedger.roll(acc);
     if (acc.credits < amount) throw new InsufficientCreditsError('INSUFFICIENT_CREDITS');
     if (key.budget !== null && acc.spent + acc.reserved + amount > key.budget) throw new InsufficientCreditsError('BUDGET_EXCEEDED');
     acc.credits -= amount;
     acc.reserved += amount;
-    this.reservations.set(requestId, { keyId: key.id, amount });
   }
 
   async settle(requestId: string, actual: number, target: string): Promise<number> {

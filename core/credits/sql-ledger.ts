@@ -119,8 +119,42 @@ export class SqlLedger implements Ledger {
       { prepared: true },
     );
     if (rows.length === 1) return;
-    const [k] = await this.db.query('SELECT credits FROM api_keys WHERE id = $1', [key.id]);
-    throw new InsufficientCreditsError(k && Number(k.credits) >= amount ? 'BUDGET_EXCEEDED' : 'INSUFFICIENT_CREDITS');
+    throw await this.refusal(this.db, key.id, amount);
+  }
+
+  /** Why `amount` could not be held for key `keyId`: its credits, or else its budget. */
+  private async refusal(q: Queryable, keyId: string, amount: number): Promise<InsufficientCreditsError> {
+    const [k] = await q.query('SELECT credits FROM api_keys WHERE id = $1', [keyId]);
+    return new InsufficientCreditsError(k && Number(k.credits) >= amount ? 'BUDGET_EXCEEDED' : 'INSUFFICIENT_CREDITS');
+  }
+
+  /**
+   * Grows a reservation in one transaction that locks its row first, as settlement and release
+   * do (same lock order, and a hold being settled or released cannot grow), then takes the
+   * credits from the key under the same checks as `reserve`. Rare (measured inputs), so not batched.
+   */
+  async extend(key: KeyRecord, requestId: string, amount: number): Promise<void> {
+    if (amount <= 0) return;
+    await retryOnConflict(() =>
+      this.db.transaction(async (tx) => {
+        const [r] = await tx.query('SELECT key_id FROM reservations WHERE request_id = $1 FOR UPDATE', [requestId]);
+        if (!r) return;
+        const period = periodStartOf();
+        const taken = await tx.query(
+          `UPDATE api_keys SET
+             period_spent = CASE WHEN period_start < $3 THEN 0 ELSE period_spent END,
+             period_start = GREATEST(period_start, $3),
+             credits = credits - $2,
+             reserved = reserved + $2
+           WHERE id = $1 AND credits >= $2
+             AND (budget IS NULL OR (CASE WHEN period_start < $3 THEN 0 ELSE period_spent END) + reserved + $2 <= budget)
+           RETURNING id`,
+          [r.key_id, amount, period],
+        );
+        if (taken.length === 0) throw await this.refusal(tx, r.key_id, amount);
+        await tx.query('UPDATE reservations SET amount = amount + $2 WHERE request_id = $1', [requestId, amount]);
+      }),
+    );
   }
 
   settle(requestId: string, actual: number, target: string): Promise<number> {

@@ -152,19 +152,20 @@ export class Executor {
   /** Runs a call; on failure throws a catalogue error (`onAttempt` has named the providers tried). */
   async execute(req: ExecuteRequest): Promise<ExecuteResult> {
     const { cost, targetId, chain } = this.plan(req);
-    const reserve = cost.reserve(req.input);
-    if (!isCreditAmount(reserve)) throw new InternalError(undefined, { cause: new Error(`bad reservation ${reserve} for ${targetId}`) });
+    const most = cost.reserve(req.input);
+    const first = cost.initial ? Math.min(cost.initial(req.input), most) : most;
+    if (!isCreditAmount(most) || !isCreditAmount(first)) throw new InternalError(undefined, { cause: new Error(`bad reservation ${first}/${most} for ${targetId}`) });
     this.active += 1;
     try {
-      return await this.reserveAndRun(req, cost, targetId, chain, reserve);
+      return await this.reserveAndRun(req, cost, targetId, chain, new Hold(this.ledger, req, cost, first, most));
     } finally {
       this.active -= 1;
       if (this.active === 0) for (const wake of this.whenIdle.splice(0)) wake();
     }
   }
 
-  private async reserveAndRun(req: ExecuteRequest, cost: CostRule, targetId: string, chain: ProviderBinding[] | RegisteredEndpoint, reserve: number): Promise<ExecuteResult> {
-    await this.ledger.reserve(req.key, req.requestId, reserve);
+  private async reserveAndRun(req: ExecuteRequest, cost: CostRule, targetId: string, chain: ProviderBinding[] | RegisteredEndpoint, hold: Hold): Promise<ExecuteResult> {
+    await this.ledger.reserve(req.key, req.requestId, hold.amount);
     try {
       const fallbacks: ExecuteResult['fallbacks'] = [];
       const bindings: { endpoint: RegisteredEndpoint; binding?: ProviderBinding }[] = Array.isArray(chain)
@@ -175,7 +176,7 @@ export class Executor {
         req.onAttempt?.(endpoint.plugin.id);
         let attempt: Awaited<ReturnType<Executor['runEndpoint']>>;
         try {
-          attempt = await this.runEndpoint(req, endpoint, binding);
+          attempt = await this.runEndpoint(req, endpoint, binding, hold);
         } catch (raw) {
           const err = toServiceError(raw);
           lastError = err;
@@ -186,7 +187,7 @@ export class Executor {
           continue;
         }
         // Settling sits outside the provider try: a ledger fault must not start the next provider.
-        const credits = await this.ledger.settle(req.requestId, this.chargeFor(cost, req, attempt.units, reserve, targetId), targetId);
+        const credits = await this.ledger.settle(req.requestId, this.chargeFor(cost, req, attempt.units, hold.amount, targetId), targetId);
         return { data: attempt.data, provider: endpoint.plugin.id, credits, units: attempt.units, native: attempt.native, fallbacks };
       }
       throw lastError ?? new NotConfiguredError();
@@ -208,15 +209,15 @@ export class Executor {
   }
 
   /** Runs one endpoint within the key's share of it (`perKeyConcurrency`). */
-  private async runEndpoint(req: ExecuteRequest, endpoint: RegisteredEndpoint, binding?: ProviderBinding): Promise<{ data: unknown; units: Units; native?: unknown }> {
+  private async runEndpoint(req: ExecuteRequest, endpoint: RegisteredEndpoint, binding?: ProviderBinding, hold?: Hold): Promise<{ data: unknown; units: Units; native?: unknown }> {
     const cap = endpoint.def.perKeyConcurrency;
-    if (cap === undefined) return this.runEndpointNow(req, endpoint, binding);
+    if (cap === undefined) return this.runEndpointNow(req, endpoint, binding, hold);
     const slot = `${req.key.id} ${endpoint.id}`;
     const running = this.perKey.get(slot) ?? 0;
     if (running >= cap) throw new BusyError(`This API key already has ${cap} calls of ${endpoint.id} running; retry when one has finished.`);
     this.perKey.set(slot, running + 1);
     try {
-      return await this.runEndpointNow(req, endpoint, binding);
+      return await this.runEndpointNow(req, endpoint, binding, hold);
     } finally {
       const left = (this.perKey.get(slot) ?? 1) - 1;
       if (left === 0) this.perKey.delete(slot);
@@ -224,7 +225,8 @@ export class Executor {
     }
   }
 
-  private async runEndpointNow(req: ExecuteRequest, endpoint: RegisteredEndpoint, binding?: ProviderBinding): Promise<{ data: unknown; units: Units; native?: unknown }> {
+  /** `hold`: the call's credit hold, which the handler may grow; none in a nested call (the caller's rule prices it). */
+  private async runEndpointNow(req: ExecuteRequest, endpoint: RegisteredEndpoint, binding?: ProviderBinding, hold?: Hold): Promise<{ data: unknown; units: Units; native?: unknown }> {
     const input = binding?.impl.mapInput ? binding.impl.mapInput(req.input) : req.input;
     if (binding && !endpoint.input.Check(input)) {
       const e = endpoint.input.Errors(input).First();
@@ -254,6 +256,7 @@ export class Executor {
       provider: endpoint.plugin.id,
       caller: req.key.id,
       usage: usageRecorder(units),
+      reserveFor: (wanted) => (hold ? hold.growTo(wanted) : Promise.resolve()),
       setNative(payload) {
         native = payload;
       },
@@ -303,4 +306,36 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/**
+ * One call's credit hold: what it reserved up front (`CostRule.initial`, else the rule's
+ * maximum), grown by the handler's `ctx.reserveFor(units)` to the price of what it measured,
+ * never past the maximum. Requests to grow are taken one after another, so the amount held is
+ * always what the ledger holds.
+ */
+class Hold {
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly req: ExecuteRequest,
+    private readonly cost: CostRule,
+    /** Credits the ledger holds for the call now. */
+    public amount: number,
+    private readonly most: number,
+  ) {}
+
+  growTo(wanted: Units): Promise<void> {
+    const next = this.queue.then(async () => {
+      const priced = this.cost.settle(this.req.input, wanted);
+      const target = isCreditAmount(priced) ? Math.min(priced, this.most) : this.most;
+      if (target <= this.amount) return;
+      if (this.amount === 0) await this.ledger.reserve(this.req.key, this.req.requestId, target);
+      else await this.ledger.extend(this.req.key, this.req.requestId, target - this.amount);
+      this.amount = target;
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
 }

@@ -92,6 +92,14 @@ export interface RunContext<S = unknown, C extends Record<string, ConfigField> =
    * fairly between callers (e.g. the JavaScript workers).
    */
   caller?: string;
+  /**
+   * Grows the call's credit hold to the price of `units` the handler has measured it will
+   * produce (e.g. `{ minutes: 12 }` once a recording is probed), before its costly work and up to
+   * the cost rule's maximum. Fails with the 403 a reservation gives when the key cannot cover it;
+   * nothing is charged then. Needed only where the cost rule holds less than its maximum up front
+   * (`CostRule.initial`): the charge never exceeds what is held. In a nested `call`, a no-op.
+   */
+  reserveFor(units: Record<string, number>): Promise<void>;
   /** Stores the provider's raw payload, returned in `meta.native` when `options.include_native` is set. */
   setNative(payload: unknown): void;
   /**

@@ -13,6 +13,9 @@ export class RecordingLedger implements Ledger {
   async reserve(_key: unknown, requestId: string, amount: number): Promise<void> {
     this.reserved.set(requestId, amount);
   }
+  async extend(_key: unknown, requestId: string, amount: number): Promise<void> {
+    if (this.reserved.has(requestId) && !this.charged.has(requestId) && !this.released.has(requestId)) this.reserved.set(requestId, this.reserved.get(requestId)! + amount);
+  }
   async settle(requestId: string, actual: number): Promise<number> {
     if (this.charged.has(requestId) || this.released.has(requestId)) return 0;
     this.charged.set(requestId, actual);

@@ -11,6 +11,8 @@ export interface TestRunContext<S = unknown> {
   ctx: RunContext<S>;
   /** Units reported with `ctx.usage.add`. */
   units: Record<string, number>;
+  /** What the code asked to hold credits for with `ctx.reserveFor`, in order. */
+  reservedFor: Record<string, number>[];
   /** The last payload passed to `ctx.setNative`. */
   native(): unknown;
   /** Log lines written through `ctx.log`, as `[level, message, fields]`. */
@@ -34,6 +36,7 @@ export interface RunContextOptions<S> {
 /** Builds a context; engines not given throw a clear error when the code touches them. */
 export function runContext<S = unknown>(opts: RunContextOptions<S> = {}): TestRunContext<S> {
   const units: Record<string, number> = {};
+  const reservedFor: Record<string, number>[] = [];
   const logs: TestRunContext['logs'] = [];
   let native: unknown;
   const given = opts.engines ?? {};
@@ -56,6 +59,9 @@ export function runContext<S = unknown>(opts: RunContextOptions<S> = {}): TestRu
     requestId: opts.requestId ?? 'test-request',
     provider: opts.provider ?? 'test',
     usage: usageRecorder(units),
+    reserveFor: async (wanted) => {
+      reservedFor.push({ ...wanted });
+    },
     setNative(payload) {
       native = payload;
     },
@@ -64,5 +70,5 @@ export function runContext<S = unknown>(opts: RunContextOptions<S> = {}): TestRu
       return (await opts.call(capability, input)) as T;
     },
   };
-  return { ctx, units, native: () => native, logs };
+  return { ctx, units, reservedFor, native: () => native, logs };
 }
