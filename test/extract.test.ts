@@ -116,6 +116,32 @@ test('extract-video: 100 + 10 per started second, keyframes and soundtrack sent'
   assert.equal(await balance(), start - 140);
 });
 
+test('media and documents hold the price of what they measure, not of the largest allowed input; a key that cannot cover it gets 403 and pays nothing', async () => {
+  // The largest allowed audio would cost 11,500 credits: 200 are enough for a 2 min 5 s clip (160).
+  const { key: small } = await s.createKey({ credits: 200 });
+  const audio = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(tone(125, 'flac')), prompt: 'x' }, small);
+  assert.equal(audio.status, 200, audio.text);
+  assert.equal(audio.json.creditUsage, 160);
+  assert.equal(await balance(small), 40);
+  // 40 left: not even one page's price (110) can be held, so the call is refused before any work.
+  const doc = await post('/api/v1/extract-document', { inputMethod: 'base64', files: [b64(textPdf(['One page']))], prompt: 'x' }, small);
+  assert.equal(doc.status, 403, doc.text);
+  assert.equal(await balance(small), 40);
+
+  // 125 credits hold the first minute (120) but not the three the clip turns out to need (160):
+  // 403 once it is probed, before anything is transcribed, and the balance is whole again.
+  const { key: short } = await s.createKey({ credits: 125 });
+  const [chats, transcriptions] = [fake.chats.length, fake.transcriptions.length];
+  const refused = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(tone(125, 'flac')), prompt: 'x' }, short);
+  assert.equal(refused.status, 403, refused.text);
+  assert.deepEqual([fake.chats.length, fake.transcriptions.length], [chats, transcriptions]);
+  assert.equal(await balance(short), 125);
+  const video = await post('/api/v1/extract-video', { inputMethod: 'base64', video: b64(testVideo(1.5, 'mp4')), prompt: 'Describe' }, short);
+  assert.equal(video.status, 200, video.text);
+  assert.equal(video.json.creditUsage, 120);
+  assert.equal(await balance(short), 5);
+});
+
 test('/extract: the page through the scrape lane and its screenshot; results follow the schema; 250 credits', async () => {
   const schema = { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } }, required: ['name', 'price'] };
   const start = await balance();

@@ -4,7 +4,8 @@
  * `document_pages` (a document's text page by page, which the model-backed lane reads documents
  * through). The `extract_*` jobs are service-managed (spec §4.10) and priced as the original:
  * 100 + 10 per page / per image, 100 + 20 per started minute of audio, 100 + 10 per started
- * second of video; the reservation is the most the input can cost within the limits below.
+ * second of video. Documents, audio and video hold one unit's price up front and the handler
+ * grows the hold once it has counted the pages or probed the duration (never past the limits below).
  */
 import { Type, defineCapability, flat, type CostRule, type Static, type Units } from '../sdk-base.js';
 
@@ -25,11 +26,15 @@ export const VIDEO_MAX_SECONDS = 3600;
  * `base` plus `credits` per `unit` reported, reserving for `max(input)` units: the shape of
  * every extract-* price. Settles on what was measured (pages read, seconds of media).
  */
-export function basePlusPerUnit<I>(opts: { base: number; unit: string; credits: number; max: (input: I) => number; note: string }): CostRule<I> {
+export function basePlusPerUnit<I>(opts: { base: number; unit: string; credits: number; max: (input: I) => number; note: string; measured?: boolean }): CostRule<I> {
   const charge = (units: number) => opts.base + Math.ceil(Math.max(0, units)) * opts.credits;
   return {
     describe: { kind: 'custom', note: opts.note },
     reserve: (input) => charge(opts.max(input)),
+    // `measured`: the units are only known once the input is read (pages, duration), so one unit
+    // is held up front and the handler grows the hold (`ctx.reserveFor`) before its costly work;
+    // otherwise a one-page PDF would need the credits of the largest allowed document.
+    ...(opts.measured ? { initial: () => charge(1) } : {}),
     settle: (input, units: Units) => charge(Math.min(units[opts.unit] ?? 0, opts.max(input))),
   };
 }
@@ -80,7 +85,7 @@ export const extractDocument = defineCapability({
     fileCount: Type.Integer({ description: 'Documents read.' }),
     creditUsage: CreditUsage,
   }),
-  cost: basePlusPerUnit<Static<typeof DocumentInput>>({ base: EXTRACT_BASE_CREDITS, unit: 'pages', credits: 10, max: () => EXTRACT_MAX_PAGES, note: `100 + 10 per page read (at most ${EXTRACT_MAX_PAGES} pages)` }),
+  cost: basePlusPerUnit<Static<typeof DocumentInput>>({ base: EXTRACT_BASE_CREDITS, unit: 'pages', credits: 10, max: () => EXTRACT_MAX_PAGES, measured: true, note: `100 + 10 per page read (at most ${EXTRACT_MAX_PAGES} pages)` }),
   messages: {
     inputMethod: inputMethodMessage,
     prompt: promptMessage,
@@ -136,7 +141,7 @@ export const extractAudio = defineCapability({
     audioDuration: Type.Number({ description: 'Duration of the audio in seconds.' }),
     creditUsage: CreditUsage,
   }),
-  cost: basePlusPerUnit({ base: EXTRACT_BASE_CREDITS, unit: 'minutes', credits: 20, max: () => Math.ceil(AUDIO_MAX_SECONDS / 60), note: '100 + 20 per started minute of audio' }),
+  cost: basePlusPerUnit({ base: EXTRACT_BASE_CREDITS, unit: 'minutes', credits: 20, max: () => Math.ceil(AUDIO_MAX_SECONDS / 60), measured: true, note: '100 + 20 per started minute of audio' }),
   messages: { inputMethod: inputMethodMessage, prompt: promptMessage, audio: "'audio' parameter is required and must be a non-empty string.", jsonMode: "'jsonMode' must be a boolean." },
   validate: (i: Static<typeof AudioInput>) => urlCheck(i.inputMethod, [i.audio], 'audio'),
 });
@@ -155,7 +160,7 @@ export const extractVideo = defineCapability({
     videoDuration: Type.Number({ description: 'Duration of the video in seconds.' }),
     creditUsage: CreditUsage,
   }),
-  cost: basePlusPerUnit({ base: EXTRACT_BASE_CREDITS, unit: 'seconds', credits: 10, max: () => VIDEO_MAX_SECONDS, note: '100 + 10 per started second of video' }),
+  cost: basePlusPerUnit({ base: EXTRACT_BASE_CREDITS, unit: 'seconds', credits: 10, max: () => VIDEO_MAX_SECONDS, measured: true, note: '100 + 10 per started second of video' }),
   messages: { inputMethod: inputMethodMessage, prompt: promptMessage, video: "'video' parameter is required and must be a non-empty string.", jsonMode: "'jsonMode' must be a boolean." },
   validate: (i: Static<typeof VideoInput>) => urlCheck(i.inputMethod, [i.video], 'video'),
 });

@@ -54,9 +54,11 @@ export async function extractAudioData(input: Input, ctx: RunContext<any, any>) 
   const loaded = await loadInput(ctx.engines, input.inputMethod, input.audio, 'audio', l.settings.audioMaxMb * MB, ctx.signal);
   return withScratch('extract-audio', async (dir) => {
     const { file, probe: p } = await measured(l, loaded, dir);
+    const minutes = Math.ceil(p.duration / 60);
+    // Duration probed: hold its price before transcribing (403, free, if the key cannot cover it).
+    await ctx.reserveFor({ minutes });
     const transcript = await transcribeTrack(l, file, dir, 'audio');
     const a = await answer(l.model, { prompt: input.prompt, material: transcript, kind: 'audio transcript', json: input.jsonMode === true }, l.settings);
-    const minutes = Math.ceil(p.duration / 60);
     ctx.usage.add('minutes', minutes);
     report(l, a, { format: p.format, codec: p.audio });
     return { results: a.results, prompt: input.prompt, audioDuration: Math.round(p.duration * 1000) / 1000, creditUsage: EXTRACT_BASE_CREDITS + 20 * minutes };

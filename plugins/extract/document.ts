@@ -32,6 +32,8 @@ export async function extractDocuments(input: Input, ctx: RunContext<any, any>) 
     if (pages > EXTRACT_MAX_PAGES) throw new InputError(`The documents have more than ${EXTRACT_MAX_PAGES} pages, the most one request reads.`);
   }
   const pages = docs.reduce((n, d) => n + d.pageCount, 0);
+  // Pages counted: hold their price before the model reads them (403, free, if the key cannot cover it).
+  await ctx.reserveFor({ pages });
   const material = docs
     .map((d, i) => d.pages.map((p) => `=== Document ${i + 1} (${d.format}), page ${p.page}${p.ocr ? ' (OCR)' : ''} ===\n${p.text}`).join('\n\n'))
     .join('\n\n');

@@ -27,6 +27,9 @@ export async function extractVideoData(input: Input, ctx: RunContext<any, any>) 
     if (!p.video || !VIDEO_FORMATS.includes(p.format)) throw new InputError('Unsupported video format. Supported formats: mp4, mpeg, mov, avi, flv, mpg, webm, wmv, 3gpp.');
     if (!(p.duration > 0)) throw new InputError('The video has no measurable duration.');
     if (p.duration > l.settings.videoMaxSeconds) throw new InputError(`The video is longer than the ${human(l.settings.videoMaxSeconds)} limit.`);
+    const seconds = Math.ceil(p.duration);
+    // Duration probed: hold its price before the keyframes and the soundtrack are worked on.
+    await ctx.reserveFor({ seconds });
     const [frames, transcript] = await Promise.all([
       keyframes(l.tools, file, dir, p.duration, l.settings.videoMaxFrames),
       p.audio ? transcribeTrack(l, file, dir, 'video') : Promise.resolve(''),
@@ -34,7 +37,6 @@ export async function extractVideoData(input: Input, ctx: RunContext<any, any>) 
     const images = frames.map((f) => ({ url: `data:image/jpeg;base64,${f.jpeg.toString('base64')}`, caption: `Frame at ${clock(f.at)}:` }));
     const material = `Duration: ${clock(p.duration)}. ${frames.length} keyframes follow.\n\n=== Soundtrack transcript ===\n${transcript || '(no soundtrack)'}`;
     const a = await answer(l.model, { prompt: input.prompt, material, kind: 'video (keyframes and soundtrack transcript)', images, json: input.jsonMode === true }, l.settings);
-    const seconds = Math.ceil(p.duration);
     ctx.usage.add('seconds', seconds);
     report(l, a, { format: p.format, codecs: { video: p.video, audio: p.audio }, frames: frames.map((f) => f.at) });
     return { results: a.results, prompt: input.prompt, videoDuration: Math.round(p.duration * 1000) / 1000, creditUsage: EXTRACT_BASE_CREDITS + 10 * seconds };
