@@ -62,4 +62,12 @@ export async function adminRoutes(app: FastifyInstance, opts: { container: Depen
     const { page, limit } = paging(req.query as Record<string, unknown>);
     return { items: await svc.transactionsOf(req.params.id, page, limit), page, limit };
   });
+  // A produced file (the id is the path segment after /files/ in its link), removed before its
+  // time, e.g. a permanent image. Files live in each instance's DATA_DIR: ask the instance whose
+  // links serve it (the compose file shares one files volume between instances).
+  const files = c.resolve(TOKENS.Engines).files;
+  app.delete<{ Params: { id: string } }>('/files/:id', async (req) => {
+    if (!(await files.delete(req.params.id))) throw new NotFoundError(`File not found: ${req.params.id}`);
+    return { id: req.params.id, deleted: true };
+  });
 }

@@ -131,6 +131,13 @@ export function createFileStore(opts: EngineOptions): FileStore & { close(): Pro
       if (!st) throw new NotFoundError(GONE);
       return { path, contentType: meta.contentType, size: st.size, expiresAt: new Date(meta.expiresAt), filename: `${id}.${meta.extension}` };
     },
+    async delete(id) {
+      if (!ID_RE.test(id)) return false;
+      const meta = await readMeta(id);
+      if (!meta) return false;
+      await remove(id, meta);
+      return true;
+    },
     async close() {
       clearInterval(timer);
       await sweeping;

@@ -41,4 +41,9 @@ export interface FileStore {
    * answer for all three, so a caller cannot probe which ids exist.
    */
   open(id: string, expires: string | number | undefined, sig: string | undefined): Promise<OpenedFile>;
+  /**
+   * Deletes a stored file before its time (an operator removing content, e.g. a permanent image);
+   * its links answer 404 from then on. False when there is no such file.
+   */
+  delete(id: string): Promise<boolean>;
 }
