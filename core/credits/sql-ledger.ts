@@ -14,6 +14,19 @@ import { InputError, InsufficientCreditsError, NotFoundError } from '../errors.j
 /** Reservations older than this belong to a crashed instance and are released. */
 const STALE_RESERVATION_MS = 15 * 60_000;
 
+/**
+ * Moves $2 credits of key $1 from spendable to held when its credits and its budget for the period
+ * starting $3 allow it (rolling the period over first); returns the key's id, or no row.
+ */
+const HOLD_ON_KEY = `UPDATE api_keys SET
+    period_spent = CASE WHEN period_start < $3 THEN 0 ELSE period_spent END,
+    period_start = GREATEST(period_start, $3),
+    credits = credits - $2,
+    reserved = reserved + $2
+  WHERE id = $1 AND credits >= $2
+    AND (budget IS NULL OR (CASE WHEN period_start < $3 THEN 0 ELSE period_spent END) + reserved + $2 <= budget)
+  RETURNING id`;
+
 /** PostgreSQL aborts one of two statements that lock rows in opposite orders (deadlock) or collide under serialisable isolation. */
 const RETRYABLE = new Set(['40P01', '40001']);
 
@@ -105,15 +118,7 @@ export class SqlLedger implements Ledger {
   private async reserveOne(key: KeyRecord, requestId: string, amount: number): Promise<void> {
     const period = periodStartOf();
     const rows = await this.db.query(
-      `WITH k AS (
-         UPDATE api_keys SET
-           period_spent = CASE WHEN period_start < $3 THEN 0 ELSE period_spent END,
-           period_start = GREATEST(period_start, $3),
-           credits = credits - $2,
-           reserved = reserved + $2
-         WHERE id = $1 AND credits >= $2
-           AND (budget IS NULL OR (CASE WHEN period_start < $3 THEN 0 ELSE period_spent END) + reserved + $2 <= budget)
-         RETURNING id)
+      `WITH k AS (${HOLD_ON_KEY})
        INSERT INTO reservations (request_id, key_id, amount) SELECT $4, id, $2 FROM k RETURNING key_id`,
       [key.id, amount, period, requestId],
       { prepared: true },
@@ -140,17 +145,7 @@ export class SqlLedger implements Ledger {
         const [r] = await tx.query('SELECT key_id FROM reservations WHERE request_id = $1 FOR UPDATE', [requestId]);
         if (!r) return;
         const period = periodStartOf();
-        const taken = await tx.query(
-          `UPDATE api_keys SET
-             period_spent = CASE WHEN period_start < $3 THEN 0 ELSE period_spent END,
-             period_start = GREATEST(period_start, $3),
-             credits = credits - $2,
-             reserved = reserved + $2
-           WHERE id = $1 AND credits >= $2
-             AND (budget IS NULL OR (CASE WHEN period_start < $3 THEN 0 ELSE period_spent END) + reserved + $2 <= budget)
-           RETURNING id`,
-          [r.key_id, amount, period],
-        );
+        const taken = await tx.query(HOLD_ON_KEY, [r.key_id, amount, period]);
         if (taken.length === 0) throw await this.refusal(tx, r.key_id, amount);
         await tx.query('UPDATE reservations SET amount = amount + $2 WHERE request_id = $1', [requestId, amount]);
       }),
