@@ -113,7 +113,7 @@ export interface JsRunRequest extends SandboxRunRequest {
 
 /** Counters of the JavaScript pool since the engine started (metrics, tests). */
 export interface JsSandboxStats {
-  /** Runs waiting for a worker. */
+  /** Runs waiting for a worker, or for a slot to run their `commands` step in. */
   queued: number;
   /** Runs a worker is serving now. */
   active: number;

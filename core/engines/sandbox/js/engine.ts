@@ -286,7 +286,7 @@ export class JsSandboxEngine implements JsSandbox {
   /** Counters since start (metrics, tests). */
   stats(): JsSandboxStats {
     return {
-      queued: this.queue.length,
+      queued: this.queue.length + this.commandsPool.waitingCount,
       active: this.workers.filter((w) => w.job).length,
       workers: this.workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null).length,
       ...this.counts,
