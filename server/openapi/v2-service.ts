@@ -113,5 +113,18 @@ export function adminPaths(paging: Json[], usageFilters: Json[]): Json {
     '/admin/keys/{id}/credits': { post: { ...admin, operationId: 'adminAdjustCredits', summary: 'Add or deduct credits with a reason', parameters: idParam, requestBody: body({ type: 'object', description: 'The adjustment.', required: ['amount', 'reason'], properties: { amount: int('Credits to add (positive) or deduct (negative).'), reason: { type: 'string', description: 'Why, recorded in the ledger.' } } }, 'The adjustment.'), responses: { '200': key('The key.'), ...errors } } },
     '/admin/keys/{id}/usage': { get: { ...admin, operationId: 'adminKeyUsage', summary: "A key's usage rows", parameters: [...idParam, ...usageFilters, ...paging], responses: { '200': page('UsageRow', 'Usage rows.'), ...errors } } },
     '/admin/keys/{id}/transactions': { get: { ...admin, operationId: 'adminKeyTransactions', summary: "A key's ledger entries", parameters: [...idParam, ...paging], responses: { '200': page('LedgerEntry', 'Ledger entries.'), ...errors } } },
+    '/admin/files/{id}': {
+      delete: {
+        ...admin,
+        operationId: 'adminDeleteFile',
+        summary: 'Delete a produced file before its time (its link answers 404 from then on)',
+        parameters: [{ name: 'id', in: 'path', required: true, description: 'File id: the path segment after /files/ in its link.', schema: { type: 'string' } }],
+        responses: {
+          '200': { description: 'Deleted.', headers: REQUEST_ID_HEADER, ...jsonContent({ type: 'object', description: 'The file deleted.', required: ['id', 'deleted'], properties: { id: { type: 'string', description: 'File id.' }, deleted: { type: 'boolean', description: 'Always true.' } } }) },
+          '401': error('Missing or wrong admin token.'),
+          '404': error('No such file on this instance.'),
+        },
+      },
+    },
   };
 }
