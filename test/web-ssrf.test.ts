@@ -5,22 +5,19 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startServer, type TestServer } from './helpers/server.js';
-import { hits, siteHandler, webConfig } from './helpers/web-site.js';
+import { hits, serveSite, webConfig } from './helpers/web-site.js';
 
 describe('SSRF guard through the real server', () => {
-  let site: http.Server;
+  let site: Awaited<ReturnType<typeof serveSite>>;
   let port = 0;
   let s: TestServer;
   let key: string;
   const scrape = (body: unknown) => s.call('POST', '/api/v1/scrape', { key, body });
 
   before(async () => {
-    site = http.createServer(siteHandler(() => port));
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    port = (site.address() as AddressInfo).port;
+    site = await serveSite();
+    port = site.port;
     // Only the literal 127.0.0.1 is opened: every other private address stays blocked, including
     // the name `localhost`, which resolves to loopback.
     s = await startServer({ serviceConfig: webConfig(), env: { ALLOW_HOSTS: '127.0.0.1', WEB_PAGE_TIMEOUT_MS: '3000' } });
@@ -28,8 +25,7 @@ describe('SSRF guard through the real server', () => {
   });
   after(async () => {
     await s?.close();
-    site.closeAllConnections();
-    site.close();
+    site?.close();
   });
 
   it('every blocked range is refused before any connection, with both fetch paths', async () => {

@@ -5,16 +5,14 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { startServer, type TestServer } from './helpers/server.js';
-import { hits, siteHandler, webConfig } from './helpers/web-site.js';
+import { hits, serveSite, webConfig } from './helpers/web-site.js';
 
 let pdfBytes: Uint8Array;
 
 describe('web lane through the real server', () => {
-  let site: http.Server;
+  let site: Awaited<ReturnType<typeof serveSite>>;
   let base = '';
   let s: TestServer;
   let key: string;
@@ -27,11 +25,8 @@ describe('web lane through the real server', () => {
     const page = doc.addPage([300, 200]);
     page.drawText('Quarterly report text inside a PDF', { x: 20, y: 100, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
     pdfBytes = await doc.save();
-    let port = 0;
-    site = http.createServer(siteHandler(() => port, () => pdfBytes));
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    port = (site.address() as AddressInfo).port;
-    base = `http://127.0.0.1:${port}`;
+    site = await serveSite(() => pdfBytes);
+    base = site.base;
     s = await startServer({
       serviceConfig: webConfig(),
       env: { ALLOW_PRIVATE_NETWORK: 'true', WEB_PAGE_TIMEOUT_MS: '1500', WEB_MAX_PAGE_BYTES: '1000000', BROWSER_MAX_PAGES: '1' },
@@ -40,8 +35,7 @@ describe('web lane through the real server', () => {
   });
   after(async () => {
     await s?.close();
-    site.closeAllConnections();
-    site.close();
+    site?.close();
   });
 
   it('scrape (plain fetch): GFM markdown with absolute links, tables, code blocks and metadata; 10 credits', async () => {

@@ -2,7 +2,8 @@
  * The loopback site the web-lane tests crawl and scrape, and the lane's plugin configuration
  * (shared by test/web*.test.ts).
  */
-import type http from 'node:http';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './plugins.js';
 
 /** The plugins of this lane, with the deployment's provider order (crawler_a → spider_a → web). */
@@ -89,5 +90,21 @@ export function siteHandler(port: () => number, pdf: () => Uint8Array = () => ne
       default:
         return html('<h1>Home</h1>');
     }
+  };
+}
+
+/** The site on a free loopback port: its base URL and a close that ends kept-alive connections too. */
+export async function serveSite(pdf?: () => Uint8Array): Promise<{ base: string; port: number; close(): void }> {
+  let port = 0;
+  const server = http.createServer(siteHandler(() => port, pdf));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    port,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
   };
 }
