@@ -28,12 +28,13 @@
  * AUTHORED `next` answer of ~3 KB, where the site's real `next` answers weigh 0.5–1 MB. For
  * figures closer to production, BENCH_VIDEOSITE_REAL names a real recorded player + next pair on
  * this machine: `BENCH_VIDEOSITE_REAL=/dir/NAME` reads `/dir/NAME.player.json` and
- * `/dir/NAME.next.json`; a folder alone (`BENCH_VIDEOSITE_REAL=/work/shared/fixtures/videosite/
- * invidious-mocks`) takes its `regular_mrbeast` pair. The video id is the player's
+ * `/dir/NAME.next.json`; a folder alone (e.g. the team's local-check copy of Invidious's mocks)
+ * takes its `regular_mrbeast` pair. The video id is the player's
  * `videoDetails.videoId`; the fake serves the pair for it (its `videos` option) and the video-detail
  * rows (API, executor, both floors) ask for that id. The transcript case is unchanged. Those files
- * are read at run time and never copied into the repository (their licences forbid it, see
- * /work/shared/fixtures/videosite/SOURCES.md). The header names the fixtures the case used.
+ * are read at run time and never copied into the repository (their licences forbid it; the
+ * fixtures' SOURCES.md says which recordings are for local checks only). The header names the
+ * fixtures the case used.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
