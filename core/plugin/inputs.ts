@@ -16,11 +16,14 @@ export interface LoadedInput {
 }
 
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
-const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+/** A byte limit as people read it (`50 MB`, `10 KB`). */
+export function sizeText(bytes: number): string {
+  return bytes >= 1e6 ? `${Math.round(bytes / 1e6)} MB` : `${Math.round(bytes / 1e3)} KB`;
+}
 
 /** 413 for an input over its cap, whichever way it came. */
 export function tooLarge(label: string, maxBytes: number): PayloadTooLargeError {
-  return new PayloadTooLargeError(`'${label}' is larger than the ${mb(maxBytes)} limit.`);
+  return new PayloadTooLargeError(`'${label}' is larger than the ${sizeText(maxBytes)} limit.`);
 }
 
 /** Decodes base64 (standard or URL-safe, whitespace ignored). */

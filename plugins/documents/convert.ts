@@ -2,10 +2,10 @@
  * convert-to-pdf (spec §4.6): read the input, settle its format, check the bytes agree, convert
  * on the warm LibreOffice pool, check the result is a readable PDF, store it for 24 hours.
  */
-import { InputError, OperationFailedError, ServiceError, type Engines, type UsageRecorder } from '../../core/sdk.js';
+import { InputError, OperationFailedError, ServiceError, fromBase64, tooLarge, type Engines, type UsageRecorder } from '../../core/sdk.js';
 import { SUPPORTED_EXTENSIONS, extensionOfMediaType, isSupported } from './formats.js';
 import { checkFormat, detectFormat, isText, plainTextAllowed } from './sniff.js';
-import { decodeBase64, download, tooLarge, type RawInput } from './inputs.js';
+import { download, type RawInput } from './inputs.js';
 import { storePdf, type Limits } from './store.js';
 
 const LIST_HINT = 'GET /api/v1/convert-to-pdf lists the supported formats.';
@@ -35,7 +35,7 @@ export async function convertToPdf(
 ): Promise<{ url: string }> {
   const raw = input.inputMethod === 'url'
     ? await download(ctx.engines, input.file, 'file', limits.maxFileBytes, ctx.signal)
-    : decodeBase64(input.file, 'file', limits.maxFileBytes);
+    : fromBase64(input.file, 'file', limits.maxFileBytes);
   if (raw.data.byteLength > limits.maxFileBytes) throw tooLarge('file', limits.maxFileBytes);
   const ext = resolveFormat(raw);
   if (ext) checkFormat(ext, raw.data);

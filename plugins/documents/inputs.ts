@@ -1,8 +1,8 @@
 /**
- * Reads `file` / `files` (spec §4.6 `inputMethod`): base64 content (a `data:` URL is accepted
- * too) or a URL fetched through the HTTP engine with the SSRF guard and a size cap.
+ * Reads `file` / `files` (spec §4.6 `inputMethod`) given as a URL, fetched through the HTTP engine
+ * with the SSRF guard and a size cap (base64 content is the SDK's `fromBase64`).
  */
-import { InputError, PayloadTooLargeError, ServiceError, UpstreamError, type Engines } from '../../core/sdk.js';
+import { InputError, PayloadTooLargeError, ServiceError, UpstreamError, tooLarge, type Engines } from '../../core/sdk.js';
 
 /** One input as read: its bytes plus whatever names its type. */
 export interface RawInput {
@@ -11,38 +11,6 @@ export interface RawInput {
   pathExtension?: string;
   /** Declared media type (`Content-Type` or the `data:` URL's). */
   contentType?: string;
-}
-
-/** A byte limit as people read it (`50 MB`, `10 KB`). */
-export function size(bytes: number): string {
-  return bytes >= 1e6 ? `${Math.round(bytes / 1e6)} MB` : `${Math.round(bytes / 1e3)} KB`;
-}
-
-/**
- * An input over its cap: 413 `PAYLOAD_TOO_LARGE`, the catalogue's code for a body or fetched
- * input above the documented limit, whether it came as base64 or from a URL.
- */
-export function tooLarge(label: string, maxBytes: number): PayloadTooLargeError {
-  return new PayloadTooLargeError(`'${label}' is larger than the ${size(maxBytes)} limit.`);
-}
-
-const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
-
-/** Decodes base64 (standard or URL-safe, whitespace ignored); `label` names the field in errors. */
-export function decodeBase64(value: string, label: string, maxBytes: number): RawInput {
-  let text = value.trim();
-  let contentType: string | undefined;
-  const dataUrl = /^data:([^;,]*)(?:;[^,]*)?;base64,/i.exec(text);
-  if (dataUrl) {
-    contentType = dataUrl[1] || undefined;
-    text = text.slice(dataUrl[0].length);
-  }
-  text = text.replace(/\s+/g, '');
-  if (!BASE64.test(text) || text.length % 4 === 1) throw new InputError(`'${label}' is not valid base64.`);
-  if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
-  const data = Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
-  if (data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
-  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), contentType };
 }
 
 /** True for an absolute http(s) URL. */

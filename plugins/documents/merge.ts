@@ -5,8 +5,8 @@
  * and the output gets a title and a language; ghostscript strips tags, so with both `pdfa` and
  * `pdfua` the output is PDF/A, with title and language but no PDF/UA claim (README: PDF/UA).
  */
-import { PayloadTooLargeError, ServiceError, OperationFailedError, type Engines, type UsageRecorder } from '../../core/sdk.js';
-import { decodeBase64, download, size, tooLarge } from './inputs.js';
+import { PayloadTooLargeError, ServiceError, OperationFailedError, fromBase64, sizeText, tooLarge, type Engines, type UsageRecorder } from '../../core/sdk.js';
+import { download } from './inputs.js';
 import { storePdf, type Limits } from './store.js';
 
 /** Input of one merge, as validated by the capability schema. */
@@ -33,10 +33,10 @@ async function readAll(input: MergeRequest, ctx: { engines: Engines; signal: Abo
       const label = `files[${i}]`;
       const raw = input.inputMethod === 'url'
         ? await download(ctx.engines, input.files[i]!, label, limits.maxFileBytes, signal)
-        : decodeBase64(input.files[i]!, label, limits.maxFileBytes);
+        : fromBase64(input.files[i]!, label, limits.maxFileBytes);
       total += raw.data.byteLength;
       if (raw.data.byteLength > limits.maxFileBytes) throw tooLarge(label, limits.maxFileBytes);
-      if (total > limits.maxMergeBytes) throw new PayloadTooLargeError(`The files together are larger than the ${size(limits.maxMergeBytes)} limit.`);
+      if (total > limits.maxMergeBytes) throw new PayloadTooLargeError(`The files together are larger than the ${sizeText(limits.maxMergeBytes)} limit.`);
       out[i] = raw.data;
     }
   };
