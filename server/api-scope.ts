@@ -39,7 +39,7 @@ export function setupApiScope(app: FastifyInstance, c: DependencyContainer, lane
     req.call?.failed(err.code);
     setRateHeaders(reply, req);
     if (err.code === 'RATE_LIMITED' && typeof err.details?.retryAfter === 'number') reply.header('Retry-After', err.details.retryAfter);
-    reply.code(err.status).send(serialise(err, req));
+    return reply.code(err.status).send(serialise(err, req));
   });
 
   app.setNotFoundHandler(async (req) => {
@@ -49,15 +49,16 @@ export function setupApiScope(app: FastifyInstance, c: DependencyContainer, lane
   /**
    * Writes the call's usage row once, as the answer is handed to the socket (before the client can
    * have it, so a shutdown that closes the usage log right after the last answer still holds the
-   * row), or with 499 when the client had gone; `onResponse` catches any answer `onSend` missed.
+   * row, and the answer waits for the row's journal line), or with 499 when the client had gone;
+   * `onResponse` catches any answer `onSend` missed.
    */
-  const record = (req: FastifyRequest, status: number): void => {
+  const record = (req: FastifyRequest, status: number, then?: () => void): void => {
     const row = req.call?.take({ requestId: req.id, lane, status, requestSource: requestSourceOf(req) });
-    if (row) usage.record(row);
+    if (row) usage.record(row, then);
+    else then?.();
   };
   app.addHook('onSend', (req, reply, payload, done) => {
-    record(req, reply.raw.destroyed ? CLIENT_CLOSED_STATUS : reply.statusCode);
-    done(null, payload);
+    record(req, reply.raw.destroyed ? CLIENT_CLOSED_STATUS : reply.statusCode, () => done(null, payload));
   });
   app.addHook('onResponse', (req, reply, done) => {
     record(req, reply.statusCode);

@@ -42,8 +42,10 @@ export async function startService(env: Record<string, string | undefined>, extr
     const usage = services.container.resolve(TOKENS.Usage);
     const journalDir = join(services.settings.dataDir, 'usage-journal');
     const recovered = await recoverJournals(journalDir, services.container.resolve(TOKENS.Db), (rows) => usage.insertRecovered(rows));
-    if (recovered > 0) services.container.resolve(TOKENS.Logger).warn({ recovered }, 'usage rows of a stopped instance recovered from its journal');
-    usage.attachJournal(UsageJournal.start(journalDir, await usage.maxId()));
+    const log = services.container.resolve(TOKENS.Logger);
+    if (recovered > 0) log.warn({ recovered }, 'usage rows of a stopped instance recovered from its journal');
+    const onWriteError = (err: unknown) => log.error({ err }, 'the usage journal could not be written; rows still go to the database, but a kill now could lose them');
+    usage.attachJournal(UsageJournal.start(journalDir, await usage.maxId(), onWriteError));
     app = await buildServer(services, { isDraining: () => draining });
     await app.listen({ port: services.settings.port, host: services.settings.host });
   } catch (err) {

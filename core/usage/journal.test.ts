@@ -48,6 +48,28 @@ describe('usage journal', () => {
     }
   });
 
+  it("lets an answer go only once its row's line is in the file, one write for the tick's rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cia-jrnl-'));
+    try {
+      const j = UsageJournal.start(dir, 0);
+      const file = join(dir, readdirSync(dir)[0]!);
+      const sent: string[] = [];
+      const inFile = () => pendingRows(readFileSync(file, 'utf8')).rows.map((r) => r.requestId);
+      j.begin(start('a'));
+      j.finish(row('a'), () => sent.push(`a:${inFile().join(',')}`));
+      j.finish(row('b'), () => sent.push(`b:${inFile().join(',')}`));
+      assert.deepEqual([sent, inFile()], [[], []], 'nothing is written or sent before the tick ends');
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(sent, ['a:a,b', 'b:a,b'], 'both answers went after the one write that holds both rows');
+      j.finish(row('c'), () => sent.push('c'));
+      j.close();
+      assert.deepEqual(sent.at(-1), 'c', 'closing writes what is queued and lets its answers go');
+      assert.deepEqual(pendingRows(readFileSync(file, 'utf8')).rows.map((r) => r.requestId), ['a', 'b', 'c']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('ignores a last line cut short by the kill', () => {
     const text = `{"h":1,"floorId":7}\n{"b":{"requestId":"r1","keyId":"k","lane":"v2","path":"/api/v2/run","startedAt":1}}\n{"r":{"requestId":"r2","keyId":"k","la`;
     const p = pendingRows(text);

@@ -103,10 +103,14 @@ export class UsageLog {
     return this.insert(rows);
   }
 
-  /** Queues a row. */
-  record(row: UsageRow): void {
+  /**
+   * Queues a row. `then` (sending the answer) runs once the row is safe from a kill: at once
+   * without a journal, else when the journal's write of this tick is done.
+   */
+  record(row: UsageRow, then?: () => void): void {
     for (const observe of this.observers) observe(row);
-    this.journal?.finish(row);
+    if (this.journal) this.journal.finish(row, then);
+    else then?.();
     this.buffer.push(row);
     if (this.buffer.length >= this.maxBatch) void this.flush();
   }
