@@ -238,13 +238,15 @@ export class Executor {
     let native: unknown;
     // Fired by the caller going away or by the endpoint's time limit.
     const limit = deadline(req.signal, endpoint.def.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => new Error('time limit reached'));
-    const signal = limit.signal;
     const ctx: RunContext<unknown> = {
       config: endpoint.plugin.config,
       state: endpoint.plugin.state,
       engines: this.engines,
       log: req.log,
-      signal,
+      // Made when the handler first looks (see deadline.ts).
+      get signal() {
+        return limit.signal;
+      },
       requestId: req.requestId,
       provider: endpoint.plugin.id,
       caller: req.key.id,
@@ -253,11 +255,11 @@ export class Executor {
       setNative(payload) {
         native = payload;
       },
-      call: <T>(capability: string, input: unknown) => this.nestedCall({ ...req, signal }, capability, input, (req.depth ?? 0) + 1) as Promise<T>,
+      call: <T>(capability: string, input: unknown) => this.nestedCall({ ...req, signal: limit.signal }, capability, input, (req.depth ?? 0) + 1) as Promise<T>,
     };
     let output: unknown;
     try {
-      output = await raceAbort(endpoint.def.run(input as never, ctx), signal);
+      output = await limit.race(endpoint.def.run(input as never, ctx));
     } catch (err) {
       if (limit.timedOut && !(err instanceof ServiceError)) throw new UpstreamError(`The ${endpoint.plugin.id} service timed out.`, { cause: err });
       throw err;
@@ -279,23 +281,4 @@ export class Executor {
     }
     return { data, units, native };
   }
-}
-
-/** Settles with `p`, or rejects as soon as `signal` aborts (the handler keeps the signal to stop its work). */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
