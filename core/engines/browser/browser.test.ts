@@ -39,6 +39,19 @@ before(async () => {
       setTimeout(() => res.end('<title>slow</title>'), 400).unref();
       return;
     }
+    if (u.pathname === '/refresh-late') {
+      res.setHeader('content-type', 'text/html');
+      return res.end('<title>Leaving</title><meta http-equiv="refresh" content="0;url=/late"><p>moving on</p>');
+    }
+    if (u.pathname === '/late') {
+      res.setHeader('content-type', 'text/html');
+      setTimeout(() => res.end('<title>Late</title><p>arrived</p>'), 300).unref();
+      return;
+    }
+    if (u.pathname === '/refresh-hash') {
+      res.setHeader('content-type', 'text/html');
+      return res.end('<title>Hash</title><meta http-equiv="refresh" content="0;url=#end"><p id=end>here</p>');
+    }
     if (u.pathname === '/blob') {
       res.setHeader('content-type', 'application/octet-stream');
       return res.end(Buffer.alloc(3_000_000, 0x41));
@@ -149,6 +162,25 @@ test('a crashed browser is replaced on the next job', async () => {
   } finally {
     await engine.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a quick meta refresh is read at its destination, even when the read spans the navigation', async () => {
+  const engine = createBrowserEngine({ dataDir: os.tmpdir(), env: { ALLOW_PRIVATE_NETWORK: 'true' }, log, publicBaseUrl: () => '' });
+  try {
+    // The destination answers 300 ms after the refresh starts, so the first page is being read
+    // when the navigation replaces it: the window that, hit by chance under CPU load, used to
+    // fail the job with "Execution context was destroyed".
+    const late = await engine.render({ url: `http://127.0.0.1:${port}/refresh-late` });
+    assert.deepEqual({ url: late.url, status: late.status, title: late.title }, { url: `http://127.0.0.1:${port}/late`, status: 200, title: 'Late' });
+    assert.match(late.html, /arrived/);
+    // A refresh to a fragment stays on the page: no navigation to wait for.
+    const started = Date.now();
+    const hash = await engine.render({ url: `http://127.0.0.1:${port}/refresh-hash` });
+    assert.deepEqual({ url: hash.url, title: hash.title }, { url: `http://127.0.0.1:${port}/refresh-hash#end`, title: 'Hash' });
+    assert.ok(Date.now() - started < 3_000, `took ${Date.now() - started} ms`);
+  } finally {
+    await engine.close();
   }
 });
 

@@ -8,20 +8,79 @@ export interface Dom {
   title: string;
   /** The URL of the document read (Chromium's error page is `chrome-error://…`). */
   href: string;
-  /**
-   * The page asks, by `<meta http-equiv="refresh">` with a URL, to go elsewhere within a second:
-   * a redirect in all but name, which the renderer follows rather than racing its timer.
-   */
-  quickRefresh: boolean;
 }
 
-/** The DOM, title, URL and any quick meta refresh (page.content() and page.title() would be two round trips). */
-export function readDom(page: Page): Promise<Dom> {
-  return page.evaluate(() => {
+/** How long the page may take, in ms, to finish loading and to leave by a quick refresh. */
+interface Waits {
+  load: number;
+  refresh: number;
+}
+
+/**
+ * The DOM, title and URL (page.content() and page.title() would be two round trips). With
+ * `waits`, a document still loading is read once loaded, and one with a quick meta refresh (a
+ * `<meta http-equiv="refresh">` with a URL due within a second: a redirect in all but name) is
+ * held until the refresh replaces it. The replacement destroys this evaluation's context, so the
+ * call rejects and the caller reads the next document (readSettledDom). Waiting inside the page,
+ * rather than for a navigation event afterwards, cannot miss a navigation that starts or ends
+ * between two round trips.
+ */
+export function readDom(page: Page, waits: Waits = { load: 0, refresh: 0 }): Promise<Dom> {
+  return page.evaluate(async ({ load, refresh }) => {
+    // No named helpers in here: a transpiler's (tsx's __name) would not exist in the page.
+    if (document.readyState !== 'complete' && load > 0) {
+      await new Promise<void>((done) => {
+        setTimeout(done, load);
+        addEventListener('load', () => done(), { once: true });
+      });
+    }
     const dt = document.doctype;
     const doctype = dt ? `<!DOCTYPE ${dt.name}${dt.publicId ? ` PUBLIC "${dt.publicId}"` : ''}${dt.systemId ? ` "${dt.systemId}"` : ''}>` : '';
-    const refresh = document.querySelector('meta[http-equiv="refresh" i]')?.getAttribute('content') ?? '';
-    const delay = /^\s*(\d+)[^;,]*[;,]\s*\S/.exec(refresh)?.[1];
-    return { html: doctype + document.documentElement.outerHTML, title: document.title, href: location.href, quickRefresh: delay !== undefined && Number(delay) <= 1 };
-  });
+    // A refresh due within a second to another document: held until that document replaces
+    // this one (a refresh to a fragment of this one navigates within it, so no wait).
+    const content = document.querySelector('meta[http-equiv="refresh" i]')?.getAttribute('content') ?? '';
+    const refreshTo = /^\s*(\d+)[^;,]*[;,]\s*(?:url\s*=\s*)?(['"]?)(\S.*?)\2\s*$/i.exec(content);
+    let leaves = false;
+    try {
+      const to = refreshTo && Number(refreshTo[1]) <= 1 ? new URL(refreshTo[3]!, location.href) : undefined;
+      leaves = !!to && !(to.hash && to.href.split('#')[0] === location.href.split('#')[0]);
+    } catch {
+      // Not a URL: Chromium does not navigate either.
+    }
+    if (leaves && refresh > 0) await new Promise((done) => setTimeout(done, refresh));
+    return { html: doctype + document.documentElement.outerHTML, title: document.title, href: location.href };
+  }, waits);
+}
+
+/** Puppeteer's words for "the document went away while it was being read" (a navigation). */
+const CONTEXT_LOST = /Execution context was destroyed|Cannot find context with specified id/;
+// Documents read at most per job: the page, its refresh, then a script or two moving on is
+// already unusual; past that the job fails rather than chase the page.
+const MAX_READS = 4;
+
+/**
+ * Reads the page as the caller will get it. A quick meta refresh is followed once, so the answer
+ * does not depend on whether its timer fired before the read (a refresh to a refused address is
+ * then always the guard's 400). Any navigation that replaces the document while it is being read
+ * (that refresh, or a script's `location = …`) is waited out and the new document read once
+ * loaded: under load the refresh timer fires late, and reading through it used to fail the job
+ * with "Execution context was destroyed". `replaced` runs before each re-read (checks where the
+ * page went, lets its requests settle) and may throw to end the job. Waits stop at `deadline`.
+ */
+export async function readSettledDom(
+  page: Page,
+  opts: { deadline: number; replaced: () => Promise<void> },
+): Promise<{ dom: Dom; navigated: boolean }> {
+  let navigated = false;
+  for (let read = 1; ; read++) {
+    const left = Math.max(0, opts.deadline - Date.now());
+    try {
+      // A page whose refresh never replaced it by the deadline is read as it stands.
+      return { dom: await readDom(page, { load: left, refresh: navigated ? 0 : left }), navigated };
+    } catch (err) {
+      if (!CONTEXT_LOST.test(String(err)) || read >= MAX_READS) throw err;
+    }
+    navigated = true;
+    await opts.replaced();
+  }
 }

@@ -8,14 +8,14 @@ import { DEFAULT_VIEWPORT, type FreshPage } from './pool.js';
 import { InputError, ServiceError, UpstreamError } from '../../errors.js';
 import { responseTooLarge, show } from '../http/index.js';
 import { capture, scrollThrough } from './screenshot.js';
-import { readDom } from './read-dom.js';
+import { readSettledDom } from './read-dom.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
 
 // Long enough to see a request a script starts right after load; short next to a page load.
 const QUIET_MS = 25;
 const SETTLE_CAP_MS = 2_500;
-// A quick meta refresh (≤ 1 s) plus the next page's load.
+// A quick meta refresh (≤ 1 s) plus the next page's load (or a script's navigation during the read).
 const REFRESH_WAIT_MS = 6_000;
 
 /**
@@ -131,16 +131,19 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
   if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
   stillThere();
   try {
-    let dom = html ? await readDom(page) : { html: '', title: '', href: page.url(), quickRefresh: false };
+    let dom = { html: '', title: '', href: page.url() };
     let doc = response;
-    if (dom.quickRefresh) {
-      // Followed once, so the answer does not depend on whether the refresh timer fired before
-      // the DOM was read (a refresh to a refused address is then always the guard's 400).
-      await page.waitForNavigation({ waitUntil: 'load', timeout: Math.min(timeoutMs, REFRESH_WAIT_MS) }).catch(() => undefined);
-      await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
-      stillThere();
-      dom = await readDom(page);
-      doc = (lastMain as HTTPResponse | null) ?? response;
+    if (html) {
+      const read = await readSettledDom(page, {
+        deadline: Date.now() + Math.min(timeoutMs, REFRESH_WAIT_MS),
+        replaced: async () => {
+          stillThere();
+          await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+        },
+      });
+      dom = read.dom;
+      // The status and headers are those of the document read, not of the one it replaced.
+      if (read.navigated) doc = (lastMain as HTTPResponse | null) ?? response;
     }
     stillThere(dom.href);
     const docHeaders = doc?.headers() ?? {};
