@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
 import { startServer } from './helpers/server.js';
 import { postgresBackend } from './helpers/storage.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
@@ -75,6 +76,50 @@ describe('admin CLI', () => {
     const after = JSON.parse((await cli(dataDir, 'keys', 'list')).stdout);
     assert.equal(after.length, 1);
     assert.equal(after[0].credits, 50);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('files delete removes a produced file: through the running server, or on DATA_DIR once it has stopped', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
+    const pdf = async () => {
+      const doc = await PDFDocument.create();
+      doc.addPage([200, 200]);
+      return Buffer.from(await doc.save()).toString('base64');
+    };
+    const s = await startServer({ dataDir, processMode: true });
+    let kept: URL;
+    try {
+      const { key } = await s.createKey({ credits: 1000 });
+      const produce = async () => {
+        const merged = await s.call('POST', '/api/v1/merge-pdfs', { key, body: { inputMethod: 'base64', files: [await pdf(), await pdf()] } });
+        assert.equal(merged.status, 200, merged.text);
+        return new URL(merged.json.url);
+      };
+      const [gone, later] = [await produce(), await produce()];
+      kept = later;
+      const idOf = (link: URL) => link.pathname.split('/').pop()!;
+      const withToken = { DATA_DIR: dataDir, ADMIN_TOKEN: s.adminToken };
+      const deleted = JSON.parse((await cliWith(withToken, 'files', 'delete', idOf(gone))).stdout);
+      assert.deepEqual(deleted, { id: idOf(gone), deleted: true });
+      assert.equal((await fetch(`${s.url}${gone.pathname}${gone.search}`)).status, 404);
+      assert.equal((await fetch(`${s.url}${later.pathname}${later.search}`)).status, 200, 'only the named file went');
+      const again = await cliWith(withToken, 'files', 'delete', idOf(gone)).then(() => null, (e) => e);
+      assert.equal(again?.code, 1);
+      assert.equal(again.stderr, `error: File not found: ${idOf(gone)}\n`);
+    } finally {
+      await s.close();
+    }
+    // With no server holding the store, the CLI deletes from DATA_DIR itself, with the same answers.
+    const id = kept.pathname.split('/').pop()!;
+    assert.deepEqual(JSON.parse((await cli(dataDir, 'files', 'delete', id)).stdout), { id, deleted: true });
+    const missing = await cli(dataDir, 'files', 'delete', id).then(() => null, (e) => e);
+    assert.equal(missing?.stderr, `error: File not found: ${id}\n`);
+    const restarted = await startServer({ dataDir });
+    try {
+      assert.equal((await fetch(`${restarted.url}${kept.pathname}${kept.search}`)).status, 404, 'the restarted server no longer serves it');
+    } finally {
+      await restarted.close();
+    }
     await rm(dataDir, { recursive: true, force: true });
   });
 

@@ -11,6 +11,7 @@
  *   credits deduct ID AMOUNT --reason TEXT
  *   usage ID [--page N] [--limit N] [--status success|error|HTTP] [--object-type T] [--object-id ID] [--provider P]
  *   transactions ID [--page N] [--limit N]
+ *   files delete ID
  */
 import 'reflect-metadata';
 import { join } from 'node:path';
@@ -25,7 +26,9 @@ import { KeyStore } from '../../core/keys/key-store.js';
 import { MemoryLedger } from '../../core/credits/memory-ledger.js';
 import { SqlLedger } from '../../core/credits/sql-ledger.js';
 import { UsageLog } from '../../core/usage/usage-log.js';
-import { ServiceError } from '../../core/errors.js';
+import { NotFoundError, ServiceError } from '../../core/errors.js';
+import { createFileStore } from '../../core/engines/files/index.js';
+import type { FileStore } from '../../core/engines/files/types.js';
 import { AdminService } from './service.js';
 import { usageQuery } from '../v2/account.js';
 
@@ -37,7 +40,8 @@ const USAGE = `usage: npm run admin -- <command>
   credits add ID AMOUNT --reason TEXT
   credits deduct ID AMOUNT --reason TEXT
   usage ID [--page N] [--limit N] [--status success|error|HTTP] [--object-type T] [--object-id ID] [--provider P]
-  transactions ID [--page N] [--limit N]`;
+  transactions ID [--page N] [--limit N]
+  files delete ID`;
 
 function num(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -48,7 +52,8 @@ function num(v: string | undefined): number | undefined {
 
 /** One admin operation: run on the store directly, or sent to a running server's admin API. */
 interface Operation {
-  direct(svc: AdminService): Promise<unknown>;
+  /** `files` opens DATA_DIR's file store on first use: only `files` commands need it. */
+  direct(svc: AdminService, files: () => FileStore): Promise<unknown>;
   http: { method: string; path: string; body?: unknown; query?: Record<string, string | undefined> };
   /** Paged HTTP answers carry `{ items }`; the CLI prints the items either way. */
   paged?: boolean;
@@ -94,6 +99,15 @@ function operation(values: Record<string, string | boolean | undefined>, positio
   }
   if (group === 'transactions' && action) {
     return { direct: (svc) => svc.transactionsOf(action, page.page, page.limit), http: { method: 'GET', path: `/keys/${encodeURIComponent(action)}/transactions`, query: pageQuery }, paged: true };
+  }
+  if (group === 'files' && action === 'delete' && rest[0]) {
+    const fileId = rest[0];
+    // The same answers as DELETE /admin/files/:id, so both paths print alike.
+    const direct = async (_svc: AdminService, files: () => FileStore) => {
+      if (!(await files().delete(fileId))) throw new NotFoundError(`File not found: ${fileId}`);
+      return { id: fileId, deleted: true };
+    };
+    return { direct, http: { method: 'DELETE', path: `/files/${id}` } };
   }
   return undefined;
 }
@@ -162,9 +176,15 @@ async function main(argv: string[]): Promise<unknown> {
   const ledger = db.kind === 'embedded' ? new MemoryLedger(db) : new SqlLedger(db);
   const usage = new UsageLog(db);
   const svc = new AdminService(new KeyStore(db, 0), ledger, usage, settings.defaultRateLimit);
+  // Produced files live in this instance's DATA_DIR, not the database (see DELETE /admin/files/:id).
+  let files: (FileStore & { close(): Promise<void> }) | undefined;
+  const warn = (_o: unknown, msg?: string) => void process.stderr.write(`warning: ${msg ?? ''}\n`);
+  const log = { debug() {}, info() {}, warn, error: warn };
+  const openFiles = () => (files ??= createFileStore({ dataDir: settings.dataDir, publicBaseUrl: () => '', env: process.env, log }));
   try {
-    return await op.direct(svc);
+    return await op.direct(svc, openFiles);
   } finally {
+    await files?.close();
     await usage.close();
     await ledger.close();
     await db.close();
