@@ -44,8 +44,9 @@ export async function startService(env: Record<string, string | undefined>, extr
     const recovered = await recoverJournals(journalDir, services.container.resolve(TOKENS.Db), (rows) => usage.insertRecovered(rows));
     const log = services.container.resolve(TOKENS.Logger);
     if (recovered > 0) log.warn({ recovered }, 'usage rows of a stopped instance recovered from its journal');
-    const onWriteError = (err: unknown) => log.error({ err }, 'the usage journal could not be written; rows still go to the database, but a kill now could lose them');
-    usage.attachJournal(UsageJournal.start(journalDir, await usage.maxId(), onWriteError));
+    const onJournalError = (err: unknown, during: 'write' | 'answer') =>
+      log.error({ err }, during === 'write' ? 'the usage journal could not be written; rows still go to the database, but a kill now could lose them' : 'an answer failed as the usage journal let it go');
+    usage.attachJournal(UsageJournal.start(journalDir, await usage.maxId(), onJournalError));
     app = await buildServer(services, { isDraining: () => draining });
     await app.listen({ port: services.settings.port, host: services.settings.host });
   } catch (err) {

@@ -30,6 +30,9 @@ export interface CallStart {
 /** Status and code of a call found cut off by a crash. */
 export const INTERRUPTED = { status: 500, code: 'INTERRUPTED' } as const;
 
+/** Told of a journal write that failed, or of an answer that threw when the journal let it go. */
+export type JournalErrorHandler = (err: unknown, during: 'write' | 'answer') => void;
+
 /** Rotate once a journal passes this size: the new one starts with the calls still open. */
 const ROTATE_BYTES = 8 * 1024 * 1024;
 
@@ -51,19 +54,19 @@ export class UsageJournal {
   private constructor(
     private readonly dir: string,
     private readonly floorId: number,
-    private readonly onWriteError: (err: unknown) => void,
+    private readonly onError: JournalErrorHandler,
   ) {
     this.create();
   }
 
   /**
    * Opens a new journal in `dir`; `floorId` is the usage log's largest id now (replay dedupes above
-   * it). `onWriteError` hears of a write that failed (a full disk): the rows still go to the
-   * database, only their crash copy is missing.
+   * it). `onError` hears of a write that failed (a full disk: the rows still go to the database,
+   * only their crash copy is missing) and of an answer that threw as it was let go.
    */
-  static start(dir: string, floorId: number, onWriteError: (err: unknown) => void = () => {}): UsageJournal {
+  static start(dir: string, floorId: number, onError: JournalErrorHandler = () => {}): UsageJournal {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return new UsageJournal(dir, floorId, onWriteError);
+    return new UsageJournal(dir, floorId, onError);
   }
 
   /** Opens a fresh file (with its header) as the current one. */
@@ -118,9 +121,16 @@ export class UsageJournal {
     try {
       this.append(this.takeQueued());
     } catch (err) {
-      this.onWriteError(err);
+      this.onError(err, 'write');
     }
-    for (const go of waiting) go();
+    for (const go of waiting) {
+      try {
+        go();
+      } catch (err) {
+        // One answer failing to go must not hold the others of this tick.
+        this.onError(err, 'answer');
+      }
+    }
   }
 
   /** The lines waiting for their write, handed over once. */
