@@ -5,11 +5,12 @@
  * embedded store, p99 overhead ≤ 5 ms; issue 18: PostgreSQL ≥ 0.15× on one hot key and ≥ 0.25×
  * over 1,000 keys, p99 overhead ≤ 10 ms). Each server runs in its own process; the load comes
  * from this one. BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_MANY_KEYS (1000) tune the run;
- * BENCH_SKIP_PG skips PostgreSQL.
+ * BENCH_SKIP_PG skips PostgreSQL. Each run also prints the CPU every process spent per request (bench/cpu.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { load, type LoadResult } from './load.js';
+import { cpuPerRequest, cpuSnapshot, formatCpu } from './cpu.js';
 import { postgresBackend } from '../test/helpers/storage.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -30,7 +31,10 @@ async function startServer(mode: string, env: Record<string, string> = {}): Prom
   return { ...(JSON.parse(line) as { url: string; key: string; keys: string[] }), child };
 }
 
-async function measure(mode: string, env: Record<string, string> = {}): Promise<LoadResult> {
+/** A run's result with the CPU each party spent per request (µs). */
+type Measured = LoadResult & { cpu: string };
+
+async function measure(mode: string, env: Record<string, string> = {}): Promise<Measured> {
   const s = await startServer(mode, env);
   try {
     // Every request takes the next key in turn (one key unless BENCH_KEYS made more).
@@ -44,7 +48,9 @@ async function measure(mode: string, env: Record<string, string> = {}): Promise<
       expect: 200,
     };
     await load(s.url, { ...req, connections: CONNECTIONS, seconds: 2 });
-    return await load(s.url, { ...req, connections: CONNECTIONS, seconds: SECONDS });
+    const before = cpuSnapshot(s.child.pid!);
+    const result = await load(s.url, { ...req, connections: CONNECTIONS, seconds: SECONDS });
+    return { ...result, cpu: formatCpu(cpuPerRequest(before, cpuSnapshot(s.child.pid!), result.requests)) };
   } finally {
     s.child.kill('SIGTERM');
     await new Promise((r) => s.child.once('exit', r));
@@ -54,8 +60,8 @@ async function measure(mode: string, env: Record<string, string> = {}): Promise<
 const fmt = (r: LoadResult) => `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}`;
 const bare = await measure('bare');
 const embedded = await measure('engine');
-let withPg: LoadResult | undefined;
-let withPgMany: LoadResult | undefined;
+let withPg: Measured | undefined;
+let withPgMany: Measured | undefined;
 if (!process.env.BENCH_SKIP_PG) {
   // A fresh database per run, dropped afterwards, so the benchmark leaves nothing behind.
   for (const keys of [1, MANY_KEYS]) {
@@ -74,6 +80,10 @@ console.log(`bare fastify         ${fmt(bare)}`);
 console.log(`engine (embedded)    ${fmt(embedded)}`);
 if (withPg) console.log(`engine (postgres)    ${fmt(withPg)}   one hot key`);
 if (withPgMany) console.log(`engine (postgres)    ${fmt(withPgMany)}   ${MANY_KEYS} keys`);
+// Where the cores went (all processes on the machine, so run it with nothing else busy).
+console.log('CPU per request (µs, from /proc, every process on the machine):');
+const runs: [string, Measured | undefined][] = [['bare fastify', bare], ['engine (embedded)', embedded], ['postgres, hot key', withPg], [`postgres, ${MANY_KEYS} keys`, withPgMany]];
+for (const [name, r] of runs) if (r) console.log(`  ${name.padEnd(20)} ${r.cpu}`);
 console.log(`embedded: throughput ratio ${(embedded.rps / bare.rps).toFixed(2)}x (target >= 0.75x), p99 overhead ${(embedded.p99 - bare.p99).toFixed(2)} ms (target <= 5 ms)`);
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 if (withPg) console.log(`postgres, one hot key: throughput ratio ${(withPg.rps / bare.rps).toFixed(2)}x (target >= 0.15x: ${verdict(withPg.rps / bare.rps >= 0.15)}), p99 overhead ${(withPg.p99 - bare.p99).toFixed(2)} ms (target <= 10 ms: ${verdict(withPg.p99 - bare.p99 <= 10)})`);
