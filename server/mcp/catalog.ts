@@ -10,7 +10,7 @@ import { Discovery } from '../../core/registry/discovery.js';
 import type { Registry } from '../../core/registry/registry.js';
 import type { Policy } from '../../core/policy/types.js';
 import type { RegisteredCapability, RegisteredEndpoint, ResolvedTarget } from '../../core/registry/types.js';
-import { describeCost } from './cost-text.js';
+import { describeCost } from '../cost-text.js';
 
 /**
  * Discovery that also sees the v1-only jobs: legacy capabilities the key may use, and provider

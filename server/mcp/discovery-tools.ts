@@ -13,7 +13,7 @@ import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from 
 import type { CallTarget } from './call.js';
 import type { McpDiscovery } from './catalog.js';
 import { toolNameOf } from './catalog.js';
-import { describeCost } from './cost-text.js';
+import { describeCost } from '../cost-text.js';
 import { describeCapability, describeEndpoint } from '../v2/discovery.js';
 import { InputError, NotFoundError } from '../../core/errors.js';
 

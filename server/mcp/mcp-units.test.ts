@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeCost } from './cost-text.js';
+import { describeCost } from '../cost-text.js';
 import { RunningCalls } from './cancel.js';
 import { toolsModeSetting } from './routes.js';
 import { bridgeSettings } from './bridge.js';

@@ -6,7 +6,7 @@
 import type { Registry } from '../../core/registry/registry.js';
 import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
 import { ToolCatalog } from './catalog.js';
-import { describeCost } from './cost-text.js';
+import { describeCost } from '../cost-text.js';
 
 /** Markdown rows `| tool | kind | cost |` for every tool of the catalogue (tools mode, no key filter). */
 export function mcpToolsTable(registry: Registry): string {

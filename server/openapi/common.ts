@@ -1,10 +1,9 @@
 /**
- * Pieces both OpenAPI documents share: registry schemas as plain JSON Schema, cost texts, the
+ * Pieces both OpenAPI documents share: registry schemas as plain JSON Schema, the
  * response headers the server sends (spec §8.2) and the hand-written schemas around the registry's
  * own (every field described, like the plugins' schemas: house style 2).
  */
 import type { TSchema } from '@sinclair/typebox';
-import type { CostDescription } from '../../core/credits/cost.js';
 
 /** A JSON Schema or OpenAPI object. */
 export type Json = Record<string, unknown>;
@@ -13,20 +12,6 @@ export type Json = Record<string, unknown>;
 export function plain(schema: TSchema | undefined, freeForm = 'Free-form object: its shape depends on the provider.'): Json {
   if (!schema) return { type: 'object', additionalProperties: true, description: freeForm };
   return JSON.parse(JSON.stringify(schema)) as Json;
-}
-
-/** A cost rule in words. */
-export function costText(c: CostDescription): string {
-  switch (c.kind) {
-    case 'flat':
-      return `${c.credits} credits per successful request.`;
-    case 'per_unit':
-      return c.note ? `${c.note}.` : `${c.credits} credits per ${c.per} ${c.unit}, rounded up.`;
-    case 'per_output_mb':
-      return `${c.credits} credits per started ${c.perMb} MB of output.`;
-    default:
-      return c.note;
-  }
 }
 
 /** A `$ref` to a component schema, with the description the referring field needs. */

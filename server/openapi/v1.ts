@@ -7,7 +7,8 @@ import type { Registry } from '../../core/registry/registry.js';
 import type { CapabilityDef, EndpointDef } from '../../core/plugin/types.js';
 import { MESSAGES, ShuttingDownError } from '../../core/errors.js';
 import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
-import { CODE_ERROR, CREDITS_HEADER, REQUEST_SOURCE, SECURITY_SCHEMES, V1_ERROR, costText, headersFor, jsonContent, plain, ref, type Json } from './common.js';
+import { CODE_ERROR, CREDITS_HEADER, REQUEST_SOURCE, SECURITY_SCHEMES, V1_ERROR, headersFor, jsonContent, plain, ref, type Json } from './common.js';
+import { describeCost } from '../cost-text.js';
 
 type TargetDef = Pick<CapabilityDef, 'title' | 'summary' | 'input' | 'output' | 'cost' | 'tags' | 'messages' | 'validate'>;
 
@@ -95,7 +96,7 @@ export function buildV1Document(registry: Registry): Json {
     const op: Json = {
       operationId: `${row.method.toLowerCase()}_${name}`,
       summary: def?.title ?? id,
-      description: `${def?.summary ?? 'Served once a provider plugin registers it.'}${def ? ' ' + costText(def.cost.describe) : ''} Runs \`${row.target}\`.`,
+      description: `${def?.summary ?? 'Served once a provider plugin registers it.'}${def ? ' ' + describeCost(def.cost.describe) : ''} Runs \`${row.target}\`.`,
       tags: [def?.tags?.[0] ?? 'other'],
       security: [{ bearerAuth: [] }],
       responses: {

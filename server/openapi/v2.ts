@@ -6,7 +6,8 @@
  */
 import type { Registry } from '../../core/registry/registry.js';
 import { ERROR_CODES } from '../../core/errors.js';
-import { SECURITY_SCHEMES, costText, headersFor, jsonContent, plain, ref, type Json } from './common.js';
+import { SECURITY_SCHEMES, headersFor, jsonContent, plain, ref, type Json } from './common.js';
+import { describeCost } from '../cost-text.js';
 import { specTexts } from './v1.js';
 import { DETAILS_DATA, V2_COMPONENTS, envelopeOk } from './v2-shapes.js';
 import { adminPaths, servicePaths } from './v2-service.js';
@@ -76,7 +77,7 @@ export function buildV2Document(registry: Registry): Json {
     schemas[`capability_${cap.id}_input`] = plain(cap.def.input);
     schemas[`capability_${cap.id}_output`] = plain(cap.def.output);
     const providers = cap.providers.map((b) => b.plugin.id);
-    const cost = costText(cap.def.cost.describe);
+    const cost = describeCost(cap.def.cost.describe);
     const refs = add({ type: 'capability', id: cap.id, n: cap.id, ids: [cap.id, ...(cap.def.aliases ?? [])], providers, title: cap.def.title, cost, texts: specTexts(cap.def) });
     targets.push({ type: 'capability', id: cap.id, aliases: cap.def.aliases ?? [], cost, providers, ...refs });
   }
@@ -85,7 +86,7 @@ export function buildV2Document(registry: Registry): Json {
     const n = ep.id.replace('.', '__');
     schemas[`endpoint_${n}_input`] = plain(ep.def.input);
     schemas[`endpoint_${n}_output`] = plain(ep.def.output);
-    const cost = costText(ep.def.cost.describe);
+    const cost = describeCost(ep.def.cost.describe);
     const refs = add({ type: 'endpoint', id: ep.id, n, ids: [ep.id], providers: [ep.plugin.id], title: ep.def.title, cost, texts: specTexts(ep.def) });
     targets.push({ type: 'endpoint', id: ep.id, cost, ...refs });
   }

@@ -1,8 +1,9 @@
 /**
- * A cost rule's description (`cost.describe`, the same data `/api/v2/details` shows) in words for
- * a tool description, so an agent sees the price before it calls (issue 17 §2; spec §8.1).
+ * A cost rule's description (`cost.describe`, the same data `/api/v2/details` shows) in words:
+ * one wording for the OpenAPI documents and the MCP tool descriptions, so an agent and a reader
+ * of the API reference see the same price before they call (issue 17 §2; spec §8.1).
  */
-import type { CostDescription } from '../../core/credits/cost.js';
+import type { CostDescription } from '../core/credits/cost.js';
 
 function credits(n: number): string {
   return `${n} credit${n === 1 ? '' : 's'}`;
