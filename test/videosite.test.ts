@@ -144,6 +144,19 @@ describe('video-site routes through videosite_native', () => {
     assert.deepEqual([bad.status, bad.json.error, bad.cost], [400, "'url' parameter is required and must be a non-empty string.", 0]);
   });
 
+  it('video: an upcoming stream is published at its scheduled start; waiting and watching counts are not views', async () => {
+    const upcoming = await post('/api/v1/videosite/video', { url: watch('SchedStream') });
+    assert.equal(upcoming.status, 200, upcoming.text);
+    assert.equal(upcoming.cost, 10);
+    const u = upcoming.json;
+    assert.deepEqual(
+      [u.publishDate, u.liveStatus, u.scheduledStartTime, u.viewCountInt, u.viewCountText, u.concurrentViewers, u.concurrentViewersText],
+      ['2027-01-01T09:00:00.000Z', 'upcoming', '2027-01-01T09:00:00.000Z', null, null, 6, '6 waiting'],
+    );
+    const live = (await post('/api/v1/videosite/video', { url: 'https://www.youtube.com/live/LiveStreamA' })).json;
+    assert.deepEqual([live.liveStatus, live.viewCountInt, live.viewCountText, live.concurrentViewers], ['live', 56789, '56,789 views', 1234]);
+  });
+
   it('comments: a reply thread, a second page, newest order, and comments turned off', async () => {
     const p1 = await post('/api/v1/videosite/video/comments', { url: 'https://www.youtube.com/watch?v=xaQJbozY_Is' });
     assert.equal(p1.status, 200, p1.text);

@@ -1,8 +1,9 @@
 /**
  * A loopback stand-in for the video site (issue 12): it replays real recorded InnerTube answers
  * (test/fixtures/videosite/youtube-transcript-api, MIT) and documents written in the same formats
- * (test/fixtures/videosite/authored) on the routes the plugin uses: `POST /youtubei/v1/player`,
- * `next`, `browse`, `navigation/resolve_url`, `search`, and `GET /api/timedtext`. Scenario video
+ * (test/fixtures/videosite/authored; live streams in ./fixtures/live.json) on the routes the
+ * plugin uses: `POST /youtubei/v1/player`, `next`, `browse`, `navigation/resolve_url`, `search`,
+ * and `GET /api/timedtext`. Scenario video
  * ids pick the recorded site states (unavailable, age-restricted, bot check, 429 captcha page…).
  * `opts.videos` adds answers for more video ids (or replaces the fake's own for an id it knows):
  * the benchmark uses it to replay real recorded player + next pairs read from a local folder.
@@ -11,6 +12,8 @@ import { readFileSync } from 'node:fs';
 import { serveLoopback } from '../../core/sdk.js';
 
 const FIXTURES = new URL('../../test/fixtures/videosite/', import.meta.url);
+/** Player + next pairs of live streams (scheduled, live now), by video id: see fixtures/README.md. */
+const LIVE = new URL('./fixtures/live.json', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, FIXTURES));
 const json = (path: string) => JSON.parse(read(path).toString('utf8'));
 
@@ -71,7 +74,8 @@ export async function startVideositeFake(opts: { videos?: Record<string, ExtraVi
   const asBytes = (x: Buffer | object | undefined) => (x === undefined ? undefined : Buffer.isBuffer(x) ? x : Buffer.from(JSON.stringify(x)));
   const extraPlayers = new Map<string, Buffer>();
   const extraNexts = new Map<string, Buffer>();
-  for (const [id, a] of Object.entries(opts.videos ?? {})) {
+  const live: Record<string, ExtraVideoAnswers> = JSON.parse(readFileSync(LIVE, 'utf8'));
+  for (const [id, a] of Object.entries({ ...live, ...opts.videos })) {
     const p = asBytes(a.player);
     const n = asBytes(a.next);
     if (p) extraPlayers.set(id, p);

@@ -19,6 +19,11 @@ export interface VideoSummary {
   viewCountText: string | null;
   viewCountInt: number | null;
   lengthText: string | null;
+  /** Only on a stream upcoming or live: see audienceOf. */
+  liveStatus?: 'upcoming' | 'live';
+  scheduledStartTime?: string | null;
+  concurrentViewers?: number | null;
+  concurrentViewersText?: string;
   lengthSeconds?: number | null;
   description?: string;
   channel: Record<string, unknown>;
@@ -34,9 +39,27 @@ function bylineChannel(byline: Json): Record<string, unknown> {
   return { id: nav?.browseId ?? null, title: run?.text ?? textOf(byline), handle, url: nav ? siteUrl(nav.canonicalBaseUrl ?? `/channel/${nav.browseId}`) : null };
 }
 
+/**
+ * A listed stream upcoming or live shows its audience where other items show views ("6 waiting",
+ * "1,448 watching", as recorded related videos show it) and no view count at all: the audience
+ * goes to its own fields and the view fields stay null, as in the video detail (live.ts).
+ */
+function audienceOf(viewsText: string | null, scheduledStartTime: string | null | undefined): Partial<VideoSummary> | undefined {
+  const waiting = /\bwaiting\b/i.test(viewsText ?? '');
+  if (!waiting && !/\bwatching\b/i.test(viewsText ?? '') && !scheduledStartTime) return undefined;
+  const upcoming = waiting || !!scheduledStartTime;
+  return {
+    liveStatus: upcoming ? 'upcoming' : 'live',
+    ...(upcoming ? { scheduledStartTime: scheduledStartTime ?? null } : {}),
+    concurrentViewers: countOf(viewsText),
+    ...(viewsText ? { concurrentViewersText: viewsText } : {}),
+  };
+}
+
 function summary(id: string, short: boolean, title: string, fields: Partial<VideoSummary>): VideoSummary {
   const published = fields.publishDateText ?? null;
-  const views = fields.viewCountText ?? null;
+  const audience = audienceOf(fields.viewCountText ?? null, fields.scheduledStartTime);
+  const views = audience ? null : (fields.viewCountText ?? null);
   return {
     id,
     title,
@@ -44,10 +67,12 @@ function summary(id: string, short: boolean, title: string, fields: Partial<Vide
     url: short ? `https://www.youtube.com/shorts/${id}` : `https://www.youtube.com/watch?v=${id}`,
     type: short ? 'short' : 'video',
     publishDateText: published,
-    publishDate: relativeToIso(published),
+    // An upcoming item is published when it starts, as in the video detail.
+    publishDate: fields.scheduledStartTime ?? relativeToIso(published),
     viewCountText: views,
     viewCountInt: countOf(views),
     lengthText: fields.lengthText ?? null,
+    ...audience,
     ...(fields.lengthSeconds !== undefined ? { lengthSeconds: fields.lengthSeconds } : {}),
     ...(fields.description ? { description: fields.description } : {}),
     channel: fields.channel ?? {},
@@ -59,7 +84,9 @@ function fromVideoRenderer(r: Json): VideoSummary | null {
   if (typeof r?.videoId !== 'string') return null;
   const lengthText = textOf(r.lengthText) ?? textOf(findFirst(r.thumbnailOverlays, 'thumbnailOverlayTimeStatusRenderer')?.text);
   const description = textOf(r.descriptionSnippet) ?? (r.detailedMetadataSnippets ? textOf(r.detailedMetadataSnippets[0]?.snippetText) : null);
+  const start = String(r.upcomingEventData?.startTime ?? '');
   return summary(r.videoId, false, textOf(r.title) ?? '', {
+    scheduledStartTime: /^\d+$/.test(start) ? new Date(Number(start) * 1000).toISOString() : undefined,
     thumbnail: bestImage(r.thumbnail) ?? undefined,
     publishDateText: textOf(r.publishedTimeText),
     viewCountText: textOf(r.viewCountText) ?? textOf(r.shortViewCountText),
@@ -84,7 +111,7 @@ function fromLockupVideo(r: Json): VideoSummary | null {
   if (typeof r?.contentId !== 'string' || !/VIDEO/.test(String(r.contentType ?? 'VIDEO'))) return null;
   const meta = r.metadata?.lockupMetadataViewModel;
   const parts: string[] = findAll(meta?.metadata, 'metadataParts').flatMap((ps: Json[]) => ps.map((p) => textOf(p?.text) ?? '')).filter(Boolean);
-  const views = parts.find((p) => /view|watching/i.test(p)) ?? null;
+  const views = parts.find((p) => /view|watching|waiting/i.test(p)) ?? null;
   const age = parts.find((p) => /ago|streamed|premier/i.test(p)) ?? null;
   const badge = findAll(r.contentImage, 'thumbnailBadgeViewModel').map((b: Json) => b.text).find((t: Json) => durationSeconds(t) !== null) ?? null;
   const channelNav = findFirst(meta?.metadata, 'browseEndpoint');

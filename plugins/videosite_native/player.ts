@@ -20,7 +20,14 @@ export interface CaptionTrack {
 
 /** The parts of a player answer this plugin reads. */
 export interface PlayerResponse {
-  playabilityStatus?: { status?: string; reason?: string; messages?: string[]; errorScreen?: unknown };
+  playabilityStatus?: {
+    status?: string;
+    reason?: string;
+    messages?: string[];
+    errorScreen?: unknown;
+    /** Upcoming streams and premieres: the slate shown until the start, with its time in unix seconds. */
+    liveStreamability?: { liveStreamabilityRenderer?: { offlineSlate?: { liveStreamOfflineSlateRenderer?: { scheduledStartTime?: string } } } };
+  };
   videoDetails?: {
     videoId?: string;
     title?: string;

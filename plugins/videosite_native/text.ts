@@ -66,10 +66,10 @@ export function relativeToIso(text: string | null | undefined, now = Date.now())
   return new Date(now - Number(m[1]) * UNIT_MS[m[2]!.toLowerCase()]!).toISOString();
 }
 
-/** "Jun 12, 2019", "Premiered on 12 Jun 2019", "Streamed live on Jun 12, 2019" → ISO (UTC midnight); else null. */
+/** "Jun 12, 2019", "Premiered on 12 Jun 2019", "Streamed live on Jun 12, 2019", "Premieres Jan 1, 2027" → ISO (UTC midnight); else null. */
 export function dateTextToIso(text: string | null | undefined): string | null {
   if (!text) return null;
-  const cleaned = text.replace(/^(premiered|streamed live|started streaming|scheduled for)( on)?\s+/i, '').trim();
+  const cleaned = text.replace(/^(premiered|premieres|streamed live|started streaming|scheduled for)( on)?\s+/i, '').trim();
   const t = Date.parse(`${cleaned} UTC`);
   return Number.isFinite(t) ? new Date(t).toISOString() : null;
 }

@@ -7,11 +7,18 @@
 import { NotFoundError, timestampText, type RunContext, type Static, type VideositeVideo } from '../../core/sdk.js';
 import { readTranscript } from './captions.js';
 import { videosIn } from './items.js';
+import { liveInfoOf, viewsOf, type LiveInfo } from './live.js';
 import { fetchPlayer, type PlayerResponse } from './player.js';
 import { innertube, type NativeState } from './session.js';
-import { bestImage, countOf, dateTextToIso, findAll, findFirst, formatDuration, siteUrl, textOf, type Json } from './text.js';
+import { bestImage, countOf, dateTextToIso, findAll, findFirst, formatDuration, relativeToIso, siteUrl, textOf, type Json } from './text.js';
 
-type Video = Static<typeof VideositeVideo>;
+/** Spec §2.6 and the live fields (extra properties, which §2.6 allows; live.ts). */
+type Video = Static<typeof VideositeVideo> & {
+  liveStatus: LiveInfo['status'];
+  scheduledStartTime: LiveInfo['scheduledStartTime'];
+  concurrentViewers: LiveInfo['concurrentViewers'];
+  concurrentViewersText: LiveInfo['concurrentViewersText'];
+};
 
 /** Likes: the view-model button's title ("9.8K") with its exact count from the accessibility text when given. */
 function likesOf(primary: Json): { text: string | null; count: number | null } {
@@ -48,14 +55,22 @@ export function mapVideo(id: string, short: boolean, player: PlayerResponse, nex
   const nav = ownerRun?.navigationEndpoint?.browseEndpoint ?? owner?.navigationEndpoint?.browseEndpoint;
   const channelId = nav?.browseId ?? d.channelId ?? '';
   const base: string | undefined = nav?.canonicalBaseUrl;
-  const viewsText = textOf(findFirst(primary.viewCount, 'viewCount')) ?? (d.viewCount ? `${Number(d.viewCount).toLocaleString('en-US')} views` : null);
+  const live = liveInfoOf(player, primary.viewCount);
+  const views = viewsOf(player, live.status);
+  // The counter under the title is the view count, except for a stream upcoming or live, where it
+  // counts the people waiting or watching (it goes to concurrentViewers, see live.ts).
+  const counterText = live.concurrentViewersText === null ? textOf(findFirst(primary.viewCount, 'viewCount')) : null;
+  const viewsText = counterText ?? (views !== null ? `${views.toLocaleString('en-US')} views` : null);
   const likes = likesOf(primary);
   const commentText = commentsOf(next);
   const dateText = textOf(primary.dateText);
   const micro = player.microformat?.playerMicroformatRenderer;
   const isoFromMicro = micro?.publishDate ? new Date(micro.publishDate).toISOString() : null;
+  // An upcoming video is published when it starts (as Invidious reports it): the microformat's date
+  // is the day its page was created. A running stream's text is relative ("Started streaming 2 hours ago").
+  const publishDate = live.status === 'upcoming' ? (live.scheduledStartTime ?? dateTextToIso(dateText)) : (isoFromMicro ?? dateTextToIso(dateText) ?? relativeToIso(dateText));
   const seconds = Number(d.lengthSeconds);
-  const live = d.isLive === true;
+  const noLength = live.status === 'live' || (live.status === 'upcoming' && !seconds);
   return {
     id,
     thumbnail: bestImage(d.thumbnail) ?? `https://i.ytimg.com/vi/${id}/maxresdefault.jpg`,
@@ -68,11 +83,15 @@ export function mapVideo(id: string, short: boolean, player: PlayerResponse, nex
     likeCountText: likes.text,
     likeCountInt: likes.count,
     viewCountText: viewsText,
-    viewCountInt: d.viewCount !== undefined && /^\d+$/.test(d.viewCount) ? Number(d.viewCount) : countOf(viewsText),
+    viewCountInt: views ?? countOf(counterText),
     publishDateText: dateText,
-    publishDate: isoFromMicro ?? dateTextToIso(dateText),
+    publishDate,
     durationMs: Number.isFinite(seconds) ? seconds * 1000 : null,
-    durationFormatted: Number.isFinite(seconds) && !live ? formatDuration(seconds) : null,
+    durationFormatted: Number.isFinite(seconds) && !noLength ? formatDuration(seconds) : null,
+    liveStatus: live.status,
+    scheduledStartTime: live.scheduledStartTime,
+    concurrentViewers: live.concurrentViewers,
+    concurrentViewersText: live.concurrentViewersText,
     channel: {
       id: channelId,
       url: siteUrl(base ?? `/channel/${channelId}`),
