@@ -155,6 +155,10 @@ describe('video-site routes through videosite_native', () => {
     );
     const live = (await post('/api/v1/videosite/video', { url: 'https://www.youtube.com/live/LiveStreamA' })).json;
     assert.deepEqual([live.liveStatus, live.viewCountInt, live.viewCountText, live.concurrentViewers], ['live', 56789, '56,789 views', 1234]);
+    // The v1 reference documents those fields (the executor's output check reads the same schema).
+    const reference = await s.call('GET', '/openapi/v1.json');
+    assert.equal(reference.status, 200);
+    for (const field of ['liveStatus', 'scheduledStartTime', 'concurrentViewers', 'concurrentViewersText']) assert.ok(reference.text.includes(`"${field}"`), field);
   });
 
   it('comments: a reply thread, a second page, newest order, and comments turned off', async () => {

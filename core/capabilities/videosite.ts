@@ -63,6 +63,22 @@ const NStr = (description: string) => Nullable(Type.String(), description);
 const NInt = (description: string) => Nullable(Type.Integer(), description);
 const Free = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
+/**
+ * A live stream's state and audience, beside the spec's fields: the site's counter under a stream
+ * ("6 waiting", "1,234 watching") counts people, not views, so it has fields of its own. Optional:
+ * providers that cannot tell leave them out.
+ */
+const LiveFields = {
+  liveStatus: Type.Optional(
+    Type.Union([Type.Literal('none'), Type.Literal('upcoming'), Type.Literal('live'), Type.Literal('ended')], {
+      description: 'none (an ordinary video), upcoming (scheduled stream or premiere), live (streaming now) or ended (a past stream).',
+    }),
+  ),
+  scheduledStartTime: Type.Optional(NStr('When an upcoming stream or premiere starts (ISO 8601); null otherwise.')),
+  concurrentViewers: Type.Optional(NInt('People waiting for an upcoming stream or watching a live one, as an integer.')),
+  concurrentViewersText: Type.Optional(NStr('That audience as the site shows it (e.g. "6 waiting", "1,234 watching").')),
+};
+
 /** Spec §7.1: the 400 text of a missing `url`. */
 export const VIDEOSITE_URL_REQUIRED = "'url' parameter is required and must be a non-empty string.";
 /** Spec §7.1: the 400 text of a channel request naming no channel. */
@@ -106,9 +122,10 @@ export const VideositeVideoSummary = Type.Object(
     publishDateText: NStr('When it was published, as the site shows it (e.g. "3 days ago").'),
     publishDate: NStr('Publish date-time (ISO 8601), when the site states or implies it.'),
     viewCountText: NStr('Views as the site shows them.'),
-    viewCountInt: NInt('Views as an integer.'),
+    viewCountInt: NInt('Views as an integer (null for a live or upcoming stream, which shows an audience instead).'),
     lengthText: NStr('Duration as the site shows it (e.g. 12:34).'),
     channel: ChannelOfItem,
+    ...LiveFields,
   },
   { additionalProperties: true, description: 'Video summary (spec §2.5).' },
 );
@@ -152,6 +169,7 @@ export const VideositeVideo = Type.Object(
     genre: Type.Optional(NStr('Category of the video.')),
     transcript: Type.Optional(Type.Array(VideositeTranscriptSegment, { description: 'Transcript segments; present when requested and captions exist.' })),
     transcript_only_text: Type.Optional(NStr('The whole transcript as one string; present when requested (null without captions).')),
+    ...LiveFields,
   },
   { additionalProperties: true, description: 'Video detail (spec §2.6).' },
 );
