@@ -1,0 +1,177 @@
+/**
+ * bench:abuse (issue 24): every attack of the bounded-work issue, run from one key against one
+ * instance while a second key keeps making a small call of the same kind. Each attack is compared
+ * with a quiet phase of the same victim calls measured in this run. Prints the victim's p50/p99
+ * (quiet and under attack), `/healthz` p99, every tool's peak RSS and the instance's RSS before
+ * and after, against the issue's targets. Loopback only; every phase is bounded in time.
+ *
+ * Run: npm run bench:abuse [-- seconds-per-attack=20]
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer, type TestServer } from '../test/helpers/server.js';
+import { startFake } from '../plugins/extract/fake.js';
+import { serveLoopback } from '../core/testing/index.js';
+import { blankPagesPdf, deepJson, hlsPlaylist, objectStreamBombPdf, officeZipBomb, pngBomb, smallPng } from './abuse/payloads.js';
+import { loop, MemorySampler, rssMb, type Latencies } from './abuse/probes.js';
+
+const attackSeconds = Number(process.argv[2] ?? 20);
+const quietSeconds = 8;
+const b64 = (b: Buffer) => b.toString('base64');
+
+/** One attack: what the attacker sends (concurrently, until done or the phase ends) and the victim's matching call. */
+interface Attack {
+  name: string;
+  /** Requests the attacker keeps in flight. */
+  parallel: number;
+  path: string;
+  body: () => unknown;
+  /** The raw body instead of JSON (deep nesting). */
+  raw?: () => string;
+  /** The attacker sends this many requests in all (a flood) instead of holding `parallel` until the phase ends. */
+  total?: number;
+  victim: { path: string; body: unknown; method?: string };
+}
+
+/** Sends one call and returns its status (the body is read and dropped). */
+async function call(server: TestServer, key: string, method: string, path: string, body: unknown, signal: AbortSignal, raw?: string): Promise<number> {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined || raw ? { 'content-type': 'application/json' } : {}) },
+    body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+    signal,
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Runs the attacker's requests until `stop`; collects the statuses answered (aborted ones as "hung up"). */
+async function runAttack(server: TestServer, key: string, a: Attack, stop: AbortSignal): Promise<Map<string, number>> {
+  const statuses = new Map<string, number>();
+  const note = (s: string) => statuses.set(s, (statuses.get(s) ?? 0) + 1);
+  let sent = 0;
+  const worker = async () => {
+    while (!stop.aborted && (a.total === undefined || sent < a.total)) {
+      sent += 1;
+      try {
+        note(String(await call(server, key, 'POST', a.path, a.raw ? undefined : a.body(), stop, a.raw?.())));
+      } catch {
+        note(stop.aborted ? 'hung up' : 'network error');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: a.parallel }, worker));
+  return statuses;
+}
+
+const fmt = (l: Latencies) => `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms (${l.count} calls${l.errors ? `, ${l.errors} failed` : ''})`;
+
+async function main() {
+  console.log(`bench:abuse — building the payloads…`);
+  const [docBomb, pdfBomb, imageBomb, tinyPng] = await Promise.all([officeZipBomb(), objectStreamBombPdf(), pngBomb(), smallPng()]);
+  const thousands = blankPagesPdf(5000);
+  const onePage = blankPagesPdf(1);
+  const docx = readFileSync(join(import.meta.dirname, '..', 'test', 'fixtures', 'documents', 'writer.docx'));
+  // 400 MB of "audio" served from loopback, streamed so this process never holds it.
+  const big = Buffer.alloc(1 << 20);
+  const site = await serveLoopback((_req, res) => {
+    res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': String(400 * big.length) });
+    let sent = 0;
+    const pump = () => {
+      while (sent < 400) {
+        sent += 1;
+        if (!res.write(big)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    res.on('close', () => (sent = 400));
+    pump();
+  });
+  const model = await startFake();
+  const server = await startServer({
+    processMode: true,
+    env: { ...model.env, ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', DOCUMENTS_PREWARM: 'true' },
+  });
+  const attacker = (await server.createKey({ name: 'attacker', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 })).key;
+  const victim = (await server.createKey({ name: 'victim', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 })).key;
+  const sampler = new MemorySampler(server.pid);
+
+  const attacks: Attack[] = [
+    { name: 'office zip bomb → convert-to-pdf (8 at once)', parallel: 8, path: '/api/v1/convert-to-pdf', body: () => ({ inputMethod: 'base64', file: b64(docBomb) }), victim: { path: '/api/v1/convert-to-pdf', body: { inputMethod: 'base64', file: b64(docx) } } },
+    { name: 'office zip bomb → doc-to-text (4 at once)', parallel: 4, path: '/api/v1/doc-to-text', body: () => ({ inputMethod: 'base64', file: b64(docBomb), fileExtension: 'docx' }), victim: { path: '/api/v1/doc-to-text', body: { inputMethod: 'base64', file: b64(docx), fileExtension: 'docx' } } },
+    { name: 'PDF object-stream bomb ×4 → merge-pdfs', parallel: 2, path: '/api/v1/merge-pdfs', body: () => ({ inputMethod: 'base64', files: Array(4).fill(b64(pdfBomb)) }), victim: { path: '/api/v1/merge-pdfs', body: { inputMethod: 'base64', files: [b64(onePage), b64(onePage)] } } },
+    { name: '16000×16000 PNG ×20 → extract-image', parallel: 2, path: '/api/v1/extract-image', body: () => ({ inputMethod: 'base64', images: Array(20).fill(b64(imageBomb)), prompt: 'What is this?' }), victim: { path: '/api/v1/extract-image', body: { inputMethod: 'base64', images: [b64(tinyPng)], prompt: 'What is this?' } } },
+    { name: '5,000 blank pages → doc-to-text (OCR)', parallel: 2, path: '/api/v1/doc-to-text', body: () => ({ inputMethod: 'base64', file: b64(thousands) }), victim: { path: '/api/v1/doc-to-text', body: { inputMethod: 'base64', file: b64(onePage) } } },
+    { name: '400 MB by URL ×3 → extract-audio', parallel: 3, path: '/api/v1/extract-audio', body: () => ({ inputMethod: 'url', audio: `${site.url}/big.mp3`, prompt: 'Summarise.' }), victim: { path: '/api/v1/doc-to-text', body: { inputMethod: 'base64', file: b64(docx), fileExtension: 'docx' } } },
+    { name: 'HLS playlist as audio → extract-audio', parallel: 1, total: 20, path: '/api/v1/extract-audio', body: () => ({ inputMethod: 'base64', audio: b64(hlsPlaylist()), prompt: 'Summarise.' }), victim: { path: '/api/v2/balance', body: undefined, method: 'GET' } },
+    { name: '10,000-level JSON ×500 → v1 routes', parallel: 4, total: 500, path: '/api/v1/doc-to-text', body: () => undefined, raw: () => deepJson(), victim: { path: '/api/v2/balance', body: undefined, method: 'GET' } },
+    { name: '5,000 unknown ids → /api/v2/run', parallel: 8, total: 5000, path: '/api/v2/run', body: () => ({ type: 'capability', id: `made_up_${Math.random().toString(36).slice(2)}`, input: {} }), victim: { path: '/api/v2/balance', body: undefined, method: 'GET' } },
+  ];
+
+  const metricsSize = async () => (await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.adminToken}` } })).text()).length;
+  // Warm every victim path once so first-call costs do not count as the attack's.
+  for (const a of attacks) await call(server, victim, a.victim.method ?? 'POST', a.victim.path, a.victim.body, AbortSignal.timeout(120_000));
+  await new Promise((r) => setTimeout(r, 2000));
+  const rssStart = rssMb(server.pid)!;
+  const metricsBefore = await metricsSize();
+  console.log(`instance pid ${server.pid}, RSS after warm-up ${rssStart.toFixed(0)} MB; ${attackSeconds} s per attack, ${quietSeconds} s quiet baseline each\n`);
+
+  const rows: string[] = [];
+  let healthOk = true;
+  let victimOk = true;
+  let toolsOk = true;
+  const caps: Record<string, number> = { 'soffice.bin': 1536, ffmpeg: 1024, ffprobe: 1024, tesseract: 1024, pdftoppm: 1024, qpdf: 1024 };
+  for (const a of attacks) {
+    const victimCall = (signal: AbortSignal) => call(server, victim, a.victim.method ?? 'POST', a.victim.path, a.victim.body, signal);
+    const quietStop = AbortSignal.timeout(quietSeconds * 1000);
+    const quiet = await loop(victimCall, quietStop);
+
+    sampler.start();
+    const stop = new AbortController();
+    const phase = setTimeout(() => stop.abort(), attackSeconds * 1000);
+    const healthLoop = loop((s) => fetch(server.url + '/healthz', { signal: s }).then(async (r) => (await r.arrayBuffer(), r.status)), stop.signal, 100);
+    const attackDone = runAttack(server, attacker, a, stop.signal).then((s) => {
+      // A flood that finished early ends the phase once the victim has had a few seconds.
+      if (a.total !== undefined) setTimeout(() => stop.abort(), 3000);
+      return s;
+    });
+    const underAttack = await loop(victimCall, stop.signal);
+    const statuses = await attackDone;
+    const h = await healthLoop;
+    clearTimeout(phase);
+    await new Promise((r) => setTimeout(r, 2000));
+    sampler.stop();
+
+    const ratio = underAttack.p99 / quiet.p99;
+    healthOk &&= h.p99 <= 100 && h.errors === 0;
+    victimOk &&= ratio <= 3;
+    const tools = [...sampler.peaks].map(([t, mb]) => {
+      const over = caps[t] !== undefined && mb > caps[t]!;
+      toolsOk &&= !over;
+      return `${t} ${mb.toFixed(0)} MB${over ? ' (over cap)' : ''}`;
+    });
+    rows.push(
+      [
+        `■ ${a.name}`,
+        `  attacker got: ${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ')}`,
+        `  victim quiet ${fmt(quiet)}; under attack ${fmt(underAttack)}; p99 ratio ${ratio.toFixed(2)}× (target ≤ 3×)`,
+        `  /healthz under attack ${fmt(h)} (target p99 ≤ 100 ms)`,
+        `  peak RSS: instance ${sampler.instancePeak.toFixed(0)} MB${tools.length ? '; ' + tools.join(', ') : '; no tool process seen'}`,
+      ].join('\n'),
+    );
+    console.log(rows.at(-1) + '\n');
+  }
+
+  await new Promise((r) => setTimeout(r, 5000));
+  const rssEnd = rssMb(server.pid)!;
+  const metricsAfter = await metricsSize();
+  const rssOk = rssEnd - rssStart <= 100;
+  console.log(`instance RSS: ${rssStart.toFixed(0)} MB at start, ${rssEnd.toFixed(0)} MB at the end (+${(rssEnd - rssStart).toFixed(0)} MB; target ≤ +100) ${rssOk ? 'OK' : 'MISSED'}`);
+  console.log(`/metrics: ${(metricsBefore / 1024).toFixed(0)} KB before, ${(metricsAfter / 1024).toFixed(0)} KB after`);
+  console.log(`targets: /healthz p99 ≤ 100 ms ${healthOk ? 'OK' : 'MISSED'}; victim p99 ≤ 3× quiet ${victimOk ? 'OK' : 'MISSED'}; tools under their caps ${toolsOk ? 'OK' : 'MISSED'}; RSS ${rssOk ? 'OK' : 'MISSED'}`);
+  await server.close();
+  await model.close();
+  await site.close();
+}
+
+await main();
