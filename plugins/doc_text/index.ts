@@ -29,7 +29,7 @@ async function read(input: { inputMethod: 'url' | 'base64'; file: string; pages?
   const state = ctx.state as State;
   const c = ctx.config as unknown as ResolvedConfig<typeof config>;
   const loaded = await loadInput(ctx.engines, input.inputMethod, input.file, 'file', state.maxBytes, ctx.signal);
-  const doc = await readDocument(loaded, { engines: ctx.engines, signal: ctx.signal, gate: state.gate, ocrLanguages: c.ocrLanguages, toolTimeoutMs: c.toolTimeoutMs, hint: input.fileExtension, pages: input.pages });
+  const doc = await readDocument(loaded, { engines: ctx.engines, signal: ctx.signal, caller: ctx.caller, gate: state.gate, ocrLanguages: c.ocrLanguages, toolTimeoutMs: c.toolTimeoutMs, hint: input.fileExtension, pages: input.pages });
   ctx.log.info({ format: doc.format, pageCount: doc.pageCount, read: doc.pages.length, ocr: doc.pages.filter((p) => p.ocr).length }, 'document read');
   return doc;
 }

@@ -29,6 +29,8 @@ export interface DocumentText {
 export interface ReadOptions {
   engines: Engines;
   signal: AbortSignal;
+  /** The caller's key id: office conversions are queued in turns across callers. */
+  caller?: string;
   /** Bounds poppler/tesseract processes on the instance. */
   gate: Gate;
   /** Tesseract languages (`eng`, `eng+deu`). */
@@ -69,7 +71,7 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
     if (route.kind === 'office') {
       const result = await opts.engines.office.convert(
         { data: input.data, extension: route.ext },
-        { tagged: false, plainText: route.ext === 'txt' || route.ext === 'csv', formats: OFFICE_EXTENSIONS, signal: opts.signal },
+        { tagged: false, plainText: route.ext === 'txt' || route.ext === 'csv', formats: OFFICE_EXTENSIONS, signal: opts.signal, owner: opts.caller },
       );
       pdf = result.pdf;
       format = route.ext ?? 'document';

@@ -4,6 +4,9 @@
  * 429, default 16), `OFFICE_TIMEOUT_MS` (per conversion, queue wait excluded, default 60000),
  * `OFFICE_MAX_CONVERSIONS` (restart a worker after this many, default 200), `OFFICE_BINARY`,
  * `OFFICE_PYTHON` and `OFFICE_WORK_DIR` (profiles and scratch files, default `<dataDir>/office`).
+ * ZIP-based inputs (OOXML, ODF) are admitted by their central directory (zip-admission.ts):
+ * `OFFICE_ZIP_MAX_UNCOMPRESSED_MB` (declared total, default 256), `OFFICE_ZIP_MAX_RATIO` (one
+ * entry over 1 MB, default 100) and `OFFICE_ZIP_MAX_ENTRIES` (default 10000).
  *
  * Each worker runs confined (jail.ts): bubblewrap (`OFFICE_BWRAP_BIN`) with no network, only `/usr`,
  * fonts, its own profile and its current job (at `/job`), an environment of its own, and, when
@@ -52,6 +55,11 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
     driverPath,
     profileRoot: root,
     workDir: join(root, 'jobs'),
+    zip: {
+      maxUncompressedBytes: int(env, 'OFFICE_ZIP_MAX_UNCOMPRESSED_MB', 256) * 1_000_000,
+      maxRatio: int(env, 'OFFICE_ZIP_MAX_RATIO', 100),
+      maxEntries: int(env, 'OFFICE_ZIP_MAX_ENTRIES', 10_000),
+    },
     bwrap: jailWorks(probe, opts.log) ? bwrap : null,
     uidBase,
     env,

@@ -223,10 +223,13 @@ export class OfficeWorker {
 
   /**
    * Runs one job: its staged input moves into this worker's job dir (the one its jail sees), the
-   * PDF comes back in the result. A hang past `timeoutMs` kills the worker and fails with `timeout`.
+   * PDF comes back in the result. A hang past `timeoutMs` kills the worker and fails with
+   * `timeout`; an abort of `signal` kills it at once and fails with `aborted` (LibreOffice has no
+   * way to stop one conversion, and one left running would keep its memory and CPU).
    */
-  run(job: WorkerJob, timeoutMs: number): Promise<JobDone> {
+  run(job: WorkerJob, timeoutMs: number, signal?: AbortSignal): Promise<JobDone> {
     if (this.state !== 'idle' || !this.driver?.stdin) return Promise.reject(new JobFailure('dead', 'worker not ready'));
+    if (signal?.aborted) return Promise.reject(new JobFailure('aborted', 'the caller stopped waiting'));
     const name = basename(job.input);
     try {
       placeInput(job.input, this.jobDir, name);
@@ -237,24 +240,37 @@ export class OfficeWorker {
     const id = this.nextId++;
     const { jobPath } = this.launched;
     return new Promise<JobDone>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      /** Ends the job with `failure` and replaces this worker: nothing of the conversion survives. */
+      const kill = (failure: JobFailure, why: string) => {
         if (this.pending?.id !== id) return;
         this.pending = null;
-        reject(new JobFailure('timeout', `conversion timed out after ${Math.round(timeoutMs / 1000)} s`));
-        this.cfg.log.warn({ worker: this.index }, 'LibreOffice conversion hung; restarting the worker');
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(failure);
+        this.cfg.log.warn({ worker: this.index }, why);
         this.state = 'stopped';
-        void this.stop().then(() => this.onDeath(this, false));
-      }, timeoutMs);
+        void this.stop(0).then(() => this.onDeath(this, false));
+      };
+      const timer = setTimeout(
+        () => kill(new JobFailure('timeout', `conversion timed out after ${Math.round(timeoutMs / 1000)} s`), 'LibreOffice conversion hung; restarting the worker'),
+        timeoutMs,
+      );
+      const onAbort = () => kill(new JobFailure('aborted', 'the caller stopped waiting'), 'LibreOffice conversion abandoned by its caller; restarting the worker');
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const settled = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
       this.pending = {
         id,
         resolve: (v) => {
-          clearTimeout(timer);
+          settled();
           this.conversions++;
           this.state = 'idle';
           resolve(v);
         },
         reject: (e) => {
-          clearTimeout(timer);
+          settled();
           clearDir(this.jobDir);
           if (e.kind !== 'dead') {
             this.conversions++;
