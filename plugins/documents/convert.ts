@@ -46,8 +46,9 @@ export async function convertToPdf(
   );
   let pages: number;
   try {
-    pages = await ctx.engines.pdf.pageCount(result.pdf, 'output');
+    pages = await ctx.engines.pdf.pageCount(result.pdf, 'output', { signal: ctx.signal, owner: ctx.caller });
   } catch (err) {
+    if (ctx.signal.aborted) throw err;
     throw new OperationFailedError('Failed to convert to PDF: LibreOffice produced an unreadable PDF.', { cause: err });
   }
   ctx.log.info({ format: ext, type: result.type, pages, bytes: result.pdf.byteLength, convertMs: result.convertMs, queuedMs: result.queuedMs }, 'converted to PDF');
