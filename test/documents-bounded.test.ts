@@ -55,6 +55,7 @@ before(async () => {
       ALLOW_PRIVATE_NETWORK: 'true',
       OFFICE_ZIP_MAX_UNCOMPRESSED_MB: '5',
       OFFICE_ZIP_MAX_ENTRIES: '100',
+      OFFICE_MEMORY_MB: '1024',
     },
   });
   ({ key } = await s.createKey({ credits: 10_000 }));
@@ -205,4 +206,17 @@ test("key B's first conversion is served before key A's backlog is done", async 
   // overtake each other after their conversion, so only B1 against A2 and A3 is certain).
   assert.ok(order.indexOf('B1') < order.indexOf('A2') && order.indexOf('B1') < order.indexOf('A3'), order.join(' '));
   assert.equal(await balance(b), 1000 - 50);
+});
+
+test('each LibreOffice process runs under the memory cap: its memory cgroup, or an address-space limit', async () => {
+  await until(() => sofficePids().length > 0);
+  const [pid] = sofficePids();
+  const cap = 1024 * 1024 * 1024;
+  const groups = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
+  const v1 = groups.find((l) => l.split(':')[1]?.split(',').includes('memory'))?.split(':')[2];
+  const v2 = groups.find((l) => l.startsWith('0::'))?.slice(3);
+  const limitFile = existsSync('/sys/fs/cgroup/cgroup.controllers') ? `/sys/fs/cgroup${v2}/memory.max` : `/sys/fs/cgroup/memory${v1}/memory.limit_in_bytes`;
+  const inGroup = existsSync(limitFile) && /cia-sandbox-/.test(limitFile);
+  if (inGroup) assert.equal(Number(readFileSync(limitFile, 'utf8').trim()), cap);
+  else assert.match(readFileSync(`/proc/${pid}/limits`, 'utf8'), new RegExp(`Max address space\\s+${cap}\\s+${cap}`));
 });
