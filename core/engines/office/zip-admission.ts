@@ -34,7 +34,7 @@ export function isZip(data: Uint8Array): boolean {
 const mb = (n: number) => `${Math.round(n / 1_000_000)} MB`;
 
 function damaged(what: string): InputError {
-  return new InputError(`The ${what} could not be opened: its ZIP structure is damaged.`);
+  return new InputError(`The file is not a valid ${what}: its ZIP structure is damaged.`);
 }
 
 /** Where the central directory is and how many entries it says it holds. */
