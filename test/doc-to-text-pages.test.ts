@@ -9,6 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { crc32, deflateSync } from 'node:zlib';
 import { textPdf } from './fixtures/extract/make.js';
 
 let s: TestServer;
@@ -73,5 +74,36 @@ test('a 14,400-pt page is reported, not silently skipped; a long narrow page is 
   const ok = await pages({ inputMethod: 'base64', file: b64(banner) });
   assert.equal(ok.status, 200, ok.text);
   assert.deepEqual(ok.json.data.pages.map((p: { ocr: boolean }) => p.ocr), [true]);
+  assert.equal(await balance(), start - 25);
+});
+
+/** A valid 1-bit grey PNG of `w`×`h` white pixels (a few KB for any size). */
+function png(w: number, h: number): Buffer {
+  const row = Buffer.alloc(1 + Math.ceil(w / 8), 0xff);
+  row[0] = 0;
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 1;
+  ihdr[9] = 0;
+  return Buffer.concat([Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: h }, () => row)))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+test('an image over the OCR pixel cap is a free 400 before Tesseract decodes it; a small one costs 25', async () => {
+  const start = await balance();
+  const huge = await docToText({ inputMethod: 'base64', file: b64(png(10_000, 10_000)) });
+  assert.equal(huge.status, 400, huge.text);
+  assert.equal(huge.json.error, 'The image is too large to read by OCR (10000 × 10000 pixels): at most 50 megapixels and 32000 pixels a side.');
+  assert.equal(await balance(), start);
+  const small = await docToText({ inputMethod: 'base64', file: b64(png(300, 100)) });
+  assert.equal(small.status, 200, small.text);
   assert.equal(await balance(), start - 25);
 });

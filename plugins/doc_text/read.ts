@@ -9,6 +9,7 @@ import { InputError, OperationFailedError, ServiceError, type Engines } from '..
 import { OFFICE_EXTENSIONS, routeOf } from './format.js';
 import { type LoadedInput } from '../../core/sdk.js';
 import { selectPages } from './pages.js';
+import { imageSize } from './image-size.js';
 import { Gate, ToolError, runTool, withScratch } from '../../core/sdk.js';
 
 /** One page read. */
@@ -75,6 +76,11 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
   return withScratch('doc-text', async (dir) => {
     if (route.kind === 'image') {
       selectPages(opts.pages, 1);
+      // Its declared size is checked before Tesseract decodes it (a small file can hold a huge bitmap).
+      const size = imageSize(input.data, route.ext);
+      if (size && (size.width * size.height > opts.maxPixels || Math.max(size.width, size.height) > MAX_SIDE_PX)) {
+        throw new InputError(`The image is too large to read by OCR (${size.width} × ${size.height} pixels): at most ${Math.round(opts.maxPixels / 1_000_000)} megapixels and ${MAX_SIDE_PX} pixels a side.`);
+      }
       const file = join(dir, `in.${route.ext}`);
       await writeFile(file, input.data);
       await opts.beforeOcr(1);
