@@ -56,6 +56,8 @@ before(async () => {
       OFFICE_ZIP_MAX_UNCOMPRESSED_MB: '5',
       OFFICE_ZIP_MAX_ENTRIES: '100',
       OFFICE_MEMORY_MB: '1024',
+      // Only the hang-up may end the abandoned conversion below, never the conversion timeout.
+      OFFICE_TIMEOUT_MS: '600000',
     },
   });
   ({ key } = await s.createKey({ credits: 10_000 }));
