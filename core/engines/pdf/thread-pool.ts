@@ -99,7 +99,8 @@ export class PdfThreadPool {
       this.release(slot);
       if (!reply.error) job.resolve(reply.value);
       else if (reply.error.kind === 'input') job.reject(new InputError(reply.error.message));
-      else job.reject(new OperationFailedError(`The PDF could not be processed: ${reply.error.message}`));
+      // Not a catalogue error: each caller words its own 500 (`Failed to merge PDFs: …`), as before the thread.
+      else job.reject(new Error(reply.error.message));
       this.dispatch();
     });
     worker.on('error', (err) => this.died(slot, err));
