@@ -7,7 +7,7 @@
  * second of video. Documents, audio and video hold one unit's price up front and the handler
  * grows the hold once it has counted the pages or probed the duration (never past the limits below).
  */
-import { Type, defineCapability, flat, type CostRule, type Static, type Units } from '../sdk-base.js';
+import { Type, defineCapability, type CostRule, type Static, type Units } from '../sdk-base.js';
 
 /** Base price of every model-backed extraction (issue 15). */
 export const EXTRACT_BASE_CREDITS = 100;
@@ -21,6 +21,11 @@ export const EXTRACT_MAX_FILES = 20;
 export const AUDIO_MAX_SECONDS = 9.5 * 3600;
 /** Longest video (issue 15: 1 h). */
 export const VIDEO_MAX_SECONDS = 3600;
+/** Most pages one doc-to-text or document_pages call reads (issue 24; the setting can only lower it). */
+export const DOC_TEXT_MAX_PAGES = 200;
+/** doc-to-text's price: a call, plus each page rendered and read by OCR (issue 24, finding 4). */
+export const DOC_TEXT_BASE_CREDITS = 20;
+export const DOC_TEXT_OCR_PAGE_CREDITS = 5;
 
 /**
  * `base` plus `credits` per `unit` reported, reserving for `max(input)` units: the shape of
@@ -182,6 +187,22 @@ const docMessages = {
 };
 const docValidate = (i: Static<typeof DocInput>) => urlCheck(i.inputMethod, [i.file], 'file');
 
+/**
+ * The price of reading a document (issue 24, finding 4: 200 blank pages were OCRed for a flat
+ * 20 credits): 20 a call plus 5 per page rendered and read by OCR (unit `ocr_pages`); one OCR
+ * page is held up front and the reader grows the hold once it knows which pages need OCR.
+ */
+export function docTextCost(): CostRule {
+  return basePlusPerUnit({
+    base: DOC_TEXT_BASE_CREDITS,
+    unit: 'ocr_pages',
+    credits: DOC_TEXT_OCR_PAGE_CREDITS,
+    max: () => DOC_TEXT_MAX_PAGES,
+    measured: true,
+    note: `${DOC_TEXT_BASE_CREDITS} + ${DOC_TEXT_OCR_PAGE_CREDITS} per page read by OCR (scans, images; at most ${DOC_TEXT_MAX_PAGES} pages a call)`,
+  });
+}
+
 /** A tiny one-page PDF whose text is "Hello from doc_to_text", for examples (valid xref). */
 export function examplePdfBase64(): string {
   const objs = [
@@ -226,7 +247,7 @@ export const documentPages = defineCapability({
   tags: ['document', 'pdf', 'text', 'ocr', 'pages', 'docx'],
   input: DocInput,
   output: DocumentPagesOutput,
-  cost: flat(20),
+  cost: docTextCost(),
   messages: docMessages,
   validate: docValidate,
   examples: [{ title: 'The pages of a one-page PDF', input: { inputMethod: 'base64', file: examplePdfBase64() } }],
@@ -235,11 +256,11 @@ export const documentPages = defineCapability({
 export const docToText = defineCapability({
   id: 'doc_to_text',
   title: 'Document to text',
-  summary: 'Plain text of a PDF, office document or image (scanned pages OCRed locally), optionally of selected pages. No model involved. 20 credits.',
+  summary: 'Plain text of a PDF, office document or image (scanned pages OCRed locally), optionally of selected pages. No model involved. 20 credits, plus 5 per page read by OCR.',
   tags: ['document', 'pdf', 'text', 'ocr', 'docx', 'convert'],
   input: DocInput,
   output: Type.Object({ text: Type.String({ description: 'The text of the selected pages, pages separated by a blank line.' }) }),
-  cost: flat(20),
+  cost: docTextCost(),
   messages: docMessages,
   validate: docValidate,
   examples: [{ title: 'Text of a one-page PDF', input: { inputMethod: 'base64', file: examplePdfBase64() }, output: { text: 'Hello from doc_to_text' } }],

@@ -5,7 +5,7 @@
  * reads documents through (`ctx.call`). PDFs via poppler, office formats via the warm
  * LibreOffice pool, scans and images via Tesseract; every tool runs in a child process.
  */
-import { defineEndpoint, definePlugin, docToText, documentPages, flat, implement, MB, type ResolvedConfig, type RunContext } from '../../core/sdk.js';
+import { defineEndpoint, definePlugin, docToText, documentPages, docTextCost, implement, MB, DOC_TEXT_MAX_PAGES, type ResolvedConfig, type RunContext } from '../../core/sdk.js';
 import { loadInput } from '../../core/sdk.js';
 import { readDocument, type DocumentText } from './read.js';
 import { Gate } from '../../core/sdk.js';
@@ -15,6 +15,8 @@ const config = {
   ocrLanguages: { env: 'DOC_TEXT_OCR_LANGUAGES', description: 'Tesseract languages for scanned pages and images (installed traineddata, e.g. `eng` or `eng+deu`).', default: 'eng' },
   maxProcesses: { env: 'DOC_TEXT_MAX_PROCESSES', type: 'integer', description: 'poppler and tesseract processes run at once on the instance (OCR of scanned pages is CPU-bound).', default: 2, min: 1, max: 64 },
   toolTimeoutMs: { env: 'DOC_TEXT_TOOL_TIMEOUT_MS', type: 'integer', description: 'Longest one pdftotext, pdftoppm or tesseract run may take, in ms.', default: 120000, min: 1000, max: 600000 },
+  maxPages: { env: 'DOC_TEXT_MAX_PAGES', type: 'integer', description: `Most pages one call reads (after the page selection); more is a free 400 before any work. At most ${DOC_TEXT_MAX_PAGES}, the most the price holds for.`, default: DOC_TEXT_MAX_PAGES, min: 1, max: DOC_TEXT_MAX_PAGES },
+  ocrMaxMegapixels: { env: 'DOC_TEXT_OCR_MAX_MEGAPIXELS', type: 'integer', description: 'Largest bitmap one page is rendered to for OCR, in megapixels: a larger page is rendered below 300 dpi to fit, and one that would need less than 50 dpi is a 400 naming the page.', default: 50, min: 1, max: 500 },
 } as const;
 
 /** Plugin state: the process gate and the settings the reader needs. */
@@ -29,7 +31,24 @@ async function read(input: { inputMethod: 'url' | 'base64'; file: string; pages?
   const state = ctx.state as State;
   const c = ctx.config as unknown as ResolvedConfig<typeof config>;
   const loaded = await loadInput(ctx.engines, input.inputMethod, input.file, 'file', state.maxBytes, ctx.signal);
-  const doc = await readDocument(loaded, { engines: ctx.engines, signal: ctx.signal, gate: state.gate, ocrLanguages: c.ocrLanguages, toolTimeoutMs: c.toolTimeoutMs, hint: input.fileExtension, pages: input.pages });
+  const doc = await readDocument(loaded, {
+    engines: ctx.engines,
+    signal: ctx.signal,
+    caller: ctx.caller,
+    gate: state.gate,
+    ocrLanguages: c.ocrLanguages,
+    toolTimeoutMs: c.toolTimeoutMs,
+    maxPages: c.maxPages,
+    maxPixels: c.ocrMaxMegapixels * 1_000_000,
+    hint: input.fileExtension,
+    pages: input.pages,
+    // The OCR pages are known before any is rendered: their price is held first (403, free, when
+    // the key cannot cover it), then counted.
+    beforeOcr: async (pages) => {
+      await ctx.reserveFor({ ocr_pages: pages });
+      ctx.usage.add('ocr_pages', pages);
+    },
+  });
   ctx.log.info({ format: doc.format, pageCount: doc.pageCount, read: doc.pages.length, ocr: doc.pages.filter((p) => p.ocr).length }, 'document read');
   return doc;
 }
@@ -43,7 +62,7 @@ const text = defineEndpoint({
   summary: docToText.summary,
   input: docToText.input,
   output: docToText.output!,
-  cost: flat(20),
+  cost: docTextCost(),
   timeoutMs: TIMEOUT_MS,
   perKeyConcurrency: 2,
   messages: docToText.messages,
@@ -61,7 +80,7 @@ const pages = defineEndpoint({
   summary: documentPages.summary,
   input: documentPages.input,
   output: documentPages.output!,
-  cost: flat(20),
+  cost: docTextCost(),
   timeoutMs: TIMEOUT_MS,
   perKeyConcurrency: 2,
   messages: documentPages.messages,

@@ -30,7 +30,7 @@ export function resolveFormat(raw: RawInput): string | null {
 /** Runs one conversion and returns the download URL. */
 export async function convertToPdf(
   input: { inputMethod: 'url' | 'base64'; file: string },
-  ctx: { engines: Engines; signal: AbortSignal; usage: UsageRecorder; log: { info(o: object, m?: string): void } },
+  ctx: { engines: Engines; signal: AbortSignal; caller?: string; usage: UsageRecorder; log: { info(o: object, m?: string): void } },
   limits: Limits,
 ): Promise<{ url: string }> {
   const raw = input.inputMethod === 'url'
@@ -42,12 +42,13 @@ export async function convertToPdf(
   const result = await ctx.engines.office.convert(
     { data: raw.data, extension: ext },
     // Without an extension LibreOffice's detection decides, within the spec's list only.
-    { tagged: true, plainText: ext !== null && plainTextAllowed(ext, raw.data), formats: SUPPORTED_EXTENSIONS, signal: ctx.signal },
+    { tagged: true, plainText: ext !== null && plainTextAllowed(ext, raw.data), formats: SUPPORTED_EXTENSIONS, signal: ctx.signal, owner: ctx.caller },
   );
   let pages: number;
   try {
-    pages = await ctx.engines.pdf.pageCount(result.pdf, 'output');
+    pages = await ctx.engines.pdf.pageCount(result.pdf, 'output', { signal: ctx.signal, owner: ctx.caller });
   } catch (err) {
+    if (ctx.signal.aborted) throw err;
     throw new OperationFailedError('Failed to convert to PDF: LibreOffice produced an unreadable PDF.', { cause: err });
   }
   ctx.log.info({ format: ext, type: result.type, pages, bytes: result.pdf.byteLength, convertMs: result.convertMs, queuedMs: result.queuedMs }, 'converted to PDF');

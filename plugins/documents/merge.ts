@@ -52,19 +52,21 @@ async function readAll(input: MergeRequest, ctx: { engines: Engines; signal: Abo
 /** Runs one merge and returns the download URL. */
 export async function mergePdfs(
   input: MergeRequest,
-  ctx: { engines: Engines; signal: AbortSignal; usage: UsageRecorder; log: { info(o: object, m?: string): void } },
+  ctx: { engines: Engines; signal: AbortSignal; caller?: string; usage: UsageRecorder; log: { info(o: object, m?: string): void } },
   limits: Limits,
 ): Promise<{ url: string }> {
   const files = await readAll(input, ctx, limits);
   const part = input.pdfa ? PARTS[input.pdfa] : undefined;
   const pdfua = input.pdfua === true;
   try {
-    const merged = await ctx.engines.pdf.merge(files, { keepStructure: pdfua && !part });
+    // Parsed and merged in a PDF thread, in turns across keys; a hang-up stops it.
+    const run = { signal: ctx.signal, owner: ctx.caller };
+    const merged = await ctx.engines.pdf.merge(files, { keepStructure: pdfua && !part, ...run });
     let pdf = merged.pdf;
     if (part) pdf = await ctx.engines.pdf.toPdfA(pdf, part);
     // PDF/UA needs a title: the caller's, else the first input's (finalize falls back to a generic one).
     const metadata = pdfua && !input.metadata?.Title && merged.title ? { ...input.metadata, Title: merged.title } : input.metadata;
-    if (metadata || part || pdfua) pdf = await ctx.engines.pdf.finalize(pdf, { metadata, pdfa: part, pdfua, lang: merged.lang });
+    if (metadata || part || pdfua) pdf = await ctx.engines.pdf.finalize(pdf, { metadata, pdfa: part, pdfua, lang: merged.lang, ...run });
     ctx.log.info({ files: files.length, pages: merged.pages, tagged: merged.tagged, coarse: merged.coarse, pdfa: part ?? null, bytes: pdf.byteLength }, 'merged PDFs');
     return await storePdf(ctx, pdf, limits, 'merge PDFs');
   } catch (err) {

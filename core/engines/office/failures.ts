@@ -35,6 +35,8 @@ export function publicError(err: unknown, ext: string | null): Error {
       return conversionFailed(`${err.message}.`, err);
     case 'dead':
       return conversionFailed('LibreOffice stopped during the conversion. Please retry.', err);
+    case 'memory':
+      return new InputError(`The document needs more than the ${err.message} of memory one conversion may use.`, { cause: err });
     default:
       return conversionFailed(err.message, err);
   }

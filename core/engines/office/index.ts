@@ -4,6 +4,11 @@
  * 429, default 16), `OFFICE_TIMEOUT_MS` (per conversion, queue wait excluded, default 60000),
  * `OFFICE_MAX_CONVERSIONS` (restart a worker after this many, default 200), `OFFICE_BINARY`,
  * `OFFICE_PYTHON` and `OFFICE_WORK_DIR` (profiles and scratch files, default `<dataDir>/office`).
+ * ZIP-based inputs (OOXML, ODF) are admitted by their central directory (zip-admission.ts):
+ * `OFFICE_ZIP_MAX_UNCOMPRESSED_MB` (declared total, default 256), `OFFICE_ZIP_MAX_RATIO` (one
+ * entry over 1 MB, default 100) and `OFFICE_ZIP_MAX_ENTRIES` (default 10000). Each worker's
+ * memory is capped at `OFFICE_MEMORY_MB` (default 1536; 0: no cap) by a memory cgroup where one
+ * can be made, else by an address-space limit per process (memory.ts).
  *
  * Each worker runs confined (jail.ts): bubblewrap (`OFFICE_BWRAP_BIN`) with no network, only `/usr`,
  * fonts, its own profile and its current job (at `/job`), an environment of its own, and, when
@@ -19,6 +24,7 @@ import { DRIVER_SOURCE } from './driver-source.js';
 import { jailWorks } from './jail.js';
 import { withOwnUids } from '../sandbox/confinement/uid-block.js';
 import { canSwitchUid } from '../sandbox/confinement/os-sandbox.js';
+import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from '../sandbox/confinement/cgroup.js';
 
 function int(env: EngineOptions['env'], name: string, dflt: number, min = 1): number {
   const n = Number(env[name]);
@@ -41,6 +47,8 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
   const binary = env.OFFICE_BINARY?.trim() || '/usr/lib/libreoffice/program/soffice';
   // Probed with the shape of a real worker's jail (uid drop included) on the work dir itself.
   const probe = { bwrap, driverPath, binary, profileDir: root, jobDir: root, uid: uidBase, env: { PATH: '/usr/bin:/bin' } };
+  const memoryMb = int(env, 'OFFICE_MEMORY_MB', 1536, 0);
+  const cgroups = memoryMb > 0 ? new SandboxCgroups(true, cgroupWarning(opts.log), cgroupUnavailableWarning(opts.log, 'LibreOffice')) : undefined;
   const pool = new OfficePool({
     size: int(env, 'OFFICE_POOL_SIZE', 2),
     queueLimit: int(env, 'OFFICE_QUEUE_SIZE', 16, 0),
@@ -52,9 +60,16 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
     driverPath,
     profileRoot: root,
     workDir: join(root, 'jobs'),
+    zip: {
+      maxUncompressedBytes: int(env, 'OFFICE_ZIP_MAX_UNCOMPRESSED_MB', 256) * 1_000_000,
+      maxRatio: int(env, 'OFFICE_ZIP_MAX_RATIO', 100),
+      maxEntries: int(env, 'OFFICE_ZIP_MAX_ENTRIES', 10_000),
+    },
     bwrap: jailWorks(probe, opts.log) ? bwrap : null,
     uidBase,
     env,
+    memoryBytes: memoryMb * 1024 * 1024,
+    cgroups,
     log: opts.log,
   });
   // None left behind: if the service dies without a graceful close, kill the process groups.
@@ -67,6 +82,7 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
     async close() {
       process.removeListener('exit', onExit);
       await pool.close();
+      cgroups?.close();
       block?.release();
     },
   };

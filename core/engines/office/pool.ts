@@ -1,8 +1,10 @@
 /**
  * The LibreOffice pool (spec §4.6; design: "Office supervisor"): a fixed number of warm workers,
- * a bounded FIFO queue (full → `BusyError`, 429), a per-conversion timeout that starts when a
- * worker takes the job (queue wait does not count), and restarts after N conversions, a crash or
- * a hang. Gotenberg runs one LibreOffice; a pool lets conversions overlap.
+ * a bounded queue (full → `BusyError`, 429) served in turns across callers' keys (issue 24), a
+ * per-conversion timeout that starts when a worker takes the job (queue wait does not count),
+ * and restarts after N conversions, a crash, a hang or a caller's hang-up mid-conversion (the
+ * worker is killed at once). Gotenberg runs one LibreOffice; a pool lets conversions overlap.
+ * ZIP-based inputs are admitted by their central directory first (zip-admission.ts).
  *
  * A job's input file is written when the job is accepted, before it waits, so handing it to a
  * free worker is synchronous: no worker can die between being chosen and taking the job.
@@ -15,6 +17,8 @@ import { conversionFailed, publicError } from './failures.js';
 import type { OfficeConvertInput, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './types.js';
 import { OfficeWorker, WorkerStopped, type WorkerConfig } from './worker.js';
 import { JobFailure, type WorkerJob } from './job.js';
+import { TurnQueue } from './turn-queue.js';
+import { admitZip, isZip, type ZipCaps } from './zip-admission.js';
 
 /** Pool settings (read from the environment by the factory). */
 export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
@@ -23,15 +27,21 @@ export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
   timeoutMs: number;
   maxConversions: number;
   workDir: string;
+  /** What a ZIP-based input (OOXML, ODF) may declare before LibreOffice is given it. */
+  zip: ZipCaps;
 }
 
+/** The owner of jobs whose caller is not known: they share one turn, in arrival order. */
+const NO_OWNER = '';
+
 interface Queued {
+  /** Whose turn this job takes (the caller's key); see TurnQueue. */
+  owner: string;
   job: WorkerJob;
   dir: string;
   ext: string | null;
   enqueuedAt: number;
-  /** The input file is written; until then a free worker passes this job over. */
-  ready: boolean;
+  signal?: AbortSignal;
   resolve: (r: OfficeConvertResult) => void;
   reject: (e: unknown) => void;
   cleanup: () => void;
@@ -67,7 +77,10 @@ const retryDelay = (n: number) => Math.min(60_000, 1000 * 2 ** Math.min(n - 1, 6
 /** A pool of warm LibreOffice workers with a bounded queue. */
 export class OfficePool {
   private readonly workers: OfficeWorker[];
-  private readonly queue: Queued[] = [];
+  /** Jobs whose input is written, served in turns across owners. */
+  private readonly queue = new TurnQueue<Queued>();
+  /** Jobs accepted whose input is still being written: they count against the queue limit. */
+  private staging = 0;
   private started: Promise<void> | null = null;
   private closed = false;
   /** Start failures in a row per worker; a worker in here is down until a start succeeds. */
@@ -119,7 +132,7 @@ export class OfficePool {
       const profile = w.claimedProfile;
       if (profile) await rm(profile, { recursive: true, force: true }).catch(() => {});
       if (this.unavailable()) {
-        for (const q of this.queue.splice(0)) {
+        for (const q of this.queue.drain()) {
           q.cleanup();
           q.reject(conversionFailed('LibreOffice is not available.', err));
         }
@@ -154,15 +167,18 @@ export class OfficePool {
   async convert(input: OfficeConvertInput, opts: OfficeConvertOptions = {}): Promise<OfficeConvertResult> {
     if (this.closed) throw conversionFailed('the converter is shutting down.');
     if (this.started && this.unavailable()) throw conversionFailed('LibreOffice is not available.');
+    const ext = input.extension?.toLowerCase() || null;
+    // Before any work or queue slot: an archive declaring too much is refused (400, free).
+    if (isZip(input.data)) admitZip(input.data, this.cfg.zip, ext ? `.${ext} file` : 'document');
     // Jobs beyond the free workers wait; `queueLimit` of them may (0: none, only free workers serve).
     const idle = this.workers.filter((w) => w.state === 'idle').length;
-    if (this.queue.length - idle >= this.cfg.queueLimit) {
+    if (this.queue.length + this.staging - idle >= this.cfg.queueLimit) {
       throw new BusyError('The document converter is busy: too many conversions are waiting. Please retry shortly.');
     }
-    opts.signal?.throwIfAborted();
+    const signal = opts.signal;
+    signal?.throwIfAborted();
     // A work dir that cannot be created fails this job below (500) as well; the boot warm-up logs it.
     this.warm().catch(() => {});
-    const ext = input.extension?.toLowerCase() || null;
     const dir = join(this.cfg.workDir, randomBytes(8).toString('hex'));
     const forced = (ext && IMPORT_FILTERS[ext]) || (ext === 'txt' ? textFilter(input.data) : undefined);
     // Staged here (no worker sees this directory); the worker that takes the job moves the file
@@ -179,41 +195,41 @@ export class OfficePool {
     };
     let item!: Queued;
     const done = new Promise<OfficeConvertResult>((resolve, reject) => {
-      item = { job, dir, ext, enqueuedAt: Date.now(), ready: false, resolve, reject, cleanup: () => {} };
+      item = { owner: opts.owner ?? NO_OWNER, job, dir, ext, enqueuedAt: Date.now(), signal, resolve, reject, cleanup: () => {} };
     });
     // Awaited below, after the input is written; an abort or close may reject it before that.
     done.catch(() => {});
-    const signal = opts.signal;
-    if (signal) {
-      const onAbort = () => {
-        const i = this.queue.indexOf(item);
-        if (i >= 0) {
-          this.queue.splice(i, 1);
-          item.reject(signal.reason ?? new Error('aborted'));
-        }
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      item.cleanup = () => signal.removeEventListener('abort', onAbort);
-    }
-    // The slot is taken in arrival order now; the job becomes eligible once its file is written.
-    this.queue.push(item);
+    // The slot is held while the input is written; the job joins its owner's turn once it is.
+    this.staging++;
     try {
       // 0700: a staged document is nobody else's to read (a worker gets it moved into its job dir).
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await writeFile(job.input, input.data);
-      item.ready = true;
-      this.dispatch();
     } catch (err) {
-      const i = this.queue.indexOf(item);
-      if (i >= 0) {
-        this.queue.splice(i, 1);
-        item.cleanup();
-        item.reject(conversionFailed('the input could not be written for LibreOffice.', err));
-      }
+      this.staging--;
+      await rm(dir, { recursive: true, force: true }).catch(() => {});
+      throw conversionFailed('the input could not be written for LibreOffice.', err);
     }
+    this.staging--;
+    if (this.closed || signal?.aborted) {
+      await rm(dir, { recursive: true, force: true }).catch(() => {});
+      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      throw conversionFailed('the converter is shutting down.');
+    }
+    if (signal) {
+      // While it waits, an abort drops it; once a worker runs it, the worker itself stops (runOn).
+      const onAbort = () => {
+        if (this.queue.remove(item)) item.reject(signal.reason ?? new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      item.cleanup = () => signal.removeEventListener('abort', onAbort);
+    }
+    this.queue.push(item);
+    this.dispatch();
     try {
       return await done;
     } finally {
+      item.cleanup();
       await rm(dir, { recursive: true, force: true }).catch(() => {});
     }
   }
@@ -221,11 +237,12 @@ export class OfficePool {
   private dispatch(): void {
     for (const w of this.workers) {
       if (w.state !== 'idle') continue;
-      const i = this.queue.findIndex((q) => q.ready);
-      if (i < 0) return;
-      const [item] = this.queue.splice(i, 1);
-      item!.cleanup();
-      void this.runOn(w, item!);
+      // The earliest job of the owner running the fewest conversions now (one key's backlog
+      // does not hold back another key's first conversion by more than one conversion).
+      const item = this.queue.take();
+      if (!item) return;
+      item.cleanup();
+      void this.runOn(w, item);
     }
   }
 
@@ -233,20 +250,23 @@ export class OfficePool {
     const queuedMs = Date.now() - item.enqueuedAt;
     const started = Date.now();
     try {
-      const { pages, type, pdf } = await this.runAndRecycle(w, item.job, this.cfg.timeoutMs);
+      const { pages, type, pdf } = await this.runAndRecycle(w, item.job, this.cfg.timeoutMs, item.signal);
       if (!pdf || pdf.byteLength === 0) throw new JobFailure('export', 'LibreOffice produced no output');
       item.resolve({ pdf, pages, type, convertMs: Date.now() - started, queuedMs });
     } catch (err) {
-      item.reject(publicError(err, item.ext));
+      // A caller that hung up (or ran out of time) gets its own reason back, not a conversion error.
+      if (err instanceof JobFailure && err.kind === 'aborted') item.reject(item.signal?.reason ?? new Error('aborted'));
+      else item.reject(publicError(err, item.ext));
     } finally {
+      this.queue.done(item.owner);
       this.dispatch();
     }
   }
 
   /** Runs a job, then retires the worker if it reached its conversion limit, before anyone else gets it. */
-  private async runAndRecycle(w: OfficeWorker, job: WorkerJob, timeoutMs: number) {
+  private async runAndRecycle(w: OfficeWorker, job: WorkerJob, timeoutMs: number, signal?: AbortSignal) {
     try {
-      return await w.run(job, timeoutMs);
+      return await w.run(job, timeoutMs, signal);
     } finally {
       if (w.state === 'idle' && w.conversions >= this.cfg.maxConversions) {
         // Recycle: LibreOffice slowly leaks memory and state across documents.
@@ -260,7 +280,7 @@ export class OfficePool {
   stats(): OfficeStats {
     return {
       size: this.cfg.size,
-      queued: this.queue.length,
+      queued: this.queue.length + this.staging,
       queueLimit: this.cfg.queueLimit,
       workers: this.workers.map((w) => ({ index: w.index, state: w.state, sofficePid: w.sofficePid, conversions: w.conversions, restarts: w.restarts, recycles: w.recycles, kills: w.kills, crashes: w.crashes })),
     };
@@ -271,7 +291,7 @@ export class OfficePool {
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    for (const q of this.queue.splice(0)) {
+    for (const q of this.queue.drain()) {
       q.cleanup();
       q.reject(conversionFailed('the converter is shutting down.'));
     }

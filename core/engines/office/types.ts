@@ -29,8 +29,10 @@ export interface OfficeConvertOptions {
   plainText?: boolean;
   /** With `extension: null`: the extensions the detected type must have one of (else a 400). */
   formats?: readonly string[];
-  /** Aborts the wait in the queue (a running conversion finishes or times out). */
+  /** Aborts the wait in the queue, or a running conversion (its worker is killed and replaced). */
   signal?: AbortSignal;
+  /** Whose turn the conversion takes (the caller's key id): the queue serves owners in turn. */
+  owner?: string;
 }
 
 /** A finished conversion. */
@@ -56,11 +58,13 @@ export interface OfficeStats {
 
 /**
  * The LibreOffice pool. `convert` throws `BusyError` (429) when the queue is full, `InputError`
- * (400) when LibreOffice cannot open the document (corrupt or password-protected) or its type
+ * (400) when a ZIP-based input declares more than the caps (entries, uncompressed size, ratio) or
+ * its ZIP directory is damaged, when LibreOffice cannot open the document (corrupt or password-protected) or its type
  * detection does not accept the bytes as the extension's format, and `OperationFailedError`
  * (500, `Failed to convert to PDF: …`) when LibreOffice is not available (every worker failed to
  * start: answered at once while starts are retried in the background), the export fails, times
- * out, LibreOffice dies mid-conversion or the work directory is unusable.
+ * out, LibreOffice dies mid-conversion or the work directory is unusable. An aborted `signal`
+ * rejects with the signal's reason.
  */
 export interface OfficeEngine {
   convert(input: OfficeConvertInput, opts?: OfficeConvertOptions): Promise<OfficeConvertResult>;

@@ -15,6 +15,8 @@ import { workerCommand, writeIdentity } from './jail.js';
 import { clearDir, ownDir, placeInput, readOutput } from './job-dir.js';
 import { exited, killGroup } from './process-group.js';
 import { JobFailure, type FailureKind, type JobDone, type WorkerJob } from './job.js';
+import { withMemoryCap } from './memory.js';
+import type { SandboxCgroups } from '../sandbox/confinement/cgroup.js';
 
 export { JobFailure } from './job.js';
 
@@ -35,6 +37,10 @@ export interface WorkerConfig {
   uidBase?: number | null;
   /** The service's environment: only its locale and time zone reach a worker (see `officeEnv`). */
   env?: Record<string, string | undefined>;
+  /** Memory of one worker (its process tree), in bytes (memory.ts). */
+  memoryBytes?: number;
+  /** Memory cgroups, when they can be made here; otherwise each process gets an address-space limit. */
+  cgroups?: SandboxCgroups;
   log: PluginLogger;
 }
 
@@ -67,6 +73,9 @@ export class OfficeWorker {
   private pending: { id: number; resolve: (v: JobDone) => void; reject: (e: JobFailure) => void } | null = null;
   private ready: ((ok: boolean, error?: string) => void) | null = null;
   private stderrTail = '';
+  /** The memory cgroup of the running process, and the OOM kills it had seen when it started. */
+  private group: string | undefined;
+  private oomSeen = 0;
 
   constructor(readonly index: number, private readonly cfg: WorkerConfig, private readonly onDeath: (w: OfficeWorker, crashed: boolean) => void) {}
 
@@ -142,7 +151,11 @@ export class OfficeWorker {
     this.launched = { uid: launch.uid, jobPath: launch.jobPath };
     // detached: the launcher leads its own process group, which the driver, its soffice (and
     // oosplash's soffice.bin) join, so one group kill stops all of them.
-    const [bin, ...args] = launch.argv;
+    // Each worker has its own group (named by its uid, or its index when it keeps the service's).
+    this.group = this.cfg.memoryBytes ? this.cfg.cgroups?.prepare(launch.uid ?? this.index, this.cfg.memoryBytes) : undefined;
+    this.oomSeen = this.cfg.cgroups?.oomKills(this.group) ?? 0;
+    const argv = this.cfg.memoryBytes ? withMemoryCap(launch.argv, this.group, this.cfg.memoryBytes) : launch.argv;
+    const [bin, ...args] = argv;
     const driver = spawn(bin!, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: launch.env });
     this.driver = driver;
     driver.stderr?.on('data', (d: Buffer) => {
@@ -212,7 +225,12 @@ export class OfficeWorker {
     this.ready?.(false, why);
     const p = this.pending;
     this.pending = null;
-    p?.reject(new JobFailure('dead', `LibreOffice stopped unexpectedly (${why})`));
+    // Killed by the kernel for going over the worker's memory: the document asked for too much.
+    const oom = this.cfg.cgroups?.oomKills(this.group) ?? 0;
+    const overMemory = oom > this.oomSeen;
+    this.oomSeen = oom;
+    if (overMemory) p?.reject(new JobFailure('memory', `${Math.round((this.cfg.memoryBytes ?? 0) / 1024 / 1024)} MB`));
+    else p?.reject(new JobFailure('dead', `LibreOffice stopped unexpectedly (${why})`));
     const wasStarting = this.state === 'starting';
     this.state = 'stopped';
     // Make sure nothing of the group survives; the pool then starts a fresh worker.
@@ -223,10 +241,13 @@ export class OfficeWorker {
 
   /**
    * Runs one job: its staged input moves into this worker's job dir (the one its jail sees), the
-   * PDF comes back in the result. A hang past `timeoutMs` kills the worker and fails with `timeout`.
+   * PDF comes back in the result. A hang past `timeoutMs` kills the worker and fails with
+   * `timeout`; an abort of `signal` kills it at once and fails with `aborted` (LibreOffice has no
+   * way to stop one conversion, and one left running would keep its memory and CPU).
    */
-  run(job: WorkerJob, timeoutMs: number): Promise<JobDone> {
+  run(job: WorkerJob, timeoutMs: number, signal?: AbortSignal): Promise<JobDone> {
     if (this.state !== 'idle' || !this.driver?.stdin) return Promise.reject(new JobFailure('dead', 'worker not ready'));
+    if (signal?.aborted) return Promise.reject(new JobFailure('aborted', 'the caller stopped waiting'));
     const name = basename(job.input);
     try {
       placeInput(job.input, this.jobDir, name);
@@ -237,26 +258,39 @@ export class OfficeWorker {
     const id = this.nextId++;
     const { jobPath } = this.launched;
     return new Promise<JobDone>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      /** Ends the job with `failure` and replaces this worker: nothing of the conversion survives. */
+      const kill = (failure: JobFailure, why: string) => {
         if (this.pending?.id !== id) return;
         this.pending = null;
-        reject(new JobFailure('timeout', `conversion timed out after ${Math.round(timeoutMs / 1000)} s`));
-        this.cfg.log.warn({ worker: this.index }, 'LibreOffice conversion hung; restarting the worker');
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(failure);
+        this.cfg.log.warn({ worker: this.index }, why);
         this.state = 'stopped';
-        void this.stop().then(() => this.onDeath(this, false));
-      }, timeoutMs);
+        void this.stop(0).then(() => this.onDeath(this, false));
+      };
+      const timer = setTimeout(
+        () => kill(new JobFailure('timeout', `conversion timed out after ${Math.round(timeoutMs / 1000)} s`), 'LibreOffice conversion hung; restarting the worker'),
+        timeoutMs,
+      );
+      const onAbort = () => kill(new JobFailure('aborted', 'the caller stopped waiting'), 'LibreOffice conversion abandoned by its caller; restarting the worker');
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const settled = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
       this.pending = {
         id,
         resolve: (v) => {
-          clearTimeout(timer);
+          settled();
           this.conversions++;
           this.state = 'idle';
           resolve(v);
         },
         reject: (e) => {
-          clearTimeout(timer);
+          settled();
           clearDir(this.jobDir);
-          if (e.kind !== 'dead') {
+          if (e.kind !== 'dead' && e.kind !== 'memory') {
             this.conversions++;
             this.state = 'idle';
           }

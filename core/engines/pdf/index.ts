@@ -1,49 +1,43 @@
 /**
  * PDF engine factory (spec §4.6): pdf-lib for merging and metadata, ghostscript for PDF/A,
- * qpdf and poppler for repair and inspection. Stateless: nothing to start or stop.
+ * qpdf and poppler for repair and inspection. Every pdf-lib read of a user's file (page counts,
+ * merges, metadata) runs in a worker thread (thread-pool.ts, issue 24), never on the thread that
+ * serves requests: `PDF_THREADS` (default 2), `PDF_QUEUE_SIZE` (default 32), `PDF_TIMEOUT_MS`
+ * (default 60000), `PDF_MEMORY_MB` (heap of one thread, default 512) and `PDF_MAX_DECODED_MB`
+ * (bytes one job may decompress, default 100).
  */
-import type { PDFDocument } from 'pdf-lib';
 import type { EngineOptions } from '../options.js';
 import type { PdfEngine } from './types.js';
-import { loadPdf } from './load.js';
-import { mergePlain } from './merge.js';
-import { langOf, mergeStructure } from './structure.js';
-import { finalize, PRODUCER } from './metadata.js';
 import { findSrgbProfile, toPdfA } from './pdfa.js';
 import { check, inspect } from './inspect.js';
+import { PdfThreadPool } from './thread-pool.js';
 
-/** An input's document title, if it has a usable one. */
-function titleOf(doc: PDFDocument): string | undefined {
-  try {
-    return doc.getTitle()?.trim() || undefined;
-  } catch {
-    // A title that is not a string (a name, a number): as if there were none.
-    return undefined;
-  }
+function int(env: EngineOptions['env'], name: string, dflt: number, min = 1): number {
+  const n = Number(env[name]);
+  return Number.isInteger(n) && n >= min ? n : dflt;
 }
 
 /** Creates the PDF tools. `GS_BINARY` and `PDF_ICC_PROFILE` override the defaults. */
 export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Promise<void> } {
   const icc = findSrgbProfile(opts.env);
   const gs = opts.env.GS_BINARY?.trim() || 'gs';
+  const threads = new PdfThreadPool(
+    {
+      threads: int(opts.env, 'PDF_THREADS', 2),
+      queueLimit: int(opts.env, 'PDF_QUEUE_SIZE', 32, 0),
+      timeoutMs: int(opts.env, 'PDF_TIMEOUT_MS', 60_000, 100),
+      memoryMb: int(opts.env, 'PDF_MEMORY_MB', 512, 64),
+      decodeLimitBytes: int(opts.env, 'PDF_MAX_DECODED_MB', 100) * 1_000_000,
+    },
+    opts.log,
+  );
   return {
-    async pageCount(pdf, label = 'file') {
-      return (await loadPdf(pdf, label)).getPageCount();
-    },
-    async merge(files, o = {}) {
-      const docs = [];
-      for (const [i, f] of files.entries()) docs.push(await loadPdf(f, o.labels?.[i] ?? `files[${i}]`));
-      const { doc, tagged, coarse } = o.keepStructure ? await mergeStructure(docs) : { doc: await mergePlain(docs), tagged: false, coarse: [] };
-      // Ghostscript 10.0 (the PDF/A step) drops the bookmarks of a file whose trailer has no
-      // document information dictionary; naming the producer gives it one.
-      doc.setProducer(PRODUCER);
-      const pdf = await doc.save({ updateFieldAppearances: false });
-      return { pdf, pages: doc.getPageCount(), tagged, coarse, title: docs.map(titleOf).find(Boolean), lang: docs.map(langOf).find(Boolean) };
-    },
+    pageCount: (pdf, label = 'file', run) => threads.run('pageCount', { pdf, label }, run),
+    merge: (files, o = {}) => threads.run('merge', { files, labels: o.labels, keepStructure: o.keepStructure }, o),
     toPdfA: (pdf, part) => toPdfA(pdf, part, icc, gs),
-    finalize,
+    finalize: (pdf, { signal, owner, ...o }) => threads.run('finalize', { pdf, opts: o }, { signal, owner }),
     inspect,
     check,
-    async close() {},
+    close: () => threads.close(),
   };
 }

@@ -1,13 +1,18 @@
 /**
  * Reads user-supplied PDFs for merging (spec §4.6): a non-PDF, corrupt or password-protected
  * input is a 400 naming the file, never a 500. PDFs that are encrypted only with an owner
- * password (permissions) open without one and are decrypted with qpdf first.
+ * password (permissions) open without one and are decrypted with qpdf first (under an address
+ * space limit). Runs in the PDF thread (thread.ts) under a decode cap (decode-cap.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PDFDocument, EncryptedPDFError } from 'pdf-lib';
 import { InputError } from '../../errors.js';
 import { runTool, withScratch } from './tools.js';
+import { DecodeLimitError, decodeExceeded, decodeLimit } from './decode-cap.js';
+
+/** Address space of the qpdf that repairs an input (it inflates object streams in memory). */
+const QPDF_MEMORY_BYTES = 1024 * 1024 * 1024;
 
 function looksLikePdf(bytes: Uint8Array): boolean {
   const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
@@ -16,8 +21,16 @@ function looksLikePdf(bytes: Uint8Array): boolean {
 
 async function parse(bytes: Uint8Array): Promise<PDFDocument> {
   const doc = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false });
+  // pdf-lib skips an object whose stream went over the decode cap: the document is not what it says.
+  if (decodeExceeded()) throw new DecodeLimitError(decodeLimit() ?? 0);
   if (doc.getPageCount() === 0) throw new Error('no pages');
   return doc;
+}
+
+/** The 400 of an input whose streams decode past the job's cap. */
+export function overCap(label: string, cause: unknown): InputError {
+  const mb = Math.round((decodeLimit() ?? 0) / 1_000_000);
+  return new InputError(`${label} is refused: its compressed streams expand past the ${mb} MB this service decodes for one request.`, { cause });
 }
 
 /** Loads one input; `label` (e.g. `files[1]`) names it in the error texts. */
@@ -27,13 +40,15 @@ export async function loadPdf(bytes: Uint8Array, label: string, scratch?: string
   try {
     return await parse(bytes);
   } catch (err) {
+    // Over the cap: refused as it is (qpdf would inflate the same streams, unbounded).
+    if (err instanceof DecodeLimitError || decodeExceeded()) throw overCap(label, err);
     const encrypted = err instanceof EncryptedPDFError;
     // qpdf opens owner-password-only files and repairs some damage pdf-lib cannot read.
     const fixed = await withScratch(scratch, async (dir) => {
       const input = join(dir, 'in.pdf');
       const output = join(dir, 'out.pdf');
       await writeFile(input, bytes);
-      const r = await runTool('qpdf', ['--decrypt', '--password=', input, output]);
+      const r = await runTool('prlimit', [`--as=${QPDF_MEMORY_BYTES}`, '--', 'qpdf', '--decrypt', '--password=', input, output]);
       if (r.code !== 0 && r.code !== 3) return { ok: false as const, text: r.stderr };
       return { ok: true as const, bytes: new Uint8Array(await readFile(output)) };
     });
@@ -44,6 +59,7 @@ export async function loadPdf(bytes: Uint8Array, label: string, scratch?: string
     try {
       return await parse(fixed.bytes);
     } catch (err2) {
+      if (err2 instanceof DecodeLimitError || decodeExceeded()) throw overCap(label, err2);
       throw new InputError(`${label} is corrupt or not a valid PDF.`, { cause: err2 });
     }
   }

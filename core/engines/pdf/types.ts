@@ -53,17 +53,28 @@ export interface FinalizeOptions {
   lang?: string;
 }
 
-/** PDF tools. Input problems throw `InputError` naming the file (`files[1]`). */
+/** Who a job is for (`owner`, the caller's key: jobs wait in turns across keys) and when its caller stops waiting. */
+export interface PdfRunOptions {
+  signal?: AbortSignal;
+  owner?: string;
+}
+
+/**
+ * PDF tools. Input problems throw `InputError` naming the file (`files[1]`). Page counts, merges
+ * and `finalize` run in a worker thread with a heap cap, a time limit and a cap on decompressed
+ * bytes: a file over a limit is an `InputError` (400), a thread that dies otherwise an
+ * `OperationFailedError` (500), an aborted `signal` rejects with its reason and stops the work.
+ */
 export interface PdfEngine {
   /** Page count of a PDF (throws `InputError` when it cannot be read). */
-  pageCount(pdf: Uint8Array, label?: string): Promise<number>;
+  pageCount(pdf: Uint8Array, label?: string, run?: PdfRunOptions): Promise<number>;
   /**
    * Merges PDFs in order. Encrypted inputs that open without a password are decrypted first;
    * password-protected, corrupt or non-PDF inputs throw `InputError` naming `labels[i]`.
    * `keepStructure` merges the structure trees, tagging pages of inputs without one page by page,
    * so the result is always a tagged PDF (structure.ts).
    */
-  merge(files: Uint8Array[], opts?: { labels?: string[]; keepStructure?: boolean }): Promise<MergeResult>;
+  merge(files: Uint8Array[], opts?: { labels?: string[]; keepStructure?: boolean } & PdfRunOptions): Promise<MergeResult>;
   /** Rewrites a PDF as PDF/A-<part>b with ghostscript (fonts embedded, sRGB output intent). */
   toPdfA(pdf: Uint8Array, part: PdfAPart): Promise<Uint8Array>;
   /**
@@ -72,7 +83,7 @@ export interface PdfEngine {
    * `pdfua`: a title, shown in the window bar, and a document language (`en` when none) always;
    * `MarkInfo` and `pdfuaid` only on a tagged PDF.
    */
-  finalize(pdf: Uint8Array, opts: FinalizeOptions): Promise<Uint8Array>;
+  finalize(pdf: Uint8Array, opts: FinalizeOptions & PdfRunOptions): Promise<Uint8Array>;
   /** Reads back pages, info, XMP identification, output intent, tags and fonts. */
   inspect(pdf: Uint8Array): Promise<PdfInspection>;
   /** Runs `qpdf --check`; `ok` is false when qpdf reports errors. */

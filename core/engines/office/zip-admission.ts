@@ -1,0 +1,120 @@
+/**
+ * Admission of ZIP-based documents before LibreOffice sees them (issue 24, finding 1): OOXML
+ * (docx, xlsx, pptx) and ODF (odt, ods, odp) files are ZIP archives, and a 1 MB one can declare
+ * hundreds of megabytes of XML that LibreOffice inflates and parses into many gigabytes. The
+ * central directory states every entry's sizes, so it is read (nothing is inflated) and an
+ * archive over the caps is refused with a free 400 before any work. Sizes an archive lies about
+ * are the memory cap's to stop (see cgroup.ts of this engine).
+ */
+import { InputError } from '../../errors.js';
+
+/** Caps on what one archive may declare. */
+export interface ZipCaps {
+  /** Sum of the entries' uncompressed sizes, in bytes. */
+  maxUncompressedBytes: number;
+  /** Largest uncompressed/compressed ratio of one entry (checked on entries over `ratioFloorBytes`). */
+  maxRatio: number;
+  /** Most entries in the archive. */
+  maxEntries: number;
+}
+
+/** Entries smaller than this are not held to the ratio: tiny XML parts compress very well and cost nothing. */
+const RATIO_FLOOR_BYTES = 1_000_000;
+
+const EOCD = 0x06054b50;
+const ZIP64_LOCATOR = 0x07064b50;
+const ZIP64_EOCD = 0x06064b50;
+const CENTRAL = 0x02014b50;
+
+/** True when the bytes start like a ZIP archive (a local file header or an empty archive). */
+export function isZip(data: Uint8Array): boolean {
+  return data.length >= 4 && data[0] === 0x50 && data[1] === 0x4b && ((data[2] === 3 && data[3] === 4) || (data[2] === 5 && data[3] === 6));
+}
+
+const mb = (n: number) => `${Math.round(n / 1_000_000)} MB`;
+
+function damaged(what: string): InputError {
+  return new InputError(`The file is not a valid ${what}: its ZIP structure is damaged.`);
+}
+
+/** Where the central directory is and how many entries it says it holds. */
+function directory(buf: Buffer, what: string): { offset: number; size: number; entries: number } {
+  // The end record is 22 bytes plus a comment of at most 65535: search backwards from the end.
+  const lowest = Math.max(0, buf.length - 22 - 65_535);
+  let at = -1;
+  for (let i = buf.length - 22; i >= lowest; i--) {
+    if (buf.readUInt32LE(i) === EOCD) {
+      at = i;
+      break;
+    }
+  }
+  if (at < 0) throw damaged(what);
+  let entries = buf.readUInt16LE(at + 10);
+  let size = buf.readUInt32LE(at + 12);
+  let offset = buf.readUInt32LE(at + 16);
+  // ZIP64: the 16- and 32-bit fields are saturated and the real values sit in the ZIP64 end record.
+  if ((entries === 0xffff || size === 0xffffffff || offset === 0xffffffff) && at >= 20 && buf.readUInt32LE(at - 20) === ZIP64_LOCATOR) {
+    const rec = Number(buf.readBigUInt64LE(at - 20 + 8));
+    if (rec < 0 || rec + 56 > buf.length || buf.readUInt32LE(rec) !== ZIP64_EOCD) throw damaged(what);
+    entries = Number(buf.readBigUInt64LE(rec + 32));
+    size = Number(buf.readBigUInt64LE(rec + 40));
+    offset = Number(buf.readBigUInt64LE(rec + 48));
+  }
+  if (offset + size > buf.length) throw damaged(what);
+  return { offset, size, entries };
+}
+
+/**
+ * Checks a ZIP archive's central directory against `caps`; `what` names the input in the error
+ * texts (`.docx file`). Throws `InputError` (400) for an archive over a cap or one whose
+ * directory cannot be read (LibreOffice would otherwise scan the local headers, unchecked).
+ */
+export function admitZip(data: Uint8Array, caps: ZipCaps, what: string): void {
+  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const dir = directory(buf, what);
+  if (dir.entries > caps.maxEntries) {
+    throw new InputError(`The ${what} holds ${dir.entries} archive entries, more than the ${caps.maxEntries} this service opens.`);
+  }
+  let total = 0;
+  let pos = dir.offset;
+  const end = dir.offset + dir.size;
+  for (let n = 0; n < dir.entries; n++) {
+    if (pos + 46 > end || buf.readUInt32LE(pos) !== CENTRAL) throw damaged(what);
+    let compressed = buf.readUInt32LE(pos + 20);
+    let uncompressed = buf.readUInt32LE(pos + 24);
+    const nameLen = buf.readUInt16LE(pos + 28);
+    const extraLen = buf.readUInt16LE(pos + 30);
+    const commentLen = buf.readUInt16LE(pos + 32);
+    const next = pos + 46 + nameLen + extraLen + commentLen;
+    if (next > end) throw damaged(what);
+    const name = buf.toString('utf8', pos + 46, pos + 46 + nameLen);
+    if (uncompressed === 0xffffffff || compressed === 0xffffffff) {
+      // ZIP64 extended information (header 0x0001): the saturated sizes in order, uncompressed first.
+      let x = pos + 46 + nameLen;
+      const xEnd = x + extraLen;
+      while (x + 4 <= xEnd) {
+        const id = buf.readUInt16LE(x);
+        const len = buf.readUInt16LE(x + 2);
+        if (id === 0x0001) {
+          let f = x + 4;
+          if (uncompressed === 0xffffffff && f + 8 <= x + 4 + len) {
+            uncompressed = Number(buf.readBigUInt64LE(f));
+            f += 8;
+          }
+          if (compressed === 0xffffffff && f + 8 <= x + 4 + len) compressed = Number(buf.readBigUInt64LE(f));
+          break;
+        }
+        x += 4 + len;
+      }
+    }
+    total += uncompressed;
+    if (total > caps.maxUncompressedBytes) {
+      throw new InputError(`The ${what} declares more than ${mb(caps.maxUncompressedBytes)} of uncompressed content, the most this service opens.`);
+    }
+    if (uncompressed > RATIO_FLOOR_BYTES && uncompressed / Math.max(1, compressed) > caps.maxRatio) {
+      const ratio = Math.round(uncompressed / Math.max(1, compressed));
+      throw new InputError(`The ${what} is refused: its part '${name.slice(0, 200)}' expands ${ratio} times (${mb(uncompressed)}), more than the ${caps.maxRatio}× this service opens.`);
+    }
+    pos = next;
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Worker threads that parse and merge user PDFs (issue 24, finding 2: pdf-lib inflating a 1 GB
+ * object stream froze the event loop for 27 s and kept 1.3 GB). Each thread has a heap cap
+ * (`resourceLimits`) and a decode cap (decode-cap.ts); each job a time limit from when a thread
+ * takes it. A job that overruns, exhausts its heap or is abandoned by its caller costs its
+ * thread, which is terminated (its memory goes with it) and replaced on demand. Waiting jobs are
+ * served in turns across callers' keys, like the office pool.
+ */
+import { Worker } from 'node:worker_threads';
+import { BusyError, InputError, OperationFailedError } from '../../errors.js';
+import { TurnQueue } from '../office/turn-queue.js';
+import type { PdfJobs } from './jobs.js';
+import type { PdfThreadReply, PdfThreadRequest } from './thread.js';
+
+/** Settings of the PDF threads. */
+export interface PdfThreadSettings {
+  threads: number;
+  queueLimit: number;
+  timeoutMs: number;
+  memoryMb: number;
+  decodeLimitBytes: number;
+}
+
+/** Who a job is for and when its caller stops waiting. */
+export interface JobContext {
+  signal?: AbortSignal;
+  owner?: string;
+}
+
+interface Job {
+  owner: string;
+  request: PdfThreadRequest;
+  signal?: AbortSignal;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+}
+
+/** The pool behind the PDF engine's pdf-lib work. */
+export class PdfThreadPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue = new TurnQueue<Job>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly cfg: PdfThreadSettings, private readonly log: { warn(o: object, m?: string): void }) {}
+
+  /** Runs `op` in a thread; rejects with the caller's abort reason, a 400 or a 500 (see the module comment). */
+  run<K extends keyof PdfJobs>(op: K, arg: Parameters<PdfJobs[K]>[0], ctx: JobContext = {}): ReturnType<PdfJobs[K]> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new OperationFailedError('The PDF engine is shutting down.'));
+      if (ctx.signal?.aborted) return reject(ctx.signal.reason);
+      if (this.queue.length >= this.cfg.queueLimit) return reject(new BusyError('The PDF engine is busy: too many PDF jobs are waiting. Please retry shortly.'));
+      const job: Job = { owner: ctx.owner ?? '', request: { id: this.nextId++, op, arg }, signal: ctx.signal, resolve, reject };
+      if (job.signal) {
+        job.onAbort = () => {
+          if (this.queue.remove(job)) return job.reject(job.signal!.reason);
+          const slot = this.slots.find((s) => s.job === job);
+          if (slot) this.kill(slot, job.signal!.reason);
+        };
+        job.signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.grow();
+      this.dispatch();
+    }) as ReturnType<PdfJobs[K]>;
+  }
+
+  /** Starts threads (lazily) while more jobs wait than threads are free, up to the setting. */
+  private grow(): void {
+    while (this.slots.length < this.cfg.threads && this.queue.length > this.slots.filter((s) => !s.job).length) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const entry = new URL(`./thread${ext}`, import.meta.url).href;
+    // Under tsx the thread registers tsx's loader first, as the compute engine's workers do.
+    const source = ext === '.ts' ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })` : `import(${JSON.stringify(entry)})`;
+    const worker = new Worker(source, {
+      eval: true,
+      workerData: { decodeLimitBytes: this.cfg.decodeLimitBytes },
+      resourceLimits: { maxOldGenerationSizeMb: this.cfg.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.cfg.memoryMb / 8)) },
+    });
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (reply: PdfThreadReply) => {
+      if (reply.id === 0) {
+        slot.ready = true;
+        return this.dispatch();
+      }
+      const job = slot.job;
+      if (!job || job.request.id !== reply.id) return;
+      this.release(slot);
+      if (!reply.error) job.resolve(reply.value);
+      else if (reply.error.kind === 'input') job.reject(new InputError(reply.error.message));
+      // Not a catalogue error: each caller words its own 500 (`Failed to merge PDFs: …`), as before the thread.
+      else job.reject(new Error(reply.error.message));
+      this.dispatch();
+    });
+    worker.on('error', (err) => this.died(slot, err));
+    worker.on('exit', (code) => this.died(slot, new Error(`PDF thread exited (${code})`)));
+    return slot;
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.job) continue;
+      const job = this.queue.take();
+      if (!job) break;
+      slot.job = job;
+      slot.worker.ref();
+      const seconds = Math.round(this.cfg.timeoutMs / 1000);
+      slot.timer = setTimeout(() => this.kill(slot, new InputError(`The PDF work did not finish within ${seconds} s: the files are too complex for this service.`)), this.cfg.timeoutMs);
+      slot.worker.postMessage(job.request);
+    }
+    this.grow();
+  }
+
+  /** The slot's job is over: the timer and abort listener go, its owner's turn ends. */
+  private release(slot: Slot): void {
+    clearTimeout(slot.timer);
+    // An idle thread does not keep the process alive (a service or test that never closes the engine still exits).
+    slot.worker.unref();
+    const job = slot.job;
+    if (job?.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    if (job) this.queue.done(job.owner);
+    slot.job = undefined;
+  }
+
+  /** Ends the slot's job with `err` and terminates its thread (the memory it held goes with it). */
+  private kill(slot: Slot, err: unknown): void {
+    const job = slot.job;
+    this.release(slot);
+    job?.reject(err);
+    this.drop(slot);
+  }
+
+  /** A thread died on its own: out of heap (the input's fault, 400) or a crash (ours, 500). */
+  private died(slot: Slot, err: Error): void {
+    if (!this.slots.includes(slot)) return;
+    const outOfMemory = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
+    if (!this.closed) this.log.warn({ err: err.message }, 'PDF thread stopped; replacing it');
+    this.kill(
+      slot,
+      outOfMemory
+        ? new InputError(`The PDF files need more than the ${this.cfg.memoryMb} MB of memory this service gives one PDF job.`, { cause: err })
+        : new OperationFailedError('The PDF engine stopped unexpectedly. Please retry.', { cause: err }),
+    );
+  }
+
+  private drop(slot: Slot): void {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    slot.worker.removeAllListeners();
+    slot.worker.on('error', () => {});
+    void slot.worker.terminate();
+    if (!this.closed) {
+      this.grow();
+      this.dispatch();
+    }
+  }
+
+  /** Fails whatever waits or runs and terminates every thread. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.drain()) job.reject(new OperationFailedError('The PDF engine is shutting down.'));
+    const slots = this.slots.splice(0);
+    for (const slot of slots) {
+      const job = slot.job;
+      this.release(slot);
+      job?.reject(new OperationFailedError('The PDF engine is shutting down.'));
+      slot.worker.removeAllListeners();
+    }
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The PDF thread (issue 24, finding 2): runs one job of jobs.ts at a time under the decode cap
+ * and posts the result back (PDF bytes transferred, not copied). A catalogue error keeps its
+ * class name and message across the boundary; anything else is reported as a failure.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { jobs, type PdfJobs } from './jobs.js';
+import { withDecodeCap, DecodeLimitError } from './decode-cap.js';
+import { overCap } from './load.js';
+import { InputError } from '../../errors.js';
+
+/** A job sent to the thread. */
+export interface PdfThreadRequest {
+  id: number;
+  op: keyof PdfJobs;
+  arg: unknown;
+}
+
+/** Its answer; `id` 0 says the thread is ready. */
+export interface PdfThreadReply {
+  id: number;
+  value?: unknown;
+  /** `input`: the caller's file is at fault (a 400 with this message); `failed`: ours. */
+  error?: { kind: 'input' | 'failed'; message: string };
+}
+
+const port = parentPort!;
+const { decodeLimitBytes } = workerData as { decodeLimitBytes: number };
+
+port.on('message', async (msg: PdfThreadRequest) => {
+  let reply: PdfThreadReply;
+  const transfer: ArrayBuffer[] = [];
+  try {
+    const value = await withDecodeCap(decodeLimitBytes, async () => {
+      try {
+        return await (jobs[msg.op] as (a: unknown) => Promise<unknown>)(msg.arg);
+      } catch (err) {
+        // A stream decoded after loading (a structure merge) went over the cap.
+        if (err instanceof DecodeLimitError) throw overCap('A file', err);
+        throw err;
+      }
+    });
+    const bytes = value instanceof Uint8Array ? value : (value as { pdf?: unknown })?.pdf instanceof Uint8Array ? (value as { pdf: Uint8Array }).pdf : undefined;
+    if (bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) transfer.push(bytes.buffer as ArrayBuffer);
+    reply = { id: msg.id, value };
+  } catch (err) {
+    const e = err as Error;
+    reply = { id: msg.id, error: { kind: err instanceof InputError ? 'input' : 'failed', message: e?.message ?? String(err) } };
+  }
+  port.postMessage(reply, transfer);
+});
+port.postMessage({ id: 0 } satisfies PdfThreadReply);
