@@ -4,6 +4,7 @@
  * to send and costly to process (thousands of blank pages, deep JSON).
  */
 import { createDeflate, createDeflateRaw, crc32 } from 'node:zlib';
+import { DOCX_HEAD, DOCX_TAIL, docxAround } from '../../test/helpers/zip.js';
 
 /**
  * Compresses `head`, then `chunk` repeated `times` times, then `tail`, without ever holding the
@@ -35,74 +36,15 @@ async function deflateRepeated(parts: { head?: Buffer; chunk: Buffer; times: num
 /** A chunk of about `size` bytes made of `unit` repeated. */
 const repeatedChunk = (unit: string, size = 1 << 22) => Buffer.alloc(Math.max(unit.length, size - (size % unit.length)), unit);
 
-/** One stored ZIP member: its name and the bytes written (deflated when `deflated` holds). */
-interface ZipMember {
-  name: string;
-  data: Buffer;
-  crc: number;
-  size: number;
-  deflated: boolean;
-}
-
-/** Writes a ZIP archive (no data descriptors, no ZIP64) from ready members. */
-function zip(members: ZipMember[]): Buffer {
-  const parts: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const m of members) {
-    const name = Buffer.from(m.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(m.deflated ? 8 : 0, 8);
-    local.writeUInt32LE(m.crc >>> 0, 14);
-    local.writeUInt32LE(m.data.length, 18);
-    local.writeUInt32LE(m.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const entry = Buffer.alloc(46);
-    entry.writeUInt32LE(0x02014b50, 0);
-    entry.writeUInt16LE(20, 4);
-    entry.writeUInt16LE(20, 6);
-    entry.writeUInt16LE(m.deflated ? 8 : 0, 10);
-    entry.writeUInt32LE(m.crc >>> 0, 16);
-    entry.writeUInt32LE(m.data.length, 20);
-    entry.writeUInt32LE(m.size, 24);
-    entry.writeUInt16LE(name.length, 28);
-    entry.writeUInt32LE(offset, 42);
-    central.push(entry, name);
-    parts.push(local, name, m.data);
-    offset += local.length + name.length + m.data.length;
-  }
-  const dir = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(members.length, 8);
-  end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...parts, dir, end]);
-}
-
-const stored = (name: string, text: string): ZipMember => {
-  const data = Buffer.from(text);
-  return { name, data, crc: crc32(data), size: data.length, deflated: false };
-};
-
 /**
  * A DOCX whose `word/document.xml` holds `paragraphs` one-letter paragraphs: 10⁷ inflate to
  * about 340 MB from under 1 MB (finding 1).
  */
 export async function officeZipBomb(paragraphs = 10_000_000): Promise<Buffer> {
   const unit = '<w:p><w:r><w:t>A</w:t></w:r></w:p>';
-  const head = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
-  const tail = '</w:body></w:document>';
   const perChunk = Math.max(1, Math.floor((1 << 22) / unit.length));
-  const body = await deflateRepeated({ head: Buffer.from(head), chunk: repeatedChunk(unit, perChunk * unit.length), times: Math.ceil(paragraphs / perChunk), tail: Buffer.from(tail) }, true);
-  return zip([
-    stored('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'),
-    stored('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>'),
-    { name: 'word/document.xml', data: body.data, crc: body.crc, size: body.size >>> 0, deflated: true },
-  ]);
+  const body = await deflateRepeated({ head: Buffer.from(DOCX_HEAD), chunk: repeatedChunk(unit, perChunk * unit.length), times: Math.ceil(paragraphs / perChunk), tail: Buffer.from(DOCX_TAIL) }, true);
+  return docxAround({ deflated: body.data, crc: body.crc, size: body.size });
 }
 
 /** Serialises numbered PDF objects with a classic cross-reference table. */

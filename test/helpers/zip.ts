@@ -11,32 +11,48 @@ export interface ZipEntry {
   store?: boolean;
 }
 
+/**
+ * An entry deflated beforehand, in a stream (a bomb too large to hold inflated), with the CRC-32
+ * and size of what it inflates to.
+ */
+export interface PreDeflatedEntry {
+  name: string;
+  deflated: Buffer;
+  crc: number;
+  size: number;
+}
+
+/** Body, CRC and inflated size of one entry as it is written. */
+function written(e: ZipEntry | PreDeflatedEntry): { body: Buffer; crc: number; size: number; stored: boolean } {
+  if ('deflated' in e) return { body: e.deflated, crc: e.crc, size: e.size, stored: false };
+  const data = Buffer.isBuffer(e.data) ? e.data : Buffer.from(e.data);
+  return { body: e.store ? data : deflateRawSync(data, { level: 9 }), crc: crc32(data), size: data.length, stored: e.store === true };
+}
+
 /** The archive of `entries`, in order. */
-export function zip(entries: ZipEntry[]): Buffer {
+export function zip(entries: (ZipEntry | PreDeflatedEntry)[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const e of entries) {
-    const data = Buffer.isBuffer(e.data) ? e.data : Buffer.from(e.data);
-    const body = e.store ? data : deflateRawSync(data, { level: 9 });
+    const { body, crc, size, stored } = written(e);
     const name = Buffer.from(e.name);
-    const crc = crc32(data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(e.store ? 0 : 8, 8);
-    local.writeUInt32LE(crc, 14);
+    local.writeUInt16LE(stored ? 0 : 8, 8);
+    local.writeUInt32LE(crc >>> 0, 14);
     local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(size >>> 0, 22);
     local.writeUInt16LE(name.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(e.store ? 0 : 8, 10);
-    central.writeUInt32LE(crc, 16);
+    central.writeUInt16LE(stored ? 0 : 8, 10);
+    central.writeUInt32LE(crc >>> 0, 16);
     central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(size >>> 0, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, body);
@@ -53,14 +69,22 @@ export function zip(entries: ZipEntry[]): Buffer {
   return Buffer.concat([...locals, dir, end]);
 }
 
-/** A DOCX whose `word/document.xml` holds `paragraphs` paragraphs of one letter each. */
-export function docx(paragraphs: number, text = 'A'): Buffer {
-  const body = `<w:p><w:r><w:t>${text}</w:t></w:r></w:p>`.repeat(paragraphs);
+/** The text around a DOCX body's paragraphs. */
+export const DOCX_HEAD = '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
+export const DOCX_TAIL = '</w:body></w:document>';
+
+/** A DOCX around its `word/document.xml` entry (given whole or deflated beforehand). */
+export function docxAround(document: Omit<ZipEntry, 'name'> | Omit<PreDeflatedEntry, 'name'>): Buffer {
   return zip([
     { name: '[Content_Types].xml', data: '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>' },
     { name: '_rels/.rels', data: '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>' },
-    { name: 'word/document.xml', data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>` },
+    { name: 'word/document.xml', ...document },
   ]);
+}
+
+/** A DOCX whose `word/document.xml` holds `paragraphs` paragraphs of one letter each. */
+export function docx(paragraphs: number, text = 'A'): Buffer {
+  return docxAround({ data: DOCX_HEAD + `<w:p><w:r><w:t>${text}</w:t></w:r></w:p>`.repeat(paragraphs) + DOCX_TAIL });
 }
 
 /** An ODT whose `content.xml` holds `paragraphs` paragraphs of one letter each. */
