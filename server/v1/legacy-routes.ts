@@ -68,4 +68,6 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   { method: 'POST', path: '/api/v1/extract-document', target: 'capability:extract_document' },
   { method: 'POST', path: '/api/v1/extract-image', target: 'capability:extract_image' },
   { method: 'POST', path: '/api/v1/doc-to-text', target: 'capability:doc_to_text' },
+  // Media (issue 28): the original service's trim route.
+  { method: 'POST', path: '/api/v1/trim-video', target: 'capability:trim_video' },
 ];
