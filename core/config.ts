@@ -33,6 +33,8 @@ export interface ServiceSettings {
   shutdownDelayMs: number;
   /** How long shutdown waits for requests in flight. */
   shutdownGraceMs: number;
+  /** JSON file of operator route aliases for the v1 lane (`server/v1/route-aliases.ts`). */
+  v1RouteAliases: string | undefined;
 }
 
 /** Documented service variables: name → description and default, used by the README test. */
@@ -54,6 +56,7 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   METRICS_PORT: { description: 'Serve Prometheus /metrics on this separate port (no token); unset: /metrics on the main port behind ADMIN_TOKEN.', default: '(on the main port)' },
   SHUTDOWN_DELAY_MS: { description: 'After SIGTERM, how long the instance keeps listening and answering 503 SHUTTING_DOWN (and /readyz 503) before it stops accepting connections, so a load balancer sees it drain.', default: '0' },
   SHUTDOWN_GRACE_MS: { description: 'How long shutdown waits for requests in flight.', default: '15000' },
+  V1_ROUTE_ALIASES: { description: 'JSON file of extra /api/v1 paths, `{ "/api/v1/<alias>": "/api/v1/<route>" }`: each alias serves its route (same input, price, usage target); an alias onto a path not served, or one that shadows a route, stops boot.', default: '(none)' },
 };
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -86,5 +89,6 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     metricsPort: env.METRICS_PORT?.trim() ? int(env, 'METRICS_PORT', 0) : undefined,
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),
+    v1RouteAliases: env.V1_ROUTE_ALIASES?.trim() || undefined,
   };
 }
