@@ -2,6 +2,7 @@
  * Service settings from the environment (README "Configuration"). Read once at boot from an
  * explicit env object, so several servers with different settings can run in one test process.
  */
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** The service's own settings; provider settings are declared by each plugin. */
@@ -91,4 +92,25 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),
     v1RouteAliases: env.V1_ROUTE_ALIASES?.trim() || undefined,
   };
+}
+
+/**
+ * Makes sure DATA_DIR can hold the embedded database and produced files before anything opens
+ * them: a folder that does not exist yet is created (with its parents); one that cannot be
+ * created, is not a folder, or is not writable stops boot with a message naming the variable
+ * (issue 28: a missing folder used to end in `ENOENT … db.lock….tmp`).
+ */
+export function prepareDataDir(dir: string): void {
+  const fix = 'Set DATA_DIR to a folder the service may write to.';
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`DATA_DIR '${dir}' is not a folder. ${fix}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new Error(`DATA_DIR '${dir}' cannot be created: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}. Set DATA_DIR to a folder the service may write to.`);
+  }
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new Error(`DATA_DIR '${dir}' is not writable by this process. Set DATA_DIR to a folder the service may write to.`);
+  }
 }
