@@ -155,3 +155,20 @@ test('bad files and bad metadata are free 400s', async () => {
   }
   assert.equal(await balance(), start);
 });
+
+test('the new routes are MCP tools: listed with their price and callable', async () => {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const client = new Client({ name: 'pdf-meta-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  try {
+    const tools = (await client.listTools()).tools;
+    const read = tools.find((t) => t.name === 'read_pdf_metadata');
+    assert.ok(read && tools.some((t) => t.name === 'write_pdf_metadata'), tools.map((t) => t.name).join(', '));
+    const out = await client.callTool({ name: 'read_pdf_metadata', arguments: { inputMethod: 'base64', files: [examplePdfBase64()] } });
+    assert.equal(out.isError ?? false, false, JSON.stringify(out));
+    assert.equal((out.structuredContent as any).files[0].pageCount, 1);
+  } finally {
+    await client.close();
+  }
+});
