@@ -33,3 +33,4 @@ export * from './bizsite.js';
 export * from './common.js';
 export * from './trim.js';
 export * from './pdf-metadata.js';
+export * from './location-check.js';
