@@ -75,6 +75,7 @@ const messages = {
   files: `'files' parameter is required and must be an array of 1 to ${PDF_METADATA_MAX_FILES} non-empty strings.`,
 };
 
+/** `read_pdf_metadata`: the direct-lane metadata reader, served by the `pdf_metadata` plugin. */
 export const readPdfMetadata = defineCapability({
   id: 'read_pdf_metadata',
   title: 'Read PDF metadata',
@@ -88,6 +89,7 @@ export const readPdfMetadata = defineCapability({
   validate: urlCheck,
 });
 
+/** `write_pdf_metadata`: the direct-lane metadata writer, served by the `pdf_metadata` plugin. */
 export const writePdfMetadata = defineCapability({
   id: 'write_pdf_metadata',
   title: 'Write PDF metadata',

@@ -58,6 +58,7 @@ export function checkTrim(i: Static<typeof TrimVideoInput>): string | undefined 
 /** Started minutes of the cut the input asks for (what a successful call costs). */
 export const trimMinutes = (i: Static<typeof TrimVideoInput>) => Math.ceil(Math.max(0, timestampSeconds(i.endTimestamp) - timestampSeconds(i.startTimestamp)) / 60) || 1;
 
+/** `trim_video`: the direct-lane trim job, served by the `video_trim` plugin. */
 export const trimVideo = defineCapability({
   id: 'trim_video',
   title: 'Trim a video',
