@@ -24,6 +24,8 @@ const config: ServiceConfig = {
     creator_a: () => import('./plugins/creator_a/index.js'),
     image_a: () => import('./plugins/image_a/index.js'),
     transcript_a: () => import('./plugins/transcript_a/index.js'),
+    video_trim: () => import('./plugins/video_trim/index.js'),
+    pdf_metadata: () => import('./plugins/pdf_metadata/index.js'),
   },
   providerOrder: {
     // spec §4.10: crawl_site defaults to crawler_a and falls back to spider_a, then our own crawler.

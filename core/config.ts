@@ -2,6 +2,7 @@
  * Service settings from the environment (README "Configuration"). Read once at boot from an
  * explicit env object, so several servers with different settings can run in one test process.
  */
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** The service's own settings; provider settings are declared by each plugin. */
@@ -33,6 +34,8 @@ export interface ServiceSettings {
   shutdownDelayMs: number;
   /** How long shutdown waits for requests in flight. */
   shutdownGraceMs: number;
+  /** JSON file of operator route aliases for the v1 lane (`server/v1/route-aliases.ts`). */
+  v1RouteAliases: string | undefined;
 }
 
 /** Documented service variables: name → description and default, used by the README test. */
@@ -54,6 +57,7 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   METRICS_PORT: { description: 'Serve Prometheus /metrics on this separate port (no token); unset: /metrics on the main port behind ADMIN_TOKEN.', default: '(on the main port)' },
   SHUTDOWN_DELAY_MS: { description: 'After SIGTERM, how long the instance keeps listening and answering 503 SHUTTING_DOWN (and /readyz 503) before it stops accepting connections, so a load balancer sees it drain.', default: '0' },
   SHUTDOWN_GRACE_MS: { description: 'How long shutdown waits for requests in flight.', default: '15000' },
+  V1_ROUTE_ALIASES: { description: 'JSON file of extra /api/v1 paths, `{ "/api/v1/<alias>": "/api/v1/<route>" }`: each alias serves its route (same input, price, usage target); an alias onto a path not served, or one that shadows a route, stops boot.', default: '(none)' },
 };
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -86,5 +90,27 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     metricsPort: env.METRICS_PORT?.trim() ? int(env, 'METRICS_PORT', 0) : undefined,
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),
+    v1RouteAliases: env.V1_ROUTE_ALIASES?.trim() || undefined,
   };
+}
+
+/**
+ * Makes sure DATA_DIR can hold the embedded database and produced files before anything opens
+ * them: a folder that does not exist yet is created (with its parents); one that cannot be
+ * created, is not a folder, or is not writable stops boot with a message naming the variable
+ * (issue 28: a missing folder used to end in `ENOENT … db.lock….tmp`).
+ */
+export function prepareDataDir(dir: string): void {
+  const fix = 'Set DATA_DIR to a folder the service may write to.';
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`DATA_DIR '${dir}' is not a folder. ${fix}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new Error(`DATA_DIR '${dir}' cannot be created: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}. Set DATA_DIR to a folder the service may write to.`);
+  }
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new Error(`DATA_DIR '${dir}' is not writable by this process. Set DATA_DIR to a folder the service may write to.`);
+  }
 }

@@ -1,16 +1,24 @@
 /**
- * Writes the generated README tables (plugins, plugin settings, v1 routes) from plugins.config.ts
- * and the v1 table: `npm run readme`. `--check` exits 1 when README.md is stale instead.
+ * Writes the generated README tables (plugins, plugin settings, v1 routes) from the plugins this
+ * repository ships and the v1 table: `npm run readme`. `--check` exits 1 when README.md is stale
+ * instead. A deployment's own plugins are not the README's business: the instance serves their
+ * settings at `GET /settings-reference`.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import serviceConfig from '../plugins.config.js';
+import type { PluginDef } from '../core/plugin/types.js';
+import { SHIPPED_PLUGINS } from './shipped-plugins.js';
 import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
 import { applyBlocks, pluginsTable, routesTable, settingsTable } from '../core/registry/readme-tables.js';
 
+/** The shipped plugins' definitions, loaded from their folders (not from the deployment's list). */
+export async function shippedPlugins(): Promise<PluginDef<any, any>[]> {
+  return Promise.all(SHIPPED_PLUGINS.map(async (id) => ((await import(`../plugins/${id}/index.js`)) as { default: PluginDef<any, any> }).default));
+}
+
 /** The README as it should be. */
 export async function generatedReadme(root: string): Promise<{ current: string; wanted: string }> {
-  const plugins = await Promise.all(Object.values(serviceConfig.plugins).map(async (load) => (await load()).default));
+  const plugins = await shippedPlugins();
   const current = await readFile(join(root, 'README.md'), 'utf8');
   const wanted = applyBlocks(current, [
     { name: 'plugins', markdown: pluginsTable(plugins) },

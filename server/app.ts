@@ -11,6 +11,7 @@ import { v2Routes } from './v2/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { fileRoutes } from './files.js';
 import { openApiRoutes } from './openapi/routes.js';
+import { settingsReferenceRoutes } from './settings-reference.js';
 import { BodyBudget, installBodyLimits } from './hooks/body-limits.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { wireMetrics } from './metrics/wiring.js';
@@ -127,6 +128,7 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   await app.register(v2Routes, { prefix: '/api/v2', container: c });
   await app.register(fileRoutes, { container: c });
   await app.register(openApiRoutes, { container: c });
+  await app.register(settingsReferenceRoutes, { container: c });
   await app.register((await import('./mcp/routes.js')).mcpRoutes, { prefix: '/mcp', container: c });
   if (settings.adminToken) await app.register(adminRoutes, { prefix: '/admin', container: c, token: settings.adminToken });
   return app as unknown as FastifyInstance;

@@ -13,6 +13,8 @@ import serviceConfig from '../plugins.config.js';
 import { listenMetrics } from './metrics/wiring.js';
 import { join } from 'node:path';
 import { recoverJournals, UsageJournal } from '../core/usage/journal.js';
+import { loadRouteAliases } from './v1/route-aliases.js';
+import { loadSettings, prepareDataDir } from '../core/config.js';
 
 /** A running instance. */
 export interface RunningServer {
@@ -29,6 +31,9 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export async function startService(env: Record<string, string | undefined>, extra: Partial<ContainerOptions> = {}): Promise<RunningServer> {
   let url = '';
   let draining = false;
+  // A broken alias table stops boot before storage opens (the lanes read it again as they register).
+  loadRouteAliases(env.V1_ROUTE_ALIASES, LEGACY_ROUTES);
+  prepareDataDir(loadSettings(env).dataDir);
   const services = await createServices({
     env,
     serviceConfig: extra.serviceConfig ?? serviceConfig,

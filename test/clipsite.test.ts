@@ -144,7 +144,7 @@ describe('clipsite routes through creator_a', () => {
       for (const [status, expected, error] of [
         [401, 500, 'Service authentication failed. Please contact support.'],
         [429, 503, 'Rate limit exceeded. Please try again later.'],
-        [503, 502, 'Received invalid data structure from clipsite service.'],
+        [503, 502, 'Failed to retrieve data from clipsite service.'],
       ] as const) {
         fake.failWith = status;
         const r = await post('/api/v1/get-clipsite-video-comments', { url: VIDEO });

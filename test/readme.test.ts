@@ -7,8 +7,9 @@ import { SETTINGS_DOC } from '../core/config.js';
 import { ERROR_CODES } from '../core/errors.js';
 import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
 import { configEnv } from '../core/registry/build.js';
-import serviceConfig from '../plugins.config.js';
-import { generatedReadme } from '../scripts/readme-tables.js';
+import type { ConfigField } from '../core/plugin/types.js';
+import { generatedReadme, shippedPlugins } from '../scripts/readme-tables.js';
+import { SHIPPED_PLUGINS } from '../scripts/shipped-plugins.js';
 
 const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
 const tableCell = (text: string) => new RegExp(`^\\|\\s*\`${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\`\\s*\\|`, 'm');
@@ -29,11 +30,10 @@ describe('README', () => {
     for (const name of Object.keys(SETTINGS_DOC)) assert.match(readme, tableCell(name), name);
   });
 
-  it('documents every plugin setting of plugins.config.ts', async () => {
-    for (const [id, load] of Object.entries(serviceConfig.plugins)) {
-      const def = (await load()).default;
+  it('documents every plugin setting of the plugins this repository ships', async () => {
+    for (const def of await shippedPlugins()) {
       for (const [field, f] of Object.entries(def.config ?? {})) {
-        const env = configEnv(id, field, f as never);
+        const env = configEnv(def.id, field, f as ConfigField);
         assert.ok(readme.includes(`\`${env}\``), `README lacks ${env}`);
       }
     }
@@ -41,7 +41,11 @@ describe('README', () => {
 
   it('documents every environment variable the engines and plugins read', async () => {
     const root = join(import.meta.dirname, '..');
-    const files = (await readdir(root, { recursive: true })).filter((f) => /^(core|plugins|server)\/.*\.ts$/.test(f) && !f.endsWith('.test.ts') && !f.includes('fake.ts'));
+    // A deployment's own plugin folders are not documented here (issue 28): only what ships.
+    const shipped = new Set<string>(SHIPPED_PLUGINS);
+    const files = (await readdir(root, { recursive: true })).filter(
+      (f) => /^(core|plugins|server)\/.*\.ts$/.test(f) && !f.endsWith('.test.ts') && !f.includes('fake.ts') && (!f.startsWith('plugins/') || shipped.has(f.split('/')[1]!)),
+    );
     const read = /env\.([A-Z][A-Z0-9_]+)|env\[['"]([A-Z][A-Z0-9_]+)|\(env, ?['"]([A-Z][A-Z0-9_]+)['"]/g;
     const names = new Set<string>();
     for (const f of files) for (const m of (await readFile(join(root, f), 'utf8')).matchAll(read)) names.add((m[1] ?? m[2] ?? m[3])!);
@@ -58,8 +62,10 @@ describe('README', () => {
     for (const r of LEGACY_ROUTES) assert.match(readme, new RegExp(`\\| ${r.method} \\| \`${r.path}\` \\| \`${r.target.replace('.', '\\.')}\` \\|`), r.path);
   });
 
-  it('lists every plugin of plugins.config.ts in the plugins table', () => {
-    for (const id of Object.keys(serviceConfig.plugins)) assert.match(readme, new RegExp(`^\\| \\[\`${id}\`\\]\\(plugins/${id}/README\\.md\\) \\|`, 'm'), id);
+  it('lists every shipped plugin in the plugins table, and every shipped plugin has its folder', async () => {
+    const folders = new Set((await readdir(join(import.meta.dirname, '..', 'plugins'), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name));
+    for (const id of SHIPPED_PLUGINS) assert.ok(folders.has(id), `plugins/${id} missing`);
+    for (const id of SHIPPED_PLUGINS) assert.match(readme, new RegExp(`^\\| \\[\`${id}\`\\]\\(plugins/${id}/README\\.md\\) \\|`, 'm'), id);
   });
 
   it('lists every error code with its HTTP status', () => {

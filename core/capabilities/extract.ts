@@ -101,14 +101,26 @@ export const extractDocument = defineCapability({
   validate: (i: Static<typeof DocumentInput>) => urlCheck(i.inputMethod, i.files, 'files'),
 });
 
+const ImageList = Type.Array(Type.String({ minLength: 1, description: 'An image URL or base64 content.' }), {
+  minItems: 1,
+  maxItems: EXTRACT_MAX_IMAGES,
+  description: `The images (PNG, JPEG, WebP, GIF, BMP, TIFF; 1 to ${EXTRACT_MAX_IMAGES}).`,
+});
+
+/** The images of an extract-image call as the lane reads them (`image` already made a one-element `images`). */
+export const ExtractImageFiles = Type.Object({ ...common, images: ImageList });
+
 const ImageInput = Type.Object({
   ...common,
-  images: Type.Array(Type.String({ minLength: 1, description: 'An image URL or base64 content.' }), {
-    minItems: 1,
-    maxItems: EXTRACT_MAX_IMAGES,
-    description: `The images (PNG, JPEG, WebP, GIF, BMP, TIFF; 1 to ${EXTRACT_MAX_IMAGES}).`,
-  }),
+  images: Type.Optional(ImageList),
+  image: Type.Optional(Type.String({ minLength: 1, description: 'One image (URL or base64 content): the same as `images` with one element. Give `image` or `images`.' })),
 });
+const imagesMessage = `'images' parameter is required and must be an array of 1 to ${EXTRACT_MAX_IMAGES} non-empty strings.`;
+
+/** The images of an extract-image input: `images`, or the singular `image` as a one-element list (issue 28). */
+export function imagesOf(i: { images?: string[]; image?: string }): string[] {
+  return i.images ?? (i.image === undefined ? [] : [i.image]);
+}
 
 export const extractImage = defineCapability({
   id: 'extract_image',
@@ -122,14 +134,19 @@ export const extractImage = defineCapability({
     imageCount: Type.Integer({ description: 'Images read (the charged unit).' }),
     creditUsage: CreditUsage,
   }),
-  cost: basePlusPerUnit<Static<typeof ImageInput>>({ base: EXTRACT_BASE_CREDITS, unit: 'images', credits: 10, max: (i) => i.images?.length ?? EXTRACT_MAX_IMAGES, note: '100 + 10 per image' }),
+  cost: basePlusPerUnit<Static<typeof ImageInput>>({ base: EXTRACT_BASE_CREDITS, unit: 'images', credits: 10, max: (i) => imagesOf(i).length || EXTRACT_MAX_IMAGES, note: '100 + 10 per image' }),
   messages: {
     inputMethod: inputMethodMessage,
     prompt: promptMessage,
-    images: `'images' parameter is required and must be an array of 1 to ${EXTRACT_MAX_IMAGES} non-empty strings.`,
+    images: imagesMessage,
+    image: "'image' must be a non-empty string (an image URL or base64 content).",
     jsonMode: "'jsonMode' must be a boolean.",
   },
-  validate: (i: Static<typeof ImageInput>) => urlCheck(i.inputMethod, i.images, 'images'),
+  validate: (i: Static<typeof ImageInput>) => {
+    if (i.images !== undefined && i.image !== undefined) return "Give either 'image' or 'images', not both.";
+    if (i.images === undefined && i.image === undefined) return imagesMessage;
+    return urlCheck(i.inputMethod, imagesOf(i), i.images ? 'images' : 'image');
+  },
 });
 
 const AudioInput = Type.Object({ ...common, audio: Type.String({ minLength: 1, description: 'Audio URL or base64 content (wav, mp3, aiff, aac, ogg, flac; 100 MB, 9.5 h).' }) });
@@ -269,7 +286,7 @@ export const docToText = defineCapability({
 /** Input of `extract_web` per issue 15 (`url`, and `schema` or `prompt`). */
 export const ExtractWebInput = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 8192, description: 'Page to extract from (http or https).' }),
-  schema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'JSON Schema (an object schema) the results must match.' })),
+  schema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'What `results` must look like: a JSON Schema of an object, or a shorthand map of field names to type names (`{"title": "string", "price": "number"}`; nested maps and `["string"]` lists allowed), which becomes a JSON Schema with every field required.' })),
   prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: 'What to extract, when no schema is given (or to guide it).' })),
 });
 
@@ -279,11 +296,67 @@ export const ExtractWebOutput = Type.Object({
   screenshotUrl: Type.Union([Type.String(), Type.Null()], { description: 'Temporary URL of a screenshot of the page (null when the screenshot failed).' }),
 });
 
-/** Cross-field rule of `extract_web`: a schema or a prompt (issue 15). */
+/** The type names a shorthand schema may use (issue 28: `{"title":"string","price":"number"}`). */
+const TYPE_NAMES = ['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'];
+const SCHEMA_MESSAGE =
+  "'schema' must be a JSON Schema of type 'object' (with 'type' or 'properties'), or a map of field names to type names (string, number, integer, boolean, array, object; nested maps and one-element lists such as [\"string\"] allowed).";
+
+const SCHEMA_KEYWORDS = ['$schema', '$ref', '$defs', 'properties', 'items', 'required', 'additionalProperties', 'enum', 'const', 'anyOf', 'oneOf', 'allOf'];
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A JSON Schema for one shorthand value, or undefined when it is no shorthand. */
+function shorthandValue(v: unknown, depth: number): Record<string, unknown> | undefined {
+  if (depth > 8) return undefined;
+  if (typeof v === 'string') return TYPE_NAMES.includes(v) ? { type: v } : undefined;
+  if (Array.isArray(v)) {
+    if (v.length !== 1) return undefined;
+    const items = shorthandValue(v[0], depth + 1);
+    return items && { type: 'array', items };
+  }
+  if (isPlainObject(v)) return shorthandObject(v, depth + 1);
+  return undefined;
+}
+
+function shorthandObject(map: Record<string, unknown>, depth: number): Record<string, unknown> | undefined {
+  const keys = Object.keys(map);
+  if (keys.length === 0) return undefined;
+  const properties: Record<string, unknown> = {};
+  for (const k of keys) {
+    const p = shorthandValue(map[k], depth);
+    if (!p) return undefined;
+    properties[k] = p;
+  }
+  return { type: 'object', properties, required: keys, additionalProperties: false };
+}
+
+/** True when `schema` reads as a JSON Schema of an object (a `type: 'object'` or a `properties` map of schemas). */
+function isObjectSchema(schema: Record<string, unknown>): boolean {
+  if (schema.type !== undefined) return schema.type === 'object';
+  if (!isPlainObject(schema.properties)) return false;
+  return Object.values(schema.properties).every((p) => isPlainObject(p) || typeof p === 'boolean');
+}
+
+/**
+ * The JSON Schema an `extract_web` `schema` stands for: a JSON Schema of an object as given, a
+ * shorthand map of field → type name turned into one (every field required), else undefined.
+ */
+export function extractSchemaOf(schema: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(schema)) return undefined;
+  // Models' structured-output modes want the object type said, so a `properties`-only schema gets it.
+  if (isObjectSchema(schema)) return schema.type === undefined ? { type: 'object', ...schema } : schema;
+  // Keywords only a JSON Schema has: it is one, just not of an object.
+  if (Object.keys(schema).some((k) => SCHEMA_KEYWORDS.includes(k)) || Object.keys(schema).join() === 'type') return undefined;
+  return shorthandObject(schema, 0);
+}
+
+/** Cross-field rule of `extract_web`: a schema or a prompt (issue 15); a schema that is neither form is refused before any work (issue 28). */
 export function checkExtractWeb(i: Static<typeof ExtractWebInput>): string | undefined {
   if (i.schema === undefined && !i.prompt) return "Either 'schema' or 'prompt' must be provided.";
-  const type = (i.schema as { type?: unknown } | undefined)?.type;
-  if (type !== undefined && type !== 'object') return "'schema' must be a JSON Schema of type 'object'.";
+  if (i.schema !== undefined && !extractSchemaOf(i.schema)) {
+    const type = (i.schema as { type?: unknown }).type;
+    return typeof type === 'string' && type !== 'object' && TYPE_NAMES.includes(type) ? "'schema' must be a JSON Schema of type 'object'." : SCHEMA_MESSAGE;
+  }
   if (!isHttp(String(i.url).trim())) return `Invalid URL: '${String(i.url).slice(0, 200)}' is not an absolute http or https URL.`;
   return undefined;
 }

@@ -14,9 +14,11 @@ import videosite from './videosite.js';
 import clipsite from './clipsite.js';
 import bizsite from './bizsite.js';
 import image from './image.js';
+import trim from './trim.js';
+import pdfMetadata from './pdf-metadata.js';
 
 /** Every capability the service declares. */
-export const catalogue = [...search, ...web, ...transcript, ...extract, ...documents, ...code, ...videosite, ...clipsite, ...bizsite, ...image];
+export const catalogue = [...search, ...web, ...transcript, ...extract, ...documents, ...code, ...videosite, ...clipsite, ...bizsite, ...image, ...trim, ...pdfMetadata];
 
 export * from './web.js';
 export * from './documents.js';
@@ -29,3 +31,6 @@ export * from './image.js';
 export * from './clipsite.js';
 export * from './bizsite.js';
 export * from './common.js';
+export * from './trim.js';
+export * from './pdf-metadata.js';
+export * from './location-check.js';

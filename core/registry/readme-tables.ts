@@ -39,16 +39,45 @@ export function pluginsTable(plugins: PluginDef<any, any>[]): string {
   return ['| Plugin | Kind | Endpoints | Serves capabilities |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-/** The plugin settings table: variable, default, plugin and description. */
-export function settingsTable(plugins: PluginDef<any, any>[]): string {
-  const rows: string[] = [];
+/** One plugin setting as the references list it (a secret's default is never shown). */
+export interface SettingRow {
+  variable: string;
+  plugin: string;
+  type: string;
+  /** The default as text; undefined when there is none (or it is a secret's). */
+  default?: string;
+  required: boolean;
+  secret: boolean;
+  description: string;
+}
+
+/** Every setting the given plugins declare, in plugin order. */
+export function settingRows(plugins: PluginDef<any, any>[]): SettingRow[] {
+  const rows: SettingRow[] = [];
   for (const def of plugins) {
     for (const [name, f] of Object.entries((def.config ?? {}) as Record<string, ConfigField>)) {
-      const dflt = f.default !== undefined && !isSecret(f) ? `\`${String(f.default)}\`` : f.required ? 'unset (required)' : 'unset';
-      const type = f.type && f.type !== 'string' ? ` (${f.type})` : '';
-      rows.push(`| \`${configEnv(def.id, name, f)}\` | ${dflt} | ${def.id}${type}: ${cell(f.description)} |`);
+      const secret = isSecret(f);
+      rows.push({
+        variable: configEnv(def.id, name, f),
+        plugin: def.id,
+        type: f.type ?? 'string',
+        ...(f.default !== undefined && !secret ? { default: String(f.default) } : {}),
+        required: f.required === true,
+        secret,
+        description: f.description,
+      });
     }
   }
+  return rows;
+}
+
+/** The plugin settings table: variable, default, plugin and description. */
+export function settingsTable(plugins: PluginDef<any, any>[]): string {
+  const rows = settingRows(plugins).map((r) => {
+    const dflt = r.default !== undefined ? `\`${r.default}\`` : r.required ? 'unset (required)' : 'unset';
+    const type = r.type !== 'string' ? ` (${r.type})` : '';
+    return `| \`${r.variable}\` | ${dflt} | ${r.plugin}${type}: ${cell(r.description)} |`;
+  });
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 

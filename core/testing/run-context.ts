@@ -25,8 +25,12 @@ export interface RunContextOptions<S> {
   provider?: string;
   config?: Record<string, unknown>;
   state?: S;
-  /** Engines the code may use (e.g. `{ http }`); anything else throws when touched. */
-  engines?: Partial<Engines>;
+  /**
+   * Engines the code may use (e.g. `{ http }`); anything else throws when touched. Each may be a
+   * partial stand-in with just the methods the code calls (`{ files: { put } }`), so a test never
+   * needs a cast to build one.
+   */
+  engines?: { [K in keyof Engines]?: Partial<Engines[K]> };
   signal?: AbortSignal;
   requestId?: string;
   /** Answers `ctx.call(capability, input)`; default: throws, naming the capability. */

@@ -44,7 +44,7 @@ test('the endpoints pass the caller, the limits and saveOutputFiles on, and list
     put: async (data: Uint8Array, o: { contentType: string; extension: string }) => (stored.push(`${o.extension} ${o.contentType}`), { id: 'id', url: `https://files.test/id.${o.extension}`, size: data.length, expiresAt: new Date(), contentType: o.contentType }),
     open: async () => assert.fail('not used'),
   };
-  const { ctx } = runContext({ engines: { js, python, files } as never });
+  const { ctx } = runContext({ engines: { js, python, files } });
   // The executor's key id, once it hands plugins one (README "Fair share").
   Object.assign(ctx, { caller: 'key-1' });
   const [runJs, runPy] = plugin.endpoints!;

@@ -72,8 +72,13 @@ test('search, map and screenshot', async () => {
   assert.equal(s.out.web[0].title, 'puppeteer result 1');
   const m = await run('map', { url: 'https://example.org/' });
   assert.deepEqual(m.out.links.map((l: any) => l.url), ['https://example.org', 'https://example.org/about', 'https://example.org/blog']);
+  const hits = fake.screenshotHits;
   const shot = await run('screenshot', { url: 'https://example.org/', fullPage: true, viewport: { width: 800, height: 600 } });
-  assert.match(shot.out.url, /\/screenshots\/.*\.png$/);
+  // The provider's image is copied into our file store: our signed link, never the provider's.
+  assert.ok(!shot.out.url.startsWith(fake.url), shot.out.url);
+  assert.match(shot.out.url, /\/files\/[\w-]+\?expires=\d+&sig=/);
+  assert.equal(shot.out.contentType, 'image/png');
+  assert.equal(fake.screenshotHits, hits + 1);
   assert.deepEqual(fake.requests.at(-1)!.body.formats, [{ type: 'screenshot', fullPage: true, viewport: { width: 800, height: 600 } }]);
 });
 
@@ -82,7 +87,7 @@ test('the screenshot capability maps blockCookieBanners to blockAds and fills sc
   const sent = fake.requests.at(-1)!.body;
   assert.equal(sent.url, 'https://example.org');
   assert.equal(sent.blockAds, false);
-  assert.match(r.data.screenshotUrl, /\/screenshots\/.*\.png$/);
+  assert.match(r.data.screenshotUrl, /\/files\/[\w-]+\?expires=\d+&sig=/);
   assert.equal(r.data.url, r.data.screenshotUrl);
   await h.capability('screenshot', { url: 'example.org' });
   assert.equal(fake.requests.at(-1)!.body.blockAds, true);

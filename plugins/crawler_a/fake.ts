@@ -7,6 +7,9 @@
 import { serveLoopback } from '../../core/sdk.js';
 
 /** A running fake. */
+/** A 1×1 PNG, the image the fake's storage serves for every screenshot. */
+export const SCREENSHOT_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
 export interface CrawlerAFake {
   url: string;
   apiKey: string;
@@ -24,6 +27,8 @@ export interface CrawlerAFake {
   jobMode: 'failed' | 'stuck' | 'lost' | undefined;
   /** Ids of the jobs cancelled with `DELETE /v2/crawl/{id}`. */
   cancelled: string[];
+  /** Downloads of screenshot images from the fake's storage. */
+  screenshotHits: number;
   close(): Promise<void>;
 }
 
@@ -34,7 +39,7 @@ export async function startCrawlerAFake(opts: { apiKey?: string } = {}): Promise
   const apiKey = opts.apiKey ?? 'fc-test-key';
   const jobs = new Map<string, { polls: number; docs: unknown[]; mode: CrawlerAFake['jobMode']; cancelled: boolean }>();
   let seq = 0;
-  const fake: CrawlerAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, jobMode: undefined, cancelled: [], close: async () => undefined };
+  const fake: CrawlerAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, jobMode: undefined, cancelled: [], screenshotHits: 0, close: async () => undefined };
 
   const doc = (url: string, formats: unknown[]) => {
     const title = `Page ${new URL(url).pathname}`;
@@ -60,6 +65,12 @@ export async function startCrawlerAFake(opts: { apiKey?: string } = {}): Promise
         body = raw ? JSON.parse(raw) : undefined;
       } catch {
         return send(400, { success: false, error: 'Invalid JSON body' });
+      }
+      // Screenshot images live on the provider's public storage: no key, a PNG.
+      if (req.method === 'GET' && u.pathname.startsWith('/screenshots/')) {
+        fake.screenshotHits += 1;
+        res.writeHead(200, { 'content-type': 'image/png' });
+        return res.end(SCREENSHOT_PNG);
       }
       fake.requests.push({ method: req.method!, path: u.pathname + u.search, body });
       function send(status: number, json: unknown) {

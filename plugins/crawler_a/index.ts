@@ -4,6 +4,7 @@
  * when asked for by `provider`.
  */
 import { CRAWL_CREDITS_PER_PAGE, InputError, Type, UnsupportedOptionError, UpstreamError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit, screenshot as screenshotCapability, wholeMs, userUrl, type RunContext, type Static } from '../../core/sdk.js';
+import { copyScreenshot } from './screenshot-copy.js';
 import { CrawlerAClient, type CrawlerADocument } from './client.js';
 
 const config = {
@@ -137,9 +138,9 @@ const ScreenshotIn = Type.Object({
 const screenshot = defineEndpoint({
   operation: 'screenshot',
   title: 'crawler_a screenshot',
-  summary: 'Screenshot through a scrape with the screenshot format; the image URL expires after 24 h.',
+  summary: 'Screenshot through a scrape with the screenshot format; the image is copied into the file store and answered as a 24-hour signed link.',
   input: ScreenshotIn,
-  output: Type.Object({ url: Type.String({ description: 'Image URL.' }), pageUrl: Type.Optional(Type.String({ description: 'URL of the page captured (after redirects).' })), title: Type.Optional(Type.String({ description: 'Title of the page captured.' })) }),
+  output: Type.Object({ url: Type.String({ description: 'Temporary signed URL of the image in our file store (24 h).' }), contentType: Type.String({ description: 'Image type.' }), pageUrl: Type.Optional(Type.String({ description: 'URL of the page captured (after redirects).' })), title: Type.Optional(Type.String({ description: 'Title of the page captured.' })) }),
   cost: flat(10),
   examples: [{ title: 'Full-page capture', input: { url: 'https://example.org', fullPage: true } }],
   messages: { url: "'url' parameter is required and must be a non-empty string." },
@@ -150,7 +151,8 @@ const screenshot = defineEndpoint({
     ctx.setNative(doc);
     if (typeof doc.screenshot !== 'string' || !doc.screenshot) throw new UpstreamError('Received invalid data structure from crawler_a service.');
     const meta = doc.metadata ?? {};
-    return { url: doc.screenshot, pageUrl: (meta.url ?? meta.sourceURL) as string | undefined, title: meta.title as string | undefined };
+    const copy = await copyScreenshot(ctx, doc.screenshot);
+    return { url: copy.url, contentType: copy.contentType, pageUrl: (meta.url ?? meta.sourceURL) as string | undefined, title: meta.title as string | undefined };
   },
 });
 
@@ -205,7 +207,7 @@ export default definePlugin({
         if (i.autoScroll) throw new UnsupportedOptionError("'autoScroll' is not supported by provider crawler_a; use provider web or browser_a.");
         return { url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, waitFor: wholeMs(i.wait), blockAds: i.blockCookieBanners ?? true };
       },
-      mapOutput: (o) => ({ screenshotUrl: o.url, url: o.url, contentType: 'image/png', ...(o.pageUrl ? { pageUrl: o.pageUrl } : {}) }),
+      mapOutput: (o) => ({ screenshotUrl: o.url, url: o.url, contentType: o.contentType, ...(o.pageUrl ? { pageUrl: o.pageUrl } : {}) }),
     }),
   ],
 });

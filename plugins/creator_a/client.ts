@@ -4,7 +4,7 @@
  * `credits_charged` beside the data. Faults become catalogue errors here, in the wording of the
  * site the call is about (spec §7.1: `Received invalid data structure from clipsite service.`).
  */
-import { NotFoundError, UpstreamError, invalidStructure, providerRequest, type RunContext } from '../../core/sdk.js';
+import { NotFoundError, invalidStructure, providerRequest, type RunContext } from '../../core/sdk.js';
 
 /** The public name of the site a call is about, used in 502 texts. */
 export type Site = 'clipsite' | 'bizsite' | 'videosite';
@@ -33,34 +33,23 @@ function failureText(body: Json): string {
 /**
  * Makes one call and returns the answer's JSON object. 401/403 → 500, 402 → fallback-able 503
  * logged for the operator, 429 → 503 (the kit's standard mapping); 404 and a `success:false`
- * body that says "not found" → 404 with `notFound`; 5xx, timeouts and bodies that are not a JSON
- * object → 502 in the site's wording (issue 13). The raw answer becomes `meta.native`; the
+ * body that says "not found" → 404 with `notFound`; 5xx → 502 `Failed to retrieve data from <site>
+ * service.`, a timeout → 502 `The <site> service timed out.` (issue 28: as the other providers);
+ * bodies that are not a JSON object → 502 `Received invalid data structure…` (issue 13). The raw answer becomes `meta.native`; the
  * provider's credit counters go to the log, never into the response (issue 13).
  */
 export async function creatorGet(ctx: RunContext<any, any>, call: CreatorCall): Promise<Json> {
-  const invalid = (detail: string, cause?: unknown) => {
-    const err = invalidStructure(ctx, detail, call.site);
-    if (cause) (err as Error & { cause?: unknown }).cause = cause;
-    return err;
-  };
-  let data: unknown;
-  try {
-    ({ data } = await providerRequest<unknown>(ctx, {
-      path: call.path,
-      query: call.query,
-      auth: { header: 'x-api-key' },
-      service: call.site,
-      mapError: (res) => {
-        if (res.status === 404) return new NotFoundError(call.notFound);
-        if (res.status >= 500) return invalid(`creator_a HTTP ${res.status}`);
-        return undefined;
-      },
-    }));
-  } catch (err) {
-    // A timeout or an unreachable provider reads like any other broken answer (issue 13).
-    if (err instanceof UpstreamError && !ctx.signal.aborted && !/invalid data structure/.test(err.message)) throw invalid(err.message, err);
-    throw err;
-  }
+  const invalid = (detail: string) => invalidStructure(ctx, detail, call.site);
+  const { data } = await providerRequest<unknown>(ctx, {
+    path: call.path,
+    query: call.query,
+    auth: { header: 'x-api-key' },
+    service: call.site,
+    // 5xx, timeouts and an unreachable provider keep the kit's wording (issue 28: `Failed to
+    // retrieve data from clipsite service.`, as every other provider says); only an answer we
+    // cannot read is an invalid structure.
+    mapError: (res) => (res.status === 404 ? new NotFoundError(call.notFound) : undefined),
+  });
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw invalid('answer is not a JSON object');
   const body = data as Json;
   ctx.setNative(body);

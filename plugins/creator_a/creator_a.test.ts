@@ -103,7 +103,7 @@ test('faults: 401 → 500, 402 → 503, 429 → 503, 5xx and garbage → 502 in 
     fake.failWith = 429;
     assert.deepEqual(await outcome(h.capability('clipsite_video', { url: VIDEO })), { status: 503, message: 'Rate limit exceeded. Please try again later.' });
     fake.failWith = 500;
-    assert.deepEqual(await outcome(h.capability('bizsite_company', { url: 'https://www.linkedin.com/company/example-co/' })), { status: 502, message: 'Received invalid data structure from bizsite service.' });
+    assert.deepEqual(await outcome(h.capability('bizsite_company', { url: 'https://www.linkedin.com/company/example-co/' })), { status: 502, message: 'Failed to retrieve data from bizsite service.' });
     fake.failWith = undefined;
     fake.answerWith = '<html>oops</html>';
     assert.deepEqual(await outcome(h.capability('clipsite_video', { url: VIDEO })), { status: 502, message: 'Received invalid data structure from clipsite service.' });

@@ -4,14 +4,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EXTRACT_BASE_CREDITS, MB, type RunContext, type Static, type extractImage } from '../../core/sdk.js';
+import { EXTRACT_BASE_CREDITS, MB, type RunContext, type Static, type ExtractImageFiles } from '../../core/sdk.js';
 import { answer } from './answer.js';
 import { loadInput } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
 import { modelImage, ocrImage } from './media.js';
 import { withScratch } from '../../core/sdk.js';
 
-type Input = Static<typeof extractImage.input>;
+type Input = Static<typeof ExtractImageFiles>;
 
 /** Runs one extract-image call. */
 export async function extractImages(input: Input, ctx: RunContext<any, any>) {

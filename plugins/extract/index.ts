@@ -20,6 +20,7 @@ import {
   extractWeb,
   flat,
   implement,
+  imagesOf,
 } from '../../core/sdk.js';
 import { extractAudioData } from './audio.js';
 import { config } from './config.js';
@@ -61,7 +62,8 @@ const image = defineEndpoint({
   timeoutMs: TIMEOUT_MS,
   perKeyConcurrency: 2,
   examples: [{ title: 'Describe an image as JSON', input: { inputMethod: 'base64', images: [EXAMPLE_PNG], prompt: 'Describe the image.', jsonMode: true } }],
-  run: extractImages,
+  // A singular `image` is a one-element `images` (issue 28).
+  run: ({ image: _one, ...input }, ctx) => extractImages({ ...input, images: imagesOf({ images: input.images, image: _one }) }, ctx),
 });
 
 const audio = defineEndpoint({

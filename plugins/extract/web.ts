@@ -5,7 +5,7 @@
  * structured output) or answers `prompt` as a JSON object. 250 credits.
  */
 import { readFile } from 'node:fs/promises';
-import type { RunContext, Static, ExtractWebInput } from '../../core/sdk.js';
+import { extractSchemaOf, type RunContext, type Static, type ExtractWebInput } from '../../core/sdk.js';
 import { answer } from './answer.js';
 import { lane, report } from './lane.js';
 
@@ -41,7 +41,8 @@ export async function extractWebData(input: Input, ctx: RunContext<any, any>) {
   const bytes = shot ? await ownFile(ctx, shot.url) : undefined;
   const images = bytes ? [{ url: `data:${shot!.contentType || 'image/png'};base64,${bytes.toString('base64')}`, caption: 'Screenshot of the page:' }] : [];
   const prompt = input.prompt ?? 'Extract the data described by the JSON Schema from the page.';
-  const schema = input.schema as Record<string, unknown> | undefined;
+  // A shorthand map (`{"title": "string"}`) becomes its JSON Schema; validation refused any other form.
+  const schema = input.schema === undefined ? undefined : extractSchemaOf(input.schema);
   const a = await answer(
     l.model,
     { prompt, material: `URL: ${page.url}\nTitle: ${page.title}\n\n${page.content}`, kind: 'web page', images, json: true, schema },

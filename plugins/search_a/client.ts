@@ -5,7 +5,7 @@
  * `Not enough credits` is our account at the provider, not the caller's input, so it reads like
  * a 402 (a fallback-able 503 logged for the operator).
  */
-import { ProviderOutOfCreditsError, providerRequest, type RunContext } from '../../core/sdk.js';
+import { ProviderOutOfCreditsError, checkLocation, providerRequest, type RunContext } from '../../core/sdk.js';
 
 /** The provider endpoints (one path segment each, contracts §1 "Base URL"). */
 export type SerperEndpoint = 'search' | 'news' | 'places' | 'maps' | 'autocomplete' | 'images' | 'videos' | 'shopping' | 'scholar' | 'patents';
@@ -21,6 +21,8 @@ const OUT_OF_CREDITS = /\b(not enough|insufficient|out of) credits?\b/i;
 
 /** Calls one endpoint and returns the parsed JSON payload (checked by the executor against the output schema). */
 export async function serperCall(ctx: RunContext<any, any>, endpoint: SerperEndpoint, body: Record<string, unknown>): Promise<unknown> {
+  // A location not on the list in use is the caller's 400 (with the closest names), before any upstream call.
+  await checkLocation(ctx, typeof body.location === 'string' ? body.location : undefined);
   const { data } = await providerRequest(ctx, {
     path: `/${endpoint}`,
     method: 'POST',

@@ -12,6 +12,7 @@ import {
   ProviderOutOfCreditsError,
   UpstreamError,
   UpstreamRateLimitError,
+  checkLocation,
   invalidStructure,
   providerRequest,
   type RunContext,
@@ -102,6 +103,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 export async function runTask(ctx: RunContext<any, any>, api: string, task: Record<string, unknown>, failed: string): Promise<Record<string, unknown>> {
   const config = ctx.config as unknown as SeoConfig;
+  await checkLocation(ctx, typeof task.location_name === 'string' ? task.location_name : undefined);
   const [posted] = await dfsCall(ctx, { path: `/v3/${api}/task_post`, tasks: [task], failed });
   if (!posted) throw invalidStructure(ctx, 'task_post answered no task');
   const postError = statusError(ctx, posted.status_code, posted.status_message, failed);
@@ -134,6 +136,7 @@ export async function runTask(ctx: RunContext<any, any>, api: string, task: Reco
 
 /** A live call (one task, answered at once): the first result of the task. */
 export async function runLive(ctx: RunContext<any, any>, path: string, task: Record<string, unknown>, failed: string): Promise<Record<string, unknown>> {
+  await checkLocation(ctx, typeof task.location_name === 'string' ? task.location_name : undefined);
   const [got] = await dfsCall(ctx, { path, tasks: [task], failed });
   if (!got) throw invalidStructure(ctx, 'live call answered no task');
   const err = statusError(ctx, got.status_code, got.status_message, failed);

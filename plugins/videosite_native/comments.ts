@@ -9,7 +9,7 @@
  * `repliesContinuationToken`: passing it as `continuationToken` returns that thread's replies
  * (replyLevel 1), paged the same way, so replies cost a request only when someone wants them.
  */
-import { InputError, invalidStructure, type RunContext, type Static, type VideositeComment } from '../../core/sdk.js';
+import { InputError, NotFoundError, invalidStructure, type RunContext, type Static, type VideositeComment } from '../../core/sdk.js';
 import { SERVICE, innertube, type NativeState } from './session.js';
 import { countOf, findAll, findFirst, relativeToIso, siteUrl, textOf, type Json } from './text.js';
 
@@ -134,7 +134,9 @@ export function parseCommentsPage(page: Json): { comments: Comment[]; continuati
 /** A page of comments (or, with a thread's `repliesContinuationToken`, of its replies). */
 export async function getComments(ctx: RunContext<NativeState>, videoId: string, order: 'top' | 'newest', token?: string): Promise<{ comments: Comment[]; continuationToken: string | null }> {
   const continuation = token ?? commentsToken(videoId, order === 'newest' ? 1 : 0);
-  const page = await innertube(ctx, '/next', { continuation }, { on4xx: () => new InputError('Invalid continuationToken: it does not belong to this video or has expired.') });
+  // Only a token the caller sent can be blamed; a refused first page is the video's comments being unreachable.
+  const on4xx = token ? () => new InputError('Invalid continuationToken: it does not belong to this video or has expired.') : () => new NotFoundError(`Comments not found or unavailable for video: ${videoId}.`);
+  const page = await innertube(ctx, '/next', { continuation }, { on4xx });
   ctx.setNative(page);
   // Comments turned off: the answer has no comment section items at all (spec §4.1: empty array).
   if (!page?.onResponseReceivedEndpoints && !findAll(page, 'commentThreadRenderer', 1).length) {

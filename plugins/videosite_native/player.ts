@@ -54,6 +54,13 @@ function reasonOf(p: NonNullable<PlayerResponse['playabilityStatus']>): string {
 }
 
 /**
+ * The site's wordings of an age restriction: "Sign in to confirm your age", "This video may be
+ * inappropriate for some users.", "Age-restricted video (based on Community Guidelines)".
+ */
+const AGE = /confirm your age|inappropriate for some users|age[- ]restricted|age verification/i;
+const ageRestricted = (id: string) => new NotFoundError(`Video is age-restricted and cannot be read without signing in: ${id}.`);
+
+/**
  * Throws the catalogue error a non-playable state calls for. `LIVE_STREAM_OFFLINE` (an upcoming
  * premiere or stream) is not an error for metadata: the video exists, it has simply not started.
  */
@@ -69,11 +76,17 @@ export function checkPlayable(ctx: RunContext<NativeState>, id: string, player: 
     case 'ERROR':
       throw new NotFoundError(`Video not found or unavailable: ${id} (${reason}).`);
     case 'LOGIN_REQUIRED':
-      if (/not a bot|sign in to confirm you/i.test(reason)) throw blocked(ctx, `player LOGIN_REQUIRED: ${reason}`);
+      // Age first: "Sign in to confirm your age" shares its opening with the bot check
+      // ("Sign in to confirm you’re not a bot"), which is the only wording that means a block.
+      if (AGE.test(reason)) throw ageRestricted(id);
+      if (/not a bot|unusual traffic/i.test(reason)) throw blocked(ctx, `player LOGIN_REQUIRED: ${reason}`);
       if (/private/i.test(reason)) throw new NotFoundError(`Video is private: ${id}.`);
-      if (/inappropriate|age|confirm your age/i.test(reason)) throw new NotFoundError(`Video is age-restricted and cannot be read without signing in: ${id}.`);
       throw new NotFoundError(`Video requires signing in: ${id} (${reason}).`);
+    case 'AGE_CHECK_REQUIRED':
+    case 'AGE_VERIFICATION_REQUIRED':
+      throw ageRestricted(id);
     case 'UNPLAYABLE':
+      if (AGE.test(reason)) throw ageRestricted(id);
       if (/members|join this channel/i.test(reason)) throw new NotFoundError(`Video is for channel members only: ${id}.`);
       if (/country|region/i.test(reason)) throw new NotFoundError(`Video is not available in this server's region: ${id}.`);
       throw new NotFoundError(`Video is unplayable: ${id} (${reason}).`);

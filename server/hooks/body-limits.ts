@@ -21,6 +21,9 @@ const FILE_ROUTES = new Set([
   '/api/v1/extract-audio',
   '/api/v1/extract-video',
   '/api/v1/doc-to-text',
+  '/api/v1/trim-video',
+  '/api/v1/read-pdf-metadata',
+  '/api/v1/write-pdf-metadata',
   '/api/v2/run',
   '/mcp',
 ]);

@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { buildV1Document, buildV2Document } from './build.js';
+import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
+import { loadRouteAliases } from '../v1/route-aliases.js';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -32,7 +34,8 @@ window.ui = SwaggerUIBundle({
 export async function openApiRoutes(app: FastifyInstance, opts: { container: DependencyContainer }): Promise<void> {
   const registry = opts.container.resolve(TOKENS.Registry);
   // The registry is frozen at boot, so each document is built once.
-  const docs: Record<string, unknown> = { v1: buildV1Document(registry), v2: buildV2Document(registry) };
+  const aliases = loadRouteAliases(opts.container.resolve(TOKENS.Settings).v1RouteAliases, LEGACY_ROUTES);
+  const docs: Record<string, unknown> = { v1: buildV1Document(registry, aliases), v2: buildV2Document(registry) };
   const uiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
   app.get('/openapi.json', async () => ({ lanes: { v1: '/openapi/v1.json', v2: '/openapi/v2.json' }, docs: '/docs' }));

@@ -7,6 +7,7 @@ import type { Registry } from '../../core/registry/registry.js';
 import type { CapabilityDef, EndpointDef } from '../../core/plugin/types.js';
 import { MESSAGES, ShuttingDownError } from '../../core/errors.js';
 import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
+import type { AliasRoute } from '../v1/route-aliases.js';
 import { CODE_ERROR, CREDITS_HEADER, REQUEST_SOURCE, SECURITY_SCHEMES, V1_ERROR, headersFor, jsonContent, plain, ref, type Json } from './common.js';
 import { describeCost } from '../cost-text.js';
 
@@ -82,21 +83,22 @@ const KEY_CONNECTION: Json = {
   },
 };
 
-/** The direct lane document (spec §4.1–4.9). */
-export function buildV1Document(registry: Registry): Json {
+/** The direct lane document (spec §4.1–4.9), with the operator's route aliases (V1_ROUTE_ALIASES). */
+export function buildV1Document(registry: Registry, aliases: readonly AliasRoute[] = []): Json {
   const paths: Json = {};
   const schemas: Json = { Error: V1_ERROR, CodeError: CODE_ERROR };
-  for (const row of LEGACY_ROUTES) {
+  for (const row of [...LEGACY_ROUTES, ...aliases]) {
     const { def, id } = targetDef(registry, row.target);
+    const aliasOf = 'aliasOf' in row ? (row as AliasRoute).aliasOf : undefined;
     const input = def ? plain(def.input) : { type: 'object', additionalProperties: true, description: 'Accepted once a provider plugin serves this route.' };
     const name = id.replace(/\./g, '_');
     const inputProps = (input.properties ?? {}) as Json;
     schemas[`${name}_input`] = { ...input, properties: { ...inputProps, requestSource: REQUEST_SOURCE } };
     schemas[`${name}_output`] = def ? plain(def.output) : plain(undefined, 'Served once a provider plugin registers it.');
     const op: Json = {
-      operationId: `${row.method.toLowerCase()}_${name}`,
-      summary: def?.title ?? id,
-      description: `${def?.summary ?? 'Served once a provider plugin registers it.'}${def ? ' ' + describeCost(def.cost.describe) : ''} Runs \`${row.target}\`.`,
+      operationId: `${row.method.toLowerCase()}_${name}${aliasOf ? `_via_${row.path.slice('/api/v1/'.length).replace(/[^A-Za-z0-9]+/g, '_')}` : ''}`,
+      summary: aliasOf ? `${def?.title ?? id} (alias of ${aliasOf})` : (def?.title ?? id),
+      description: `${aliasOf ? `Operator alias of \`${aliasOf}\` (V1_ROUTE_ALIASES): the same input, output and price. ` : ''}${def?.summary ?? 'Served once a provider plugin registers it.'}${def ? ' ' + describeCost(def.cost.describe) : ''} Runs \`${row.target}\`.`,
       tags: [def?.tags?.[0] ?? 'other'],
       security: [{ bearerAuth: [] }],
       responses: {

@@ -78,6 +78,23 @@ export function servicePaths(): Json {
         responses: { '200': { description: 'OpenAPI 3.1 document.', ...jsonContent({ type: 'object', description: 'OpenAPI 3.1 document.', additionalProperties: true }) }, '404': error('Unknown lane.') },
       },
     },
+    '/settings-reference': {
+      get: {
+        ...open,
+        operationId: 'settingsReference',
+        summary: 'Settings of this deployment: the service and every plugin it loads (names, defaults, descriptions; never values)',
+        parameters: [{ name: 'format', in: 'query', required: false, description: '`json` for a JSON document; markdown otherwise.', schema: { enum: ['json', 'markdown'] } }],
+        responses: {
+          '200': {
+            description: 'The reference.',
+            content: {
+              'text/markdown': { schema: text('Tables of the service and plugin settings.') },
+              'application/json': { schema: { type: 'object', description: 'Service and plugin settings.', additionalProperties: true } },
+            },
+          },
+        },
+      },
+    },
     '/docs': { get: { ...open, operationId: 'docs', summary: 'Browsable API documentation', responses: { '200': { description: 'HTML page.', content: { 'text/html': { schema: text('The page.') } } } } } },
   };
 }

@@ -55,6 +55,9 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   { method: 'POST', path: '/api/v1/convert-to-pdf', target: 'capability:convert_to_pdf' },
   { method: 'GET', path: '/api/v1/convert-to-pdf', target: 'capability:convert_to_pdf_formats' },
   { method: 'POST', path: '/api/v1/merge-pdfs', target: 'capability:merge_pdfs' },
+  // The original service's PDF metadata routes (issue 28).
+  { method: 'POST', path: '/api/v1/read-pdf-metadata', target: 'capability:read_pdf_metadata' },
+  { method: 'POST', path: '/api/v1/write-pdf-metadata', target: 'capability:write_pdf_metadata' },
   // AI images (spec §4.7)
   { method: 'POST', path: '/api/v1/generate-ai-image', target: 'capability:generate_ai_image' },
   // Code execution (spec §4.8)
@@ -68,4 +71,6 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   { method: 'POST', path: '/api/v1/extract-document', target: 'capability:extract_document' },
   { method: 'POST', path: '/api/v1/extract-image', target: 'capability:extract_image' },
   { method: 'POST', path: '/api/v1/doc-to-text', target: 'capability:doc_to_text' },
+  // Media (issue 28): the original service's trim route.
+  { method: 'POST', path: '/api/v1/trim-video', target: 'capability:trim_video' },
 ];

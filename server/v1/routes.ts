@@ -9,7 +9,9 @@ import { TOKENS } from '../../core/tokens.js';
 import { CodeExecutionError, NotConfiguredError } from '../../core/errors.js';
 import { setupApiScope, inputOf } from '../api-scope.js';
 import { withoutBlanks } from './blank-fields.js';
-import { LEGACY_ROUTES } from './legacy-routes.js';
+import { LEGACY_ROUTES, type LegacyRoute } from './legacy-routes.js';
+import { loadRouteAliases, type AliasRoute } from './route-aliases.js';
+import { bodyLimitFor } from '../hooks/body-limits.js';
 
 /** Registers the v1 scope. */
 export async function v1Routes(app: FastifyInstance, opts: { container: DependencyContainer }): Promise<void> {
@@ -24,12 +26,17 @@ export async function v1Routes(app: FastifyInstance, opts: { container: Dependen
     return { metadata: { name: req.call.key!.name } };
   });
 
-  for (const row of LEGACY_ROUTES) {
+  // Operator aliases (V1_ROUTE_ALIASES) run their route's target: same input, price and usage rows.
+  const settings = c.resolve(TOKENS.Settings);
+  const aliases = loadRouteAliases(settings.v1RouteAliases, LEGACY_ROUTES);
+  for (const row of [...LEGACY_ROUTES, ...aliases] as (LegacyRoute | AliasRoute)[]) {
     const [type, id] = row.target.split(':') as ['capability' | 'endpoint', string];
     const target = registry.resolve(type, id);
     app.route({
       method: row.method,
       url: row.path.replace(/^\/api\/v1/, ''),
+      // An alias takes the body limit of the route it stands for (files travel through some).
+      ...('aliasOf' in row ? { bodyLimit: bodyLimitFor(row.aliasOf, settings) } : {}),
       handler: async (req, reply) => {
         req.call.target(type, id);
         if (!target) throw new NotConfiguredError();
