@@ -60,6 +60,26 @@ export interface ExecuteResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+
+/**
+ * A target's own `validate` hook, run only once the input has passed its schema check (it is typed
+ * by that schema). A hook that still throws something other than a catalogue error has met input
+ * the schema let through but the hook did not expect (issue 24 finding 8: a field the schema does
+ * not declare, of the wrong type): that is the caller's bad input, so a plain 400, and a warning
+ * that names the hook so the schema can be fixed.
+ */
+function runValidateHook(hook: ((input: never) => string | undefined) | undefined, input: unknown, id: string, log: PluginLogger): void {
+  if (!hook) return;
+  let msg: string | undefined;
+  try {
+    msg = hook(input as never);
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    log.warn({ target: id, err }, 'validate hook threw on input its schema accepted; answering 400');
+    throw new InputError('Invalid input.');
+  }
+  if (msg) throw new InputError(msg);
+}
 /** How deep `ctx.call` may nest (a capability calling one that calls another…). */
 const MAX_NESTING = 3;
 
@@ -85,17 +105,16 @@ export class Executor {
       const ep = target.endpoint;
       if (!access.endpoint(ep)) throw new ProviderNotAllowedError();
       validateInput(ep.input, req.input, ep.def.messages);
-      const msg = ep.def.validate?.(req.input as never);
-      if (msg) throw new InputError(msg);
+      runValidateHook(ep.def.validate, req.input, ep.id, req.log);
       if (!ep.plugin.configured) throw new NotConfiguredError();
       return { cost: ep.def.cost, targetId: ep.id, chain: ep };
     }
     const cap = target.capability;
-    return { cost: cap.def.cost, targetId: cap.id, chain: this.capabilityChain(access, cap, req.input, req.provider) };
+    return { cost: cap.def.cost, targetId: cap.id, chain: this.capabilityChain(access, cap, req.input, req.log, req.provider) };
   }
 
   /** The providers that may serve `cap` for this key (policy, input checks, configured), in order. */
-  private capabilityChain(access: Access, cap: RegisteredCapability, input: unknown, provider?: string): ProviderBinding[] {
+  private capabilityChain(access: Access, cap: RegisteredCapability, input: unknown, log: PluginLogger, provider?: string): ProviderBinding[] {
     let bindings = cap.providers;
     if (provider !== undefined) {
       bindings = bindings.filter((b) => b.plugin.id === provider);
@@ -106,8 +125,7 @@ export class Executor {
     }
     if (!access.capability(cap, bindings)) throw new ProviderNotAllowedError();
     validateInput(cap.input, input, cap.def.messages);
-    const msg = cap.def.validate?.(input as never);
-    if (msg) throw new InputError(msg);
+    runValidateHook(cap.def.validate, input, cap.id, log);
     const configured = access.providers(cap, bindings).filter((b) => b.plugin.configured);
     if (configured.length === 0) throw new NotConfiguredError();
     return configured;
@@ -121,7 +139,7 @@ export class Executor {
     if (depth > MAX_NESTING) throw new InternalError(undefined, { cause: new Error(`ctx.call nested deeper than ${MAX_NESTING} at ${capabilityId}`) });
     const cap = this.registry.capability(capabilityId);
     if (!cap) throw new InternalError(undefined, { cause: new Error(`ctx.call: unknown capability '${capabilityId}'`) });
-    const chain = this.capabilityChain(new Access(req.key.policy, this.registry.defaultPolicy), cap, input);
+    const chain = this.capabilityChain(new Access(req.key.policy, this.registry.defaultPolicy), cap, input, req.log);
     const inner = { ...req, input, depth };
     let lastError: ServiceError | undefined;
     for (const [i, binding] of chain.entries()) {

@@ -8,7 +8,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { CodeExecutionError, NotConfiguredError } from '../../core/errors.js';
 import { setupApiScope, inputOf } from '../api-scope.js';
-import { withoutBlanks } from './blank-fields.js';
+import { withoutBlanks } from '../blank-fields.js';
 import { LEGACY_ROUTES } from './legacy-routes.js';
 
 /** Registers the v1 scope. */
