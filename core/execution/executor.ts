@@ -17,6 +17,8 @@ import { validateInput } from './validate.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { Hold } from './hold.js';
 import { deadline } from '../util/deadline.js';
+import { guardProviderUrls } from './provider-urls.js';
+import type { SsrfGuard } from '../engines/http/guard.js';
 import {
   BusyError,
   InputError,
@@ -252,6 +254,9 @@ export class Executor {
       const e = endpoint.input.Errors(input).First();
       throw new InternalError(undefined, { cause: new Error(`${endpoint.id}: mapped input invalid at ${e?.path}: ${e?.message}`) });
     }
+    // A third-party provider fetches URLs where our connect-time guard cannot see: check them here.
+    const guard = endpoint.plugin.def.managed ? undefined : (this.engines.http as { guard?: SsrfGuard }).guard;
+    if (guard) await guardProviderUrls(guard, input);
     const units: Units = {};
     let native: unknown;
     // Fired by the caller going away or by the endpoint's time limit.
