@@ -6,6 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startFake, type SearchAFake } from '../plugins/search_a/fake.js';
@@ -144,5 +145,27 @@ describe('MCP blank optional fields (issue 28)', () => {
       assert.equal(res.json.result.isError, undefined, JSON.stringify(res.json.result));
       assert.ok(!('gl' in fake.requests.at(-1)!.body), 'no country forwarded');
     }
+  });
+});
+
+describe('MCP Origin check does not trust Host (finding 11)', () => {
+  /** A POST to /mcp with exactly these Origin and Host headers (fetch would not let Host be set). */
+  const post = (origin: string, host: string) =>
+    new Promise<number>((resolve, reject) => {
+      const u = new URL(`${s.url}/mcp`);
+      const req = http.request({ hostname: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { origin, host, authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    });
+  it('a rebinding page (its own name as Origin and Host) is refused; loopback origins pass', async () => {
+    const port = new URL(s.url).port;
+    assert.equal(await post(`http://rebind.example:${port}`, `rebind.example:${port}`), 403);
+    assert.equal(await post(`https://attacker.test`, 'attacker.test'), 403);
+    assert.equal(await post(`http://localhost.attacker.test:${port}`, `localhost.attacker.test:${port}`), 403);
+    assert.equal(await post(`http://127.0.0.1:${port}`, `127.0.0.1:${port}`), 200);
+    assert.equal(await post(`http://localhost:5173`, `127.0.0.1:${port}`), 200);
   });
 });
