@@ -14,9 +14,9 @@ import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
 
 /** Mutations per route drawn from the full set (fields × hostile values), plus every whole-body case. */
-const PER_ROUTE = 16;
+const PER_ROUTE = 12;
 /** Per target of `/api/v2/run` (one documented body per capability and endpoint). */
-const PER_RUN_TARGET = 5;
+const PER_RUN_TARGET = 4;
 const CONCURRENCY = 8;
 
 /** mulberry32: a small seeded generator, so a failure reproduces run after run. */
@@ -106,7 +106,9 @@ const BODIES: (string | undefined)[] = [
   '{"a":',
   '{"a":1,}',
   '\u0000',
-  '[' .repeat(10_000) + ']'.repeat(10_000),
+  '['.repeat(10_000) + ']'.repeat(10_000),
+  '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000),
+  '{"url":' + '['.repeat(10_000) + ']'.repeat(10_000) + ',"input":' + '{"b":'.repeat(5_000) + '1' + '}'.repeat(5_000) + '}',
   '{"a":'.repeat(63) + '1' + '}'.repeat(63),
 ];
 
@@ -145,8 +147,10 @@ function casesOf(doc: Doc, path: string, method: string, op: any, next: () => nu
     const top = deref(doc, v);
     const inner = top.properties?.input ? deref(doc, top.properties.input) : undefined;
     // Fields of the body, and of `input` for a v2 run: `[where, field]`.
-    const fields: [string | undefined, string][] = Object.keys(top.properties ?? {}).map((f) => [undefined, f]);
-    if (inner) for (const f of Object.keys(inner.properties ?? {})) fields.push(['input', f]);
+    // Plus fields a schema may not declare but handlers read (`url`, `urls`, `input`, `options`).
+    const withExtras = (props: string[]) => [...new Set([...props, 'url', 'urls', 'input', 'options'])];
+    const fields: [string | undefined, string][] = withExtras(Object.keys(top.properties ?? {})).map((f) => [undefined, f]);
+    if (inner) for (const f of withExtras(Object.keys(inner.properties ?? {}))) fields.push(['input', f]);
     for (const [where, field] of fields) {
       for (const value of FIELD_VALUES) {
         const marker = '"__FUZZ__"';
