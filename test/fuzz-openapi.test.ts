@@ -236,4 +236,34 @@ describe('OpenAPI-driven fuzz of every route', () => {
     // The service is still up and answering after the run.
     assert.equal((await s.call('GET', '/healthz')).status, 200);
   });
+
+  it('answers no hostile MCP tool call with an internal error', async () => {
+    const rpc = async (body: string) => {
+      const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+      const text = await res.text();
+      return { status: res.status, text };
+    };
+    const listed = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    const tools = JSON.parse(listed.text.split('\n').find((l) => l.startsWith('data: '))!.slice(6)).result.tools as { name: string; inputSchema: Schema }[];
+    const next = rng(28);
+    const bodies: string[] = [];
+    for (const t of tools) {
+      const fields = [...new Set([...Object.keys(t.inputSchema.properties ?? {}), 'url'])];
+      const picks = Array.from({ length: 6 }, () => [fields[Math.floor(next() * fields.length)]!, FIELD_VALUES[Math.floor(next() * FIELD_VALUES.length)]!] as const);
+      for (const [field, value] of picks) bodies.push(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":${JSON.stringify(t.name)},"arguments":{${JSON.stringify(field)}:${value}}}}`);
+      for (const args of ['[]', 'null', '"s"', '1', PROTO]) bodies.push(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":${JSON.stringify(t.name)},"arguments":${args}}}`);
+    }
+    const failures: string[] = [];
+    let i = 0;
+    const worker = async () => {
+      while (i < bodies.length) {
+        const body = bodies[i++]!;
+        const { status, text } = await rpc(body);
+        const why = internal(status, text) ?? (/"code":"INTERNAL"/.test(text) ? text.slice(0, 300) : undefined);
+        if (why) failures.push(`${body.slice(0, 200)} → ${why}`);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    assert.deepEqual(failures, [], `${failures.length} of ${bodies.length} tool calls failed internally`);
+  });
 });
