@@ -13,7 +13,7 @@ import type { ProviderBinding, RegisteredCapability, RegisteredEndpoint, Resolve
 import type { CostRule, Units } from '../credits/cost.js';
 import { isCreditAmount } from '../credits/cost.js';
 import { Access } from '../policy/access.js';
-import { validateInput } from './validate.js';
+import { runValidateHook, validateInput } from './validate.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { Hold } from './hold.js';
 import { deadline } from '../util/deadline.js';
@@ -63,25 +63,6 @@ export interface ExecuteResult {
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 
-/**
- * A target's own `validate` hook, run only once the input has passed its schema check (it is typed
- * by that schema). A hook that still throws something other than a catalogue error has met input
- * the schema let through but the hook did not expect (issue 24 finding 8: a field the schema does
- * not declare, of the wrong type): that is the caller's bad input, so a plain 400, and a warning
- * that names the hook so the schema can be fixed.
- */
-function runValidateHook(hook: ((input: never) => string | undefined) | undefined, input: unknown, id: string, log: PluginLogger): void {
-  if (!hook) return;
-  let msg: string | undefined;
-  try {
-    msg = hook(input as never);
-  } catch (err) {
-    if (err instanceof ServiceError) throw err;
-    log.warn({ target: id, err }, 'validate hook threw on input its schema accepted; answering 400');
-    throw new InputError('Invalid input.');
-  }
-  if (msg) throw new InputError(msg);
-}
 /** How deep `ctx.call` may nest (a capability calling one that calls another…). */
 const MAX_NESTING = 3;
 

@@ -19,7 +19,7 @@ const isObj = (v: Json): v is Obj => !!v && typeof v === 'object' && !Array.isAr
 export function withoutSpecRefs(text: string): string {
   return text
     .replace(/\s*\((?:see |as in )?(?:the )?spec §[\d.–-]+(?: list)?\)/g, '')
-    .replace(/,?\s*(?:a \w+ )?(?:per|from|in|see) (?:the )?spec §[\d.–-]+(?: list)?;?/g, '')
+    .replace(/,?\s*(?:a \w+ )?(?:per|from|in|see) (?:the )?spec §[\d.–-]+(?: list)?/g, '')
     .replace(/\s*spec §[\d.–-]+;?/g, '')
     .replace(/\(\s*[;,]\s*/g, '(')
     .replace(/\s*\(\s*\)/g, '')
