@@ -16,10 +16,10 @@ import type { CostDescription } from '../../core/credits/cost.js';
 /** Tools that work on this machine only, whatever their input. */
 const CLOSED_WORLD = new Set(['convert_to_pdf_formats', 'run_js_code', 'run_python_code']);
 
-/** The annotations of a registry tool. */
-export function annotationsOf(id: string, title: string, cost: CostDescription): ToolAnnotations {
+/** The annotations of a registry tool (its title is the tool's own `title`, not repeated here). */
+export function annotationsOf(id: string, cost: CostDescription): ToolAnnotations {
   const free = cost.kind === 'flat' && cost.credits === 0;
-  return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: free, openWorldHint: !CLOSED_WORLD.has(id) };
+  return { readOnlyHint: true, destructiveHint: false, idempotentHint: free, openWorldHint: !CLOSED_WORLD.has(id) };
 }
 
 /** The annotations of the discovery mode's own tools: `search` and `details` read the catalogue; `run` runs a job. */

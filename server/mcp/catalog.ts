@@ -83,7 +83,7 @@ function capabilityTool(cap: RegisteredCapability): Tool {
     description: describe(cap.def.summary, describeCost(cap.def.cost.describe), aliases),
     inputSchema: compactInputSchema(plainSchema(cap.def.input)!) as Tool['inputSchema'],
     ...(output ? { outputSchema: compactOutputSchema(output) as Tool['outputSchema'] } : {}),
-    annotations: annotationsOf(cap.id, cap.def.title, cap.def.cost.describe),
+    annotations: annotationsOf(cap.id, cap.def.cost.describe),
   };
 }
 
@@ -95,7 +95,7 @@ function endpointTool(ep: RegisteredEndpoint): Tool {
     description: describe(ep.def.summary, describeCost(ep.def.cost.describe), `Served by ${ep.plugin.def.title}.`),
     inputSchema: compactInputSchema(plainSchema(ep.def.input)!) as Tool['inputSchema'],
     ...(output ? { outputSchema: compactOutputSchema(output) as Tool['outputSchema'] } : {}),
-    annotations: annotationsOf(ep.id, ep.def.title, ep.def.cost.describe),
+    annotations: annotationsOf(ep.id, ep.def.cost.describe),
   };
 }
 

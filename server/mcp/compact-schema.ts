@@ -132,9 +132,18 @@ function shapeOnly(v: Json, levels: number): Json {
  * and still honours one an agent sends, but no agent needs it described in every tool.
  */
 export function compactInputSchema(schema: Obj): Obj {
-  const props = isObj(schema.properties) ? { ...schema.properties } : undefined;
-  if (props) delete props.requestSource;
-  return shareRepeats(tidy(props ? { ...schema, properties: props } : schema, false) as Obj);
+  return shareRepeats(tidy(withoutRequestSource(schema), false) as Obj);
+}
+
+/** The schema without a top-level `requestSource` field, also in each body variant (`oneOf`/`anyOf`). */
+function withoutRequestSource(schema: Obj): Obj {
+  const out: Obj = { ...schema };
+  if (isObj(out.properties) && 'requestSource' in out.properties) {
+    const { requestSource: _dropped, ...rest } = out.properties;
+    out.properties = rest;
+  }
+  for (const k of ['oneOf', 'anyOf'] as const) if (Array.isArray(out[k])) out[k] = (out[k] as Json[]).map((v) => (isObj(v) ? withoutRequestSource(v) : v));
+  return out;
 }
 
 /** A tool's output schema as sent to agents: its shape (types, required fields, enums) two levels deep, no prose. */
