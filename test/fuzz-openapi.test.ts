@@ -142,7 +142,9 @@ function casesOf(doc: Doc, path: string, method: string, op: any, next: () => nu
   // v2 run documents one body per target (oneOf): each is a route of its own for the fuzz.
   const variants: Schema[] = schema?.oneOf ?? [schema ?? {}];
   for (const v of variants) {
-    const base = sample(doc, v) as Record<string, unknown>;
+    // Documented examples name public sites: every URL in a base body points at a closed loopback
+    // port instead, so nothing leaves the machine even where a network exists.
+    const base = JSON.parse(JSON.stringify(sample(doc, v) ?? {}).replace(/https?:\/\/[^"\s\\]+/g, 'http://127.0.0.1:1/fuzz')) as Record<string, unknown>;
     const mutations: Case[] = [];
     const top = deref(doc, v);
     const inner = top.properties?.input ? deref(doc, top.properties.input) : undefined;
