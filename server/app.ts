@@ -16,6 +16,7 @@ import { BodyBudget, installBodyLimits } from './hooks/body-limits.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { wireMetrics } from './metrics/wiring.js';
 import { laneOf } from './metrics/service-metrics.js';
+import { installJsonDepthLimit } from './hooks/json-depth.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -73,10 +74,17 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   // Before any route is registered: each route's body limit is set as it is (issue 18 finding 3).
   const budget = new BodyBudget(settings.bodyBytesInFlightMax);
   installBodyLimits(app as unknown as FastifyInstance, settings, budget);
+  installJsonDepthLimit(app as unknown as FastifyInstance);
 
   let inFlight = 0;
   app.decorate('inFlight', () => inFlight);
-  const metrics = new ServiceMetrics({ engines: c.resolve(TOKENS.Engines), bodyBytesInFlight: () => budget.inUse, inFlight: () => inFlight });
+  const registry = c.resolve(TOKENS.Registry);
+  const metrics = new ServiceMetrics({
+    engines: c.resolve(TOKENS.Engines),
+    bodyBytesInFlight: () => budget.inUse,
+    inFlight: () => inFlight,
+    knownTarget: (type, id) => registry.resolve(type, id) !== undefined,
+  });
   app.decorate('metrics', metrics);
   // Root preHandler: runs after the lanes' authentication, before any work. Journals the call
   // so a SIGKILL cannot lose its usage row (core/usage/journal.ts).

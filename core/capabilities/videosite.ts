@@ -206,11 +206,12 @@ const NextToken = NStr('Pass as continuationToken for the next page; null on the
 const ChannelSelect = {
   channelId: Type.Optional(Type.String({ description: 'Channel ID (UC…).' })),
   handle: Type.Optional(Type.String({ description: 'Handle, with or without the leading @.' })),
+  url: Type.Optional(Type.String({ description: 'Channel URL (/channel/ID, /@handle, /c/name or /user/name).' })),
 };
 const ListSort = Type.Union([Type.Literal('latest'), Type.Literal('popular'), Type.Literal('newest')], { description: 'latest (default; newest is the same), popular.' });
 const Extras = Type.Optional(Type.String({ description: '"true" adds each video\'s description where the listing carries it.' }));
 
-const ChannelInput = Type.Object({ ...ChannelSelect, url: Type.Optional(Type.String({ description: 'Channel URL (/channel/ID, /@handle, /c/name or /user/name).' })) });
+const ChannelInput = Type.Object({ ...ChannelSelect });
 const VideoInput = Type.Object({
   url: Type.String({ description: 'Video URL: watch?v=, youtu.be/, /shorts/, /live/, /embed/ or the mobile site.', minLength: 1 }),
   get_transcript: Type.Optional(Type.Boolean({ description: 'Add transcript and transcript_only_text (default false).' })),

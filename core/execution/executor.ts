@@ -13,10 +13,12 @@ import type { ProviderBinding, RegisteredCapability, RegisteredEndpoint, Resolve
 import type { CostRule, Units } from '../credits/cost.js';
 import { isCreditAmount } from '../credits/cost.js';
 import { Access } from '../policy/access.js';
-import { validateInput } from './validate.js';
+import { runValidateHook, validateInput } from './validate.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { Hold } from './hold.js';
 import { deadline } from '../util/deadline.js';
+import { guardProviderUrls } from './provider-urls.js';
+import type { SsrfGuard } from '../engines/http/guard.js';
 import {
   BusyError,
   InputError,
@@ -60,6 +62,7 @@ export interface ExecuteResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+
 /** How deep `ctx.call` may nest (a capability calling one that calls another…). */
 const MAX_NESTING = 3;
 
@@ -85,17 +88,16 @@ export class Executor {
       const ep = target.endpoint;
       if (!access.endpoint(ep)) throw new ProviderNotAllowedError();
       validateInput(ep.input, req.input, ep.def.messages);
-      const msg = ep.def.validate?.(req.input as never);
-      if (msg) throw new InputError(msg);
+      runValidateHook(ep.def.validate, req.input, ep.id, req.log);
       if (!ep.plugin.configured) throw new NotConfiguredError();
       return { cost: ep.def.cost, targetId: ep.id, chain: ep };
     }
     const cap = target.capability;
-    return { cost: cap.def.cost, targetId: cap.id, chain: this.capabilityChain(access, cap, req.input, req.provider) };
+    return { cost: cap.def.cost, targetId: cap.id, chain: this.capabilityChain(access, cap, req.input, req.log, req.provider) };
   }
 
   /** The providers that may serve `cap` for this key (policy, input checks, configured), in order. */
-  private capabilityChain(access: Access, cap: RegisteredCapability, input: unknown, provider?: string): ProviderBinding[] {
+  private capabilityChain(access: Access, cap: RegisteredCapability, input: unknown, log: PluginLogger, provider?: string): ProviderBinding[] {
     let bindings = cap.providers;
     if (provider !== undefined) {
       bindings = bindings.filter((b) => b.plugin.id === provider);
@@ -106,8 +108,7 @@ export class Executor {
     }
     if (!access.capability(cap, bindings)) throw new ProviderNotAllowedError();
     validateInput(cap.input, input, cap.def.messages);
-    const msg = cap.def.validate?.(input as never);
-    if (msg) throw new InputError(msg);
+    runValidateHook(cap.def.validate, input, cap.id, log);
     const configured = access.providers(cap, bindings).filter((b) => b.plugin.configured);
     if (configured.length === 0) throw new NotConfiguredError();
     return configured;
@@ -121,7 +122,7 @@ export class Executor {
     if (depth > MAX_NESTING) throw new InternalError(undefined, { cause: new Error(`ctx.call nested deeper than ${MAX_NESTING} at ${capabilityId}`) });
     const cap = this.registry.capability(capabilityId);
     if (!cap) throw new InternalError(undefined, { cause: new Error(`ctx.call: unknown capability '${capabilityId}'`) });
-    const chain = this.capabilityChain(new Access(req.key.policy, this.registry.defaultPolicy), cap, input);
+    const chain = this.capabilityChain(new Access(req.key.policy, this.registry.defaultPolicy), cap, input, req.log);
     const inner = { ...req, input, depth };
     let lastError: ServiceError | undefined;
     for (const [i, binding] of chain.entries()) {
@@ -234,6 +235,9 @@ export class Executor {
       const e = endpoint.input.Errors(input).First();
       throw new InternalError(undefined, { cause: new Error(`${endpoint.id}: mapped input invalid at ${e?.path}: ${e?.message}`) });
     }
+    // A third-party provider fetches URLs where our connect-time guard cannot see: check them here.
+    const guard = endpoint.plugin.def.managed ? undefined : (this.engines.http as { guard?: SsrfGuard }).guard;
+    if (guard) await guardProviderUrls(guard, input);
     const units: Units = {};
     let native: unknown;
     // Fired by the caller going away or by the endpoint's time limit.

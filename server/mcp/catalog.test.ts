@@ -49,7 +49,7 @@ describe('ToolCatalog over the deployment', () => {
     const ajv = new AjvJsonSchemaValidator();
     for (const t of tools) {
       assert.match(t.name, /^[A-Za-z0-9_-]{1,64}$/, t.name);
-      assert.match(t.description ?? '', /\n\nCost: .+ Failed calls are free\.$/, t.name);
+      assert.match(t.description ?? '', /\n\nCost: [^\n]+$/, t.name);
       assert.equal(t.inputSchema.type, 'object', t.name);
       ajv.getValidator(t.inputSchema);
       if (t.outputSchema) ajv.getValidator(t.outputSchema);

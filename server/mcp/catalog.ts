@@ -11,6 +11,8 @@ import type { Registry } from '../../core/registry/registry.js';
 import type { Policy } from '../../core/policy/types.js';
 import type { RegisteredCapability, RegisteredEndpoint, ResolvedTarget } from '../../core/registry/types.js';
 import { describeCost } from '../cost-text.js';
+import { compactInputSchema, compactOutputSchema, withoutSpecRefs } from './compact-schema.js';
+import { annotationsOf } from './annotations.js';
 
 /**
  * Discovery that also sees the v1-only jobs: legacy capabilities the key may use, and provider
@@ -63,24 +65,13 @@ function plainSchema(schema: TSchema | undefined): Record<string, unknown> | und
   return plain;
 }
 
-/**
- * Output schemas without `format`: clients check `structuredContent` against the output schema
- * with their own format rules (the SDK's Ajv `uri` is stricter than the executor's check), and a
- * valid answer must never be refused by a client over a format reading.
- */
-function withoutFormats(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutFormats);
-  if (!value || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (k === 'format' && typeof v === 'string') continue;
-    out[k] = withoutFormats(v);
-  }
-  return out;
-}
+// Output schemas carry no `format` (compactOutputSchema drops it): clients check
+// `structuredContent` with their own format rules (the SDK's Ajv `uri` is stricter than the
+// executor's check), and a valid answer must never be refused by a client over a format reading.
 
-function describe(title: string, summary: string, cost: string, note?: string): string {
-  return [`${title}: ${summary}`, note, `Cost: ${cost} Failed calls are free.`].filter(Boolean).join('\n\n');
+/** The tool's summary and price; the title is the tool's `title`, and the server's instructions say once that failures are free. */
+function describe(summary: string, cost: string, note?: string): string {
+  return withoutSpecRefs([summary, note, `Cost: ${cost}`].filter(Boolean).join('\n\n'));
 }
 
 function capabilityTool(cap: RegisteredCapability): Tool {
@@ -89,9 +80,10 @@ function capabilityTool(cap: RegisteredCapability): Tool {
   return {
     name: cap.id,
     title: cap.def.title,
-    description: describe(cap.def.title, cap.def.summary, describeCost(cap.def.cost.describe), aliases),
-    inputSchema: plainSchema(cap.def.input) as Tool['inputSchema'],
-    ...(output ? { outputSchema: withoutFormats(output) as Tool['outputSchema'] } : {}),
+    description: describe(cap.def.summary, describeCost(cap.def.cost.describe), aliases),
+    inputSchema: compactInputSchema(plainSchema(cap.def.input)!) as Tool['inputSchema'],
+    ...(output ? { outputSchema: compactOutputSchema(output) as Tool['outputSchema'] } : {}),
+    annotations: annotationsOf(cap.id, cap.def.cost.describe),
   };
 }
 
@@ -100,9 +92,10 @@ function endpointTool(ep: RegisteredEndpoint): Tool {
   return {
     name: toolNameOf({ type: 'endpoint', endpoint: ep }),
     title: ep.def.title,
-    description: describe(ep.def.title, ep.def.summary, describeCost(ep.def.cost.describe), `Provider endpoint ${ep.id} of ${ep.plugin.def.title}.`),
-    inputSchema: plainSchema(ep.def.input) as Tool['inputSchema'],
-    ...(output ? { outputSchema: withoutFormats(output) as Tool['outputSchema'] } : {}),
+    description: describe(ep.def.summary, describeCost(ep.def.cost.describe), `Served by ${ep.plugin.def.title}.`),
+    inputSchema: compactInputSchema(plainSchema(ep.def.input)!) as Tool['inputSchema'],
+    ...(output ? { outputSchema: compactOutputSchema(output) as Tool['outputSchema'] } : {}),
+    annotations: annotationsOf(ep.id, ep.def.cost.describe),
   };
 }
 

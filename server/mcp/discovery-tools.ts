@@ -4,6 +4,7 @@
  * `details` show, and what `run` may run, is the key's view of the catalogue (`McpDiscovery`),
  * the same one the tools mode lists, v1-only jobs included.
  */
+import { DISCOVERY_ANNOTATIONS } from './annotations.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
@@ -48,18 +49,21 @@ export const DISCOVERY_TOOLS: Tool[] = [
     title: 'Search the catalogue',
     description: 'Finds the capabilities (jobs), provider endpoints and providers this API key may use, by keywords, best first; an empty query lists everything. Then call `details` for an entry\'s input schema and cost, and `run` to use it. Free.',
     inputSchema: schema(SearchInput),
+    annotations: DISCOVERY_ANNOTATIONS.search,
   },
   {
     name: 'details',
     title: 'Details of a capability, endpoint or provider',
     description: 'Input and output JSON Schemas, cost, providers and examples of one capability or endpoint (or a provider\'s endpoints), by id. Free.',
     inputSchema: schema(DetailsInput),
+    annotations: DISCOVERY_ANNOTATIONS.details,
   },
   {
     name: 'run',
     title: 'Run a capability or provider endpoint',
     description: 'Runs a capability (with provider fallback) or a provider endpoint with its input (schema from `details`). Costs what `details` says for that target; failed calls are free.',
     inputSchema: schema(RunInput),
+    annotations: DISCOVERY_ANNOTATIONS.run,
   },
 ];
 

@@ -59,17 +59,23 @@ describe('settings', () => {
 });
 
 describe('Origin check', () => {
-  it('lets clients without Origin, same-host pages and listed origins through; refuses the rest', () => {
+  it('lets clients without Origin, loopback pages and listed origins through; refuses the rest, whatever Host says', () => {
     const none = originSetting(undefined);
-    assert.equal(originAllowed(none, undefined, 'api.local:3000'), true);
-    assert.equal(originAllowed(none, 'http://api.local:3000', 'api.local:3000'), true);
-    assert.equal(originAllowed(none, 'http://evil.example', 'api.local:3000'), false);
-    assert.equal(originAllowed(none, 'null', 'api.local:3000'), false);
+    assert.equal(originAllowed(none, undefined), true);
+    assert.equal(originAllowed(none, 'http://localhost:5173'), true);
+    assert.equal(originAllowed(none, 'http://127.0.0.1:3000'), true);
+    assert.equal(originAllowed(none, 'http://[::1]:3000'), true);
+    // A rebinding page: its own name as Origin (the Host header would say the same); not loopback, not listed.
+    assert.equal(originAllowed(none, 'http://api.local:3000'), false);
+    assert.equal(originAllowed(none, 'http://localhost.evil.example'), false);
+    assert.equal(originAllowed(none, 'http://evil.example'), false);
+    assert.equal(originAllowed(none, 'null'), false);
+    assert.equal(originAllowed(none, 'file://localhost'), false);
     const listed = originSetting('https://app.example.com, https://tools.example.org/');
-    assert.equal(originAllowed(listed, 'https://app.example.com', 'api.local'), true);
-    assert.equal(originAllowed(listed, 'https://tools.example.org', 'api.local'), true);
-    assert.equal(originAllowed(listed, 'https://app.example.com.evil.example', 'api.local'), false);
-    assert.equal(originAllowed(originSetting('*'), 'http://anything.example', 'api.local'), true);
+    assert.equal(originAllowed(listed, 'https://app.example.com'), true);
+    assert.equal(originAllowed(listed, 'https://tools.example.org'), true);
+    assert.equal(originAllowed(listed, 'https://app.example.com.evil.example'), false);
+    assert.equal(originAllowed(originSetting('*'), 'http://anything.example'), true);
     assert.throws(() => originSetting('not an origin'), /MCP_ALLOWED_ORIGINS/);
   });
 });

@@ -1,8 +1,11 @@
 /**
  * The Origin check the MCP Streamable HTTP transport requires of servers (DNS-rebinding defence:
  * "servers MUST validate the Origin header"; an invalid one is answered 403). Agents and desktop
- * clients send no Origin and pass; a browser page may call only from this server's own origin or
- * one listed in `MCP_ALLOWED_ORIGINS` (comma-separated origins, or `*` for any).
+ * clients send no Origin and pass; a browser page may call only from a loopback origin (a local
+ * tool talking to a local instance) or one listed in `MCP_ALLOWED_ORIGINS` (comma-separated
+ * origins, or `*` for any) or `PUBLIC_BASE_URL`'s. The request's `Host` header is never trusted:
+ * under DNS rebinding the attacker's page has the attacker's name as both Origin and Host
+ * (issue 24 finding 11).
  */
 
 /** Which browser origins may call `/mcp`. */
@@ -29,8 +32,11 @@ export function originSetting(raw: string | undefined): OriginPolicy {
   return { any: items.includes('*'), listed };
 }
 
-/** True when a request with this `Origin` (and `Host`) may proceed. */
-export function originAllowed(policy: OriginPolicy, origin: string | undefined, host: string | undefined): boolean {
+/** Host names that can only mean this machine (a rebinding page cannot take them as its origin). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** True when a request with this `Origin` may proceed. */
+export function originAllowed(policy: OriginPolicy, origin: string | undefined): boolean {
   if (origin === undefined || policy.any) return true;
   let parsed: URL;
   try {
@@ -38,6 +44,6 @@ export function originAllowed(policy: OriginPolicy, origin: string | undefined, 
   } catch {
     return false;
   }
-  if (host !== undefined && parsed.host === host) return true;
+  if ((parsed.protocol === 'http:' || parsed.protocol === 'https:') && LOOPBACK_HOSTS.has(parsed.hostname)) return true;
   return policy.listed.has(parsed.origin);
 }

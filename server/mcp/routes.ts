@@ -84,7 +84,7 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
 
   app.addHook('onRequest', async (req, reply) => {
     req.call = new CallRecord('/mcp');
-    if (!originAllowed(origins, req.headers.origin, req.headers.host)) {
+    if (!originAllowed(origins, req.headers.origin)) {
       return reply.code(403).send({ jsonrpc: '2.0', error: { code: -32000, message: 'Origin not allowed.' }, id: null });
     }
     // GET (server-sent stream) and DELETE (end session) do not exist in stateless mode: 405 for anyone.

@@ -13,6 +13,8 @@ import { runCall, type CallDeps, type CallTarget } from './call.js';
 import type { ToolCatalog } from './catalog.js';
 import type { RunningCalls } from './cancel.js';
 import { DISCOVERY_TOOLS, discoveryCall } from './discovery-tools.js';
+import { withoutBlanks } from '../blank-fields.js';
+import { screenToolCalls } from './invalid-params.js';
 
 /** `all`: one tool per job; `discovery`: `search`, `details` and `run` only. */
 export type ToolsMode = 'all' | 'discovery';
@@ -73,7 +75,8 @@ export async function createMcpServer(lane: McpLane, req: McpRequest): Promise<{
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
-    const { requestSource, ...args } = request.params.arguments ?? {};
+    // Blank optional fields are "not given", as on the v1 lane (issue 28): agents fill every field.
+    const { requestSource, ...args } = (withoutBlanks(request.params.arguments ?? {}) as Record<string, unknown>);
     let target: CallTarget | undefined;
     if (req.mode === 'discovery') target = discoveryCall(lane.registry, lane.catalog.discovery(req.key.policy), name, args);
     else {
@@ -97,6 +100,7 @@ export async function createMcpServer(lane: McpLane, req: McpRequest): Promise<{
   });
 
   await server.connect(transport);
+  screenToolCalls(transport);
   return { server, transport };
 }
 

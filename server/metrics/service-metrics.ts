@@ -19,6 +19,9 @@ const REFUSALS = new Set(['RATE_LIMITED', 'BUSY', 'INSUFFICIENT_CREDITS', 'BUDGE
 /** Codes that blame the provider behind a call. */
 const UPSTREAM = new Set(['UPSTREAM_ERROR', 'UPSTREAM_RATE_LIMITED', 'PROVIDER_OUT_OF_CREDITS', 'PROVIDER_AUTH_FAILED', 'NOT_CONFIGURED']);
 
+/** The lanes' own operations (v1 key check, v2 account and discovery, MCP discovery): the only non-registry targets. */
+const OPERATIONS = new Set(['key-connection', 'balance', 'usage', 'transactions', 'search', 'details', 'run']);
+
 /** The lane a URL belongs to (a bounded label for every HTTP answer). */
 export function laneOf(url: string): string {
   const m = /^\/(api\/v1|api\/v2|admin|files|mcp|metrics|openapi|docs|healthz|readyz)(?:[/?]|$)/.exec(url);
@@ -39,8 +42,12 @@ export class ServiceMetrics {
   private readonly fallbacks: Counter<'provider' | 'code'>;
   private readonly batches: Histogram<'writer'>;
 
-  constructor(opts: { engines?: EngineSet; bodyBytesInFlight?: () => number; inFlight?: () => number }) {
+  /** Whether a capability/endpoint id is the registry's (labels take no ids the registry does not know). */
+  private readonly knownTarget: (type: 'capability' | 'endpoint', id: string) => boolean;
+
+  constructor(opts: { engines?: EngineSet; bodyBytesInFlight?: () => number; inFlight?: () => number; knownTarget?: (type: 'capability' | 'endpoint', id: string) => boolean }) {
     const r = this.registry;
+    this.knownTarget = opts.knownTarget ?? (() => true);
     collectDefaultMetrics({ register: r, prefix: 'cia_' });
     this.calls = new Counter({ name: 'cia_calls_total', help: 'Authenticated calls by lane, target (capability, endpoint or operation), provider that served or failed, HTTP status and error code.', labelNames: ['lane', 'target', 'provider', 'status', 'code'], registers: [r] });
     this.callSeconds = new Histogram({ name: 'cia_call_duration_seconds', help: 'Latency of authenticated calls by lane and target.', labelNames: ['lane', 'target'], buckets: LATENCY_BUCKETS, registers: [r] });
@@ -64,13 +71,22 @@ export class ServiceMetrics {
 
   /** One usage row: the call's counters. */
   row(row: UsageRow): void {
-    // A call refused before its lane named a target carries its raw path: not a bounded label.
-    const target = row.objectId.startsWith('/') ? '(before target)' : row.objectId;
+    // Every label must come from a bounded set (issue 24 finding 9): a call refused before its lane
+    // named a target carries its raw path, and a made-up id on `/api/v2/run` or MCP `run` is the
+    // caller's text; a series per such value would grow /metrics without end.
+    const target = this.targetLabel(row);
     const provider = row.provider ?? '';
     this.calls.inc({ lane: row.lane, target, provider, status: String(row.status), code: row.code ?? '' });
     this.callSeconds.observe({ lane: row.lane, target }, row.latencyMs / 1000);
     if (row.credits > 0) this.credits.inc({ lane: row.lane, target, provider }, row.credits);
     if (row.code && REFUSALS.has(row.code)) this.refusals.inc({ reason: row.code, lane: row.lane });
+  }
+
+  /** The `target` label of a row: a registry id, one of the lanes' own operations, or a fixed placeholder. */
+  private targetLabel(row: UsageRow): string {
+    if (row.objectId.startsWith('/')) return '(before target)';
+    if (row.objectType === 'operation') return OPERATIONS.has(row.objectId) ? row.objectId : 'unknown';
+    return this.knownTarget(row.objectType, row.objectId) ? row.objectId : 'unknown';
   }
 
   /** One HTTP answer. */

@@ -8,7 +8,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { CodeExecutionError, NotConfiguredError } from '../../core/errors.js';
 import { setupApiScope, inputOf } from '../api-scope.js';
-import { withoutBlanks } from './blank-fields.js';
+import { withoutBlanks } from '../blank-fields.js';
 import { LEGACY_ROUTES, type LegacyRoute } from './legacy-routes.js';
 import { loadRouteAliases, type AliasRoute } from './route-aliases.js';
 import { bodyLimitFor } from '../hooks/body-limits.js';
