@@ -11,7 +11,7 @@ import { answer } from './answer.js';
 import { clock, transcribeTrack } from './audio.js';
 import { loadInput } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
-import { VIDEO_FORMATS, human, keyframes, probe } from './media.js';
+import { VIDEO_FORMATS, human, keyframes, mediaInput, probe } from './media.js';
 import { withScratch } from '../../core/sdk.js';
 
 type Input = Static<typeof extractVideo.input>;
@@ -27,12 +27,13 @@ export async function extractVideoData(input: Input, ctx: RunContext<any, any>) 
     if (!p.video || !VIDEO_FORMATS.includes(p.format)) throw new InputError('Unsupported video format. Supported formats: mp4, mpeg, mov, avi, flv, mpg, webm, wmv, 3gpp.');
     if (!(p.duration > 0)) throw new InputError('The video has no measurable duration.');
     if (p.duration > l.settings.videoMaxSeconds) throw new InputError(`The video is longer than the ${human(l.settings.videoMaxSeconds)} limit.`);
+    const media = mediaInput(file, p, 'video');
     const seconds = Math.ceil(p.duration);
     // Duration probed: hold its price before the keyframes and the soundtrack are worked on.
     await ctx.reserveFor({ seconds });
     const [frames, transcript] = await Promise.all([
-      keyframes(l.tools, file, dir, p.duration, l.settings.videoMaxFrames),
-      p.audio ? transcribeTrack(l, file, dir, 'video') : Promise.resolve(''),
+      keyframes(l.tools, media, dir, p.duration, l.settings.videoMaxFrames),
+      p.audio ? transcribeTrack(l, media, dir, 'video') : Promise.resolve(''),
     ]);
     const images = frames.map((f) => ({ url: `data:image/jpeg;base64,${f.jpeg.toString('base64')}`, caption: `Frame at ${clock(f.at)}:` }));
     const material = `Duration: ${clock(p.duration)}. ${frames.length} keyframes follow.\n\n=== Soundtrack transcript ===\n${transcript || '(no soundtrack)'}`;
