@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FairQueue } from '../engines/sandbox/js/fair-queue.js';
+import { FairQueue } from '../util/fair-queue.js';
 import { processToolEngine } from '../engines/tools/index.js';
 import type { ToolEngine, ToolResult, ToolRunOptions } from '../engines/tools/types.js';
 
