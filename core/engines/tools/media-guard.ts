@@ -25,7 +25,7 @@ const REFERENCING: [RegExp, string][] = [
 export function refuseReferencing(head: Uint8Array, kind: string): void {
   const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 4096)).toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '');
   for (const [re, what] of REFERENCING) {
-    if (re.test(text)) throw new InputError(`The ${kind} is ${what}, not a ${kind} file: send the media file itself.`);
+    if (re.test(text)) throw new InputError(`The ${kind} is ${what}, not ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} file: send the media file itself.`);
   }
 }
 

@@ -7,7 +7,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, realpathSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { BusyError } from '../../errors.js';
 import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from '../sandbox/confinement/cgroup.js';
@@ -65,11 +66,30 @@ export class ToolRunner {
     return this.cgroups.available;
   }
 
-  /** Makes `dir` a folder tools may use: the tool group's, group-writable, new files inherit the group. */
+  /**
+   * Makes `dir` a folder tools may use: the tool group's, group-writable, new files inherit the
+   * group; what the service already wrote there (an input) becomes the group's too, so a tool of
+   * any uid of the block can read it.
+   */
   prepareDir(dir: string): void {
     if (this.gid === null) return;
-    chownSync(dir, 0, this.gid);
+    const gid = this.gid;
+    chownSync(dir, 0, gid);
     chmodSync(dir, 0o2770);
+    let budget = 1000;
+    const walk = (d: string) => {
+      for (const entry of readdirSync(d, { withFileTypes: true })) {
+        if (--budget < 0 || entry.isSymbolicLink()) continue;
+        const path = join(d, entry.name);
+        const st = lstatSync(path);
+        if (st.gid !== gid) chownSync(path, st.uid, gid);
+        if (entry.isDirectory()) {
+          chmodSync(path, (st.mode & 0o7777) | 0o2070);
+          walk(path);
+        } else if (entry.isFile() && (st.mode & 0o060) !== 0o060) chmodSync(path, (st.mode & 0o7777) | 0o060);
+      }
+    };
+    walk(dir);
   }
 
   /** Runs `cmd args` confined; rejects with a {@link ToolError} saying how it failed. */
