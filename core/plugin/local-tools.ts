@@ -94,9 +94,12 @@ export class Gate {
   }
 }
 
-/** Runs `fn` with a fresh scratch directory, removed afterwards whatever happens; tools named on it may use it. */
-export async function withScratch<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), `${prefix}-`));
+/**
+ * Runs `fn` with a fresh scratch directory (in `root`, by default the system temp dir), removed
+ * afterwards whatever happens; a tool whose arguments name it may use it.
+ */
+export async function withScratch<T>(prefix: string, fn: (dir: string) => Promise<T>, root = tmpdir()): Promise<T> {
+  const dir = await mkdtemp(join(root, `${prefix}-`));
   scratchDirs.add(dir);
   try {
     return await fn(dir);

@@ -128,7 +128,7 @@ export class ToolRunner {
         bwrapBin: s.bwrapBin,
         ids: uid === null || this.gid === null ? null : { uid, gid: this.gid },
         dirs: opts.dirs ?? [],
-        roPaths: binary.startsWith('/usr/') ? [] : [binary],
+        roPaths: [...(binary.startsWith('/usr/') ? [] : [binary]), ...(opts.readOnly ?? []).filter((p) => !p.startsWith('/usr/') && existsSync(p))],
         env: this.env,
         // With a cgroup the run as a whole is bounded; RLIMIT_AS would also count the large
         // virtual reservations tools make without touching them.
@@ -155,7 +155,7 @@ export class ToolRunner {
     if (outcome.code !== 0) {
       if (!cgroup && OUT_OF_MEMORY.test(outcome.stderr)) throw new ToolError(`${cmd} ran out of memory`, outcome.stderr, 'memory');
       if (outcome.code === 125 || outcome.code === 126 || outcome.code === 127) throw new ToolError(`${cmd} could not start (exit ${outcome.code})`, outcome.stderr, 'start');
-      throw new ToolError(`${cmd} exited with ${outcome.code}`, outcome.stderr, 'exit');
+      throw Object.assign(new ToolError(`${cmd} exited with ${outcome.code}`, outcome.stderr, 'exit'), { code: outcome.code ?? undefined, stdout: outcome.stdout });
     }
     return { stdout: outcome.stdout, stderr: outcome.stderr, code: 0 };
   }

@@ -16,6 +16,11 @@ export type ToolFailure = 'exit' | 'memory' | 'killed' | 'timeout' | 'output' | 
 
 /** Thrown when a tool exits non-zero, is killed, times out or cannot start; `stderr` is for the log only. */
 export class ToolError extends Error {
+  /** The exit status of a tool that refused its input (`kind` `exit`). */
+  code?: number;
+  /** What the tool wrote to stdout before it failed (some report their verdict there, e.g. `qpdf --check`). */
+  stdout?: Buffer;
+
   constructor(
     message: string,
     public stderr = '',
@@ -44,6 +49,8 @@ export interface ToolRunOptions {
    * `withScratch` named in the arguments are added by `runTool` itself. Nothing else of the host is visible.
    */
   dirs?: string[];
+  /** Files or folders the tool may only read (e.g. a profile outside `/usr`), bound at their host paths. */
+  readOnly?: string[];
   /** Bytes written to the tool's stdin. */
   stdin?: Uint8Array;
   /** A lower memory limit than TOOLS_MEMORY_MB for this run. */
