@@ -39,7 +39,8 @@ export function toolEnv(serviceEnv: Record<string, string | undefined>): Record<
 
 /** One run's confinement. */
 export interface ToolJail {
-  bwrapBin: string;
+  /** null: bubblewrap cannot confine here (probed at start); the tool then runs without namespaces. */
+  bwrapBin: string | null;
   /** The run's own uid and the tool group; null when the service is not root. */
   ids: { uid: number; gid: number } | null;
   /** Read-write folders, bound at their host paths. */
@@ -69,7 +70,7 @@ export function toolArgv(jail: ToolJail, argv: string[]): string[] {
   if (l.asBytes !== undefined) prlimit.push(`--as=${l.asBytes}`);
   prlimit.push('--');
   const bw = [
-    jail.bwrapBin,
+    jail.bwrapBin ?? '',
     '--unshare-all',
     '--unshare-user',
     '--disable-userns',
@@ -94,10 +95,13 @@ export function toolArgv(jail: ToolJail, argv: string[]): string[] {
   for (const [k, v] of Object.entries(jail.env)) bw.push('--setenv', k, v);
   if (jail.seccomp) bw.push('--seccomp', '3');
   bw.push('--', ...argv);
-  if (!jail.ids) return [...prlimit, ...bw];
+  // Degraded (no usable bubblewrap): the environment is still cleared by the spawn, the uid, the
+  // cgroup and the rlimits still hold; only the namespaces and the file-system view are missing.
+  const inner = jail.bwrapBin === null ? argv : bw;
+  if (!jail.ids) return [...prlimit, ...inner];
   // A root shell joins the run's cgroup (when there is one) and sets a umask that leaves files
   // readable to the tool group, then setpriv drops to the run's uid and every capability.
   const script = `${jail.cgroup ? 'echo $$ > "$0/cgroup.procs" || exit 125; ' : ''}umask 007; exec "$@"`;
   const drop = ['/usr/bin/setpriv', `--reuid=${jail.ids.uid}`, `--regid=${jail.ids.gid}`, '--clear-groups', '--'];
-  return ['/bin/sh', '-c', script, jail.cgroup ?? 'tools', ...drop, ...prlimit, ...bw];
+  return ['/bin/sh', '-c', script, jail.cgroup ?? 'tools', ...drop, ...prlimit, ...inner];
 }

@@ -6,7 +6,7 @@
  * can answer a tool's refusal of the input as a 400 and a killed tool as the service's fault.
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -54,6 +54,28 @@ export class ToolRunner {
     this.cgroups = new SandboxCgroups(root, cgroupWarning(log), cgroupUnavailableWarning(log, 'local tools'));
     this.etc = presentEtc(existsSync);
     this.env = toolEnv(serviceEnv);
+    this.bwrap = this.probe(log);
+  }
+
+  private readonly bwrap: string | null;
+
+  /**
+   * Whether bubblewrap confines a run here, probed once with the shape of a real run (uid drop
+   * included, ~10 ms). False logs loudly: tools then run without namespaces (network, host files).
+   */
+  private probe(log: Log): string | null {
+    const s = this.settings;
+    const risk = 'local tools (ffmpeg, tesseract, poppler, qpdf) run without namespaces: they can reach the network and read host files';
+    if (!existsSync(s.bwrapBin)) {
+      log.warn({ bwrap: s.bwrapBin }, `bubblewrap not found (TOOLS_BWRAP_BIN): ${risk}`);
+      return null;
+    }
+    const ids = this.gid === null ? null : { uid: this.gid + 1, gid: this.gid };
+    const [bin, ...args] = toolArgv({ bwrapBin: s.bwrapBin, ids, dirs: [], roPaths: [], env: this.env, limits: { cpuSeconds: 10, fsizeBytes: 1 << 20 }, seccomp: false, etc: this.etc }, ['/usr/bin/true']);
+    const r = spawnSync(bin!, args, { timeout: 10_000, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+    if (r.status === 0) return s.bwrapBin;
+    log.warn({ status: r.status, stderr: r.stderr?.trim() || r.error?.message }, `bubblewrap cannot confine local tools here: ${risk}`);
+    return null;
   }
 
   /** The tool group's gid (scratch folders belong to it), or null when the service is not root. */
@@ -122,10 +144,10 @@ export class ToolRunner {
       throw new ToolError(`${cmd} could not start: its folder cannot be prepared (${(err as Error).message})`, '', 'start');
     }
     const binary = resolveBinary(cmd);
-    const program = seccompProgram();
+    const program = this.bwrap ? seccompProgram() : undefined;
     const argv = toolArgv(
       {
-        bwrapBin: s.bwrapBin,
+        bwrapBin: this.bwrap,
         ids: uid === null || this.gid === null ? null : { uid, gid: this.gid },
         dirs: opts.dirs ?? [],
         roPaths: [...(binary.startsWith('/usr/') ? [] : [binary]), ...(opts.readOnly ?? []).filter((p) => !p.startsWith('/usr/') && existsSync(p))],
@@ -142,7 +164,8 @@ export class ToolRunner {
     const [bin, ...rest] = argv;
     const stdio: ('pipe' | 'ignore')[] = [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'];
     if (program) stdio.push('pipe');
-    const child = spawn(bin!, rest, { stdio, detached: true, env: { PATH: '/usr/bin:/bin' } });
+    // The launchers get no secrets either; without bubblewrap this is the tool's whole environment.
+    const child = spawn(bin!, rest, { stdio, detached: true, cwd: opts.dirs?.[0] ?? '/tmp', env: this.bwrap ? { PATH: '/usr/bin:/bin' } : this.env });
     if (program) {
       const fd = child.stdio[3] as Writable | null;
       fd?.on('error', () => undefined);

@@ -121,3 +121,14 @@ function withScratchSync(fn: (dir: string) => void): void {
     execFileSync('rm', ['-rf', dir]);
   }
 }
+
+test('without a usable bubblewrap, a run still gets a cleared environment, its own uid and its limits', async () => {
+  const degraded = createToolEngine({ env: { TOOLS_BWRAP_BIN: '/nonexistent/bwrap', SECRET_TOKEN: 'do-not-leak' }, log });
+  try {
+    const out = (await degraded.run('sh', ['-c', 'env; echo uid=$(id -u)'], { timeoutMs: 10_000 })).stdout.toString();
+    assert.doesNotMatch(out, /SECRET_TOKEN|do-not-leak/);
+    if (process.getuid?.() === 0) assert.doesNotMatch(out, /^uid=0$/m);
+  } finally {
+    await degraded.close();
+  }
+});
