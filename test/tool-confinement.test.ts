@@ -70,7 +70,8 @@ function wav(seconds: number, noise = false): Buffer {
   return Buffer.concat([h, data]);
 }
 
-const toolRuns = () => readFileSync(toolLog, 'utf8').split('\n').filter(Boolean).length;
+/** Tool runs so far (the engine's one-off bubblewrap probe, which runs `true`, left out). */
+const toolRuns = () => readFileSync(toolLog, 'utf8').split('\n').filter((l) => l && !l.endsWith(' /usr/bin/true')).length;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Polls `check` every 50 ms until it returns a value, for at most `ms`. */
 async function until<T>(check: () => T | undefined | false, ms: number): Promise<T | undefined> {
