@@ -39,6 +39,8 @@ export class ToolRunner {
   private readonly etc: string[];
   private readonly env: Record<string, string>;
   private readonly running = new Set<Promise<unknown>>();
+  /** Aborted by `close()`: runs still going are killed rather than waited for. */
+  private readonly closing = new AbortController();
 
   constructor(
     readonly settings: ToolSettings,
@@ -124,10 +126,15 @@ export class ToolRunner {
       if (err instanceof BusyError) throw new BusyError(BUSY_TEXT);
       throw err;
     }
-    const work = this.runAs(lease.uid, cmd, args, opts).finally(() => lease.release());
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.closing.signal]) : this.closing.signal;
+    const work = this.runAs(lease.uid, cmd, args, { ...opts, signal }).finally(() => lease.release());
     this.running.add(work);
     try {
       return await work;
+    } catch (err) {
+      // Killed by a shutdown, not by its caller: the service's failure, never the caller's input.
+      if (err instanceof ToolError && err.kind === 'cancelled' && !opts.signal?.aborted) throw new ToolError(`${cmd} was stopped: the service is shutting down`, err.stderr, 'killed');
+      throw err;
     } finally {
       this.running.delete(work);
     }
@@ -183,9 +190,10 @@ export class ToolRunner {
     return { stdout: outcome.stdout, stderr: outcome.stderr, code: 0 };
   }
 
-  /** Waits for running tools, then releases the uid block and the cgroups. */
+  /** Kills running tools and waits for them, then releases the uid block and the cgroups. */
   async close(): Promise<void> {
     this.pool.close();
+    this.closing.abort(new Error('the tool engine is closing'));
     await Promise.allSettled([...this.running]);
     this.cgroups.close();
     this.block?.release();
