@@ -26,7 +26,7 @@ export interface ServiceSettings {
   fileBodyLimitBytes: number;
   /** Largest body of the code-execution routes (source plus commands). */
   codeBodyLimitBytes: number;
-  /** Bytes of request bodies that may be in the process at once, across all requests. */
+  /** Bytes of request bodies and URL downloads that may be arriving at once, across all requests. */
   bodyBytesInFlightMax: number;
   /** Port of a separate metrics listener; `undefined`: `/metrics` on the main port behind ADMIN_TOKEN. */
   metricsPort: number | undefined;
@@ -53,7 +53,7 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   BODY_LIMIT_BYTES: { description: 'Largest request body accepted on routes that carry no files (413 past it).', default: '1048576' },
   FILE_BODY_LIMIT_BYTES: { description: 'Largest request body on routes where files travel: convert-to-pdf, merge-pdfs, extract-*, doc-to-text, /api/v2/run, /mcp.', default: '104857600' },
   CODE_BODY_LIMIT_BYTES: { description: 'Largest request body of run-js-code and run-python-code.', default: '5242880' },
-  BODY_BYTES_IN_FLIGHT_MAX: { description: 'Request-body bytes the instance receives and holds at once across all requests; a body that does not fit is a free 429 BUSY with Retry-After.', default: '268435456' },
+  BODY_BYTES_IN_FLIGHT_MAX: { description: 'Bytes the instance receives at once across all requests: request bodies and media downloaded from a caller\'s URL (streamed to disk, counted while received); what does not fit is a free 429 BUSY.', default: '268435456' },
   METRICS_PORT: { description: 'Serve Prometheus /metrics on this separate port (no token); unset: /metrics on the main port behind ADMIN_TOKEN.', default: '(on the main port)' },
   SHUTDOWN_DELAY_MS: { description: 'After SIGTERM, how long the instance keeps listening and answering 503 SHUTTING_DOWN (and /readyz 503) before it stops accepting connections, so a load balancer sees it drain.', default: '0' },
   SHUTDOWN_GRACE_MS: { description: 'How long shutdown waits for requests in flight.', default: '15000' },

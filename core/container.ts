@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { join } from 'node:path';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { pino, type Logger } from 'pino';
+import { ByteBudget } from './engines/http/byte-budget.js';
 import { loadSettings, type ServiceSettings } from './config.js';
 import { TOKENS } from './tokens.js';
 import { openPglite } from './storage/pglite.js';
@@ -73,8 +74,9 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     closers.push(() => usage.close());
     const keys = new KeyStore(db, db.kind === 'embedded' ? null : settings.keyCacheTtlMs);
 
+    const bytesInFlight = new ByteBudget(settings.bodyBytesInFlightMax);
     const engines: EngineSet = createEngines(
-      { dataDir: settings.dataDir, publicBaseUrl: opts.publicBaseUrl, env: opts.env, log: logger.child({ component: 'engines' }) },
+      { dataDir: settings.dataDir, publicBaseUrl: opts.publicBaseUrl, env: opts.env, log: logger.child({ component: 'engines' }), bytesInFlight },
       opts.engineOverrides,
     );
     closers.push(() => engines.close());
@@ -97,6 +99,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     c.register(TOKENS.RateLimiter, { useValue: limiter });
     c.register(TOKENS.Usage, { useValue: usage });
     c.register(TOKENS.Engines, { useValue: engines });
+    c.register(TOKENS.BytesInFlight, { useValue: bytesInFlight });
     c.register(TOKENS.Registry, { useValue: registry });
     c.register(TOKENS.Executor, { useValue: executor });
     c.register(TOKENS.ServiceConfig, { useValue: opts.serviceConfig });

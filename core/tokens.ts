@@ -11,6 +11,7 @@ import type { Executor } from './execution/executor.js';
 import type { EngineSet } from './engines/index.js';
 import type { ServiceConfig } from './registry/types.js';
 import type { Logger } from 'pino';
+import type { ByteBudget } from './engines/http/byte-budget.js';
 
 /** Every service the server resolves. */
 export const TOKENS = {
@@ -26,4 +27,6 @@ export const TOKENS = {
   Executor: Symbol('Executor') as InjectionToken<Executor>,
   Engines: Symbol('Engines') as InjectionToken<EngineSet>,
   ServiceConfig: Symbol('ServiceConfig') as InjectionToken<ServiceConfig>,
+  /** Bytes received and held at once: request bodies and URL downloads (BODY_BYTES_IN_FLIGHT_MAX). */
+  BytesInFlight: Symbol('BytesInFlight') as InjectionToken<ByteBudget>,
 } as const;

@@ -12,7 +12,7 @@ import { adminRoutes } from './admin/routes.js';
 import { fileRoutes } from './files.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { settingsReferenceRoutes } from './settings-reference.js';
-import { BodyBudget, installBodyLimits } from './hooks/body-limits.js';
+import { installBodyLimits } from './hooks/body-limits.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { wireMetrics } from './metrics/wiring.js';
 import { laneOf } from './metrics/service-metrics.js';
@@ -72,7 +72,8 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   app.decorate('registeredRoutes', routes);
   app.decorate('isDraining', opts.isDraining);
   // Before any route is registered: each route's body limit is set as it is (issue 18 finding 3).
-  const budget = new BodyBudget(settings.bodyBytesInFlightMax);
+  // One budget with the HTTP engine's URL downloads (issue 24): both are bytes arriving at once.
+  const budget = c.resolve(TOKENS.BytesInFlight);
   installBodyLimits(app as unknown as FastifyInstance, settings, budget);
   installJsonDepthLimit(app as unknown as FastifyInstance);
 

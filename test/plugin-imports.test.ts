@@ -48,3 +48,14 @@ it('core never names a file under plugins/ (engines know nothing of plugins)', a
   }
   assert.deepEqual(problems, []);
 });
+
+it('plugins never start processes themselves: external tools run through the SDK `runTool` (confined), never child_process', async () => {
+  const problems: string[] = [];
+  const spawning = /(?:from\s*|import\s*\(\s*|require\s*\(\s*|^\s*import\s*)['"](?:node:)?(?:child_process|cluster)['"]|process\.binding\(|process\.dlopen\(/m;
+  for (const file of await sources('plugins')) {
+    // Tests and loopback fakes make their fixtures with the tools directly; they never serve a request.
+    if (/\.test\.ts$|\/fake\.ts$|\/fakes?\//.test(file)) continue;
+    if (spawning.test(await readFile(join(root, file), 'utf8'))) problems.push(file);
+  }
+  assert.deepEqual(problems, [], 'a plugin that needs an external program calls runTool from core/sdk.ts');
+});

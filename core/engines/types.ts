@@ -10,6 +10,7 @@ import type { OfficeEngine } from './office/types.js';
 import type { PdfEngine } from './pdf/types.js';
 import type { JsSandbox, PythonSandbox } from './sandbox/types.js';
 import type { ComputeEngine } from './compute/types.js';
+import type { ToolEngine } from './tools/types.js';
 
 /** Everything a plugin can reach on this machine. */
 export interface Engines {
@@ -29,6 +30,8 @@ export interface Engines {
   readonly python: PythonSandbox;
   /** CPU-bound plugin work (parsing, conversion) in worker threads, off the thread that serves HTTP. */
   readonly compute: ComputeEngine;
+  /** Confined, memory-capped local tools (ffmpeg, tesseract, poppler, qpdf) and image admission. */
+  readonly tools: ToolEngine;
 }
 
 /** Something that holds processes or handles and must be stopped at shutdown. */

@@ -3,6 +3,7 @@
  * guard and a size cap) or `base64` (a data: URL is accepted), naming the field in every error.
  * In the SDK: every job that takes files (`inputMethod` url|base64) reads them this way.
  */
+import { writeFile } from 'node:fs/promises';
 import { InputError, PayloadTooLargeError, ServiceError, UpstreamError } from '../errors.js';
 import type { Engines } from '../engines/types.js';
 
@@ -43,24 +44,62 @@ export function fromBase64(value: string, label: string, maxBytes: number): Load
   return { data, contentType };
 }
 
+/** A download's failure as the caller's input problem (400), its size as a 413; the caller's abort as is. */
+function downloadFailed(err: unknown, label: string, maxBytes: number, signal: AbortSignal): unknown {
+  if (signal.aborted) return err;
+  if (err instanceof PayloadTooLargeError) return tooLarge(label, maxBytes);
+  if (err instanceof ServiceError && !(err instanceof UpstreamError)) return err;
+  return new InputError(`Could not download '${label}': ${(err as Error).message}`, { cause: err });
+}
+
+/** What names a downloaded input's type: the URL path's extension and the Content-Type. */
+function described(finalUrl: string, url: string, headers: Record<string, string>): Omit<LoadedInput, 'data'> {
+  const last = new URL(finalUrl || url).pathname.split('/').pop() ?? '';
+  const dot = last.lastIndexOf('.');
+  const pathExtension = dot > 0 ? last.slice(dot + 1).toLowerCase() : undefined;
+  const contentType = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1]?.split(';')[0]?.trim();
+  return { pathExtension, contentType };
+}
+
 /** Downloads a user-supplied URL through the SSRF guard; an unreachable URL is the caller's input problem (400). */
 export async function fromUrl(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal): Promise<LoadedInput> {
   let res;
   try {
     res = await engines.http.request({ url, guard: true, maxBytes, timeoutMs: 120_000, maxRedirects: 5, signal });
   } catch (err) {
-    if (signal.aborted) throw err;
-    if (err instanceof PayloadTooLargeError) throw tooLarge(label, maxBytes);
-    if (err instanceof ServiceError && !(err instanceof UpstreamError)) throw err;
-    throw new InputError(`Could not download '${label}': ${(err as Error).message}`, { cause: err });
+    throw downloadFailed(err, label, maxBytes, signal);
   }
   if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
   if (res.body.byteLength === 0) throw new InputError(`'${label}' is empty.`);
-  const last = new URL(res.url || url).pathname.split('/').pop() ?? '';
-  const dot = last.lastIndexOf('.');
-  const pathExtension = dot > 0 ? last.slice(dot + 1).toLowerCase() : undefined;
-  const contentType = Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1]?.split(';')[0]?.trim();
-  return { data: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), pathExtension, contentType };
+  return { data: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), ...described(res.url, url, res.headers) };
+}
+
+/** An input written to a file: its size and what names its type. */
+export interface FileInput extends Omit<LoadedInput, 'data'> {
+  bytes: number;
+}
+
+/**
+ * Reads `value` the way `inputMethod` says straight into `file` (issue 24: large media by URL
+ * were held whole in memory): a URL is streamed to the file as it arrives and counts in the
+ * in-flight byte budget meanwhile; base64 is decoded and written.
+ */
+export async function loadInputToFile(engines: Engines, method: 'url' | 'base64', value: string, label: string, maxBytes: number, signal: AbortSignal, file: string): Promise<FileInput> {
+  if (method === 'base64') {
+    const { data, contentType } = fromBase64(value, label, maxBytes);
+    await writeFile(file, data);
+    return { bytes: data.byteLength, contentType };
+  }
+  const url = value.trim();
+  let res;
+  try {
+    res = await engines.http.download({ url, guard: true, maxBytes, timeoutMs: 120_000, maxRedirects: 5, signal, file });
+  } catch (err) {
+    throw downloadFailed(err, label, maxBytes, signal);
+  }
+  if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
+  if (res.bytes === 0) throw new InputError(`'${label}' is empty.`);
+  return { bytes: res.bytes, ...described(res.url, url, res.headers) };
 }
 
 /** Reads `value` the way `inputMethod` says. */

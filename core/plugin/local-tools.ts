@@ -1,108 +1,110 @@
 /**
- * Local tools for plugins (poppler, tesseract, ffmpeg…): one process run with a time limit, the
- * caller's abort signal and an output cap, a gate bounding how many run at once on the instance,
- * and scratch directories that are always removed (issue 15: "every temporary file is removed").
- * In the SDK because every lane that shells out to a Debian tool needs the same four things.
+ * Local tools for plugins (poppler, tesseract, ffmpeg, qpdf…): the one way a plugin runs an
+ * external program. Every run goes through the local-tool engine (core/engines/tools), confined
+ * (own uid, cleared environment, no network, only its scratch folders), memory-capped, time-limited
+ * and killed with its whole process tree when the caller's signal aborts; a gate bounds how many
+ * run at once and serves callers in turn; scratch directories are always removed (issue 15).
+ * In the SDK because every lane that shells out to a Debian tool needs the same things.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FairQueue } from '../util/fair-queue.js';
+import { processToolEngine } from '../engines/tools/index.js';
+import type { ToolEngine, ToolResult, ToolRunOptions } from '../engines/tools/types.js';
 
-/** A finished process run. */
-export interface ToolResult {
-  stdout: Buffer;
-  stderr: string;
-  code: number;
-}
+export { ToolError, type ToolResult, type ToolFailure, type ToolRunOptions, type ToolEngine, type ImageHeader } from '../engines/tools/types.js';
 
-/** Thrown when a tool exits non-zero, times out or cannot start; `stderr` is for the log only. */
-export class ToolError extends Error {
-  constructor(
-    message: string,
-    readonly stderr = '',
-  ) {
-    super(message);
+/** Scratch folders of {@link withScratch} alive now: a run whose arguments name one may use it. */
+const scratchDirs = new Set<string>();
+
+/** The scratch folders `args` name (a file inside one, an output pattern, the folder itself). */
+function namedScratch(args: string[]): string[] {
+  const found = new Set<string>();
+  for (const arg of args) {
+    for (const dir of scratchDirs) if (arg === dir || arg.startsWith(`${dir}/`)) found.add(dir);
   }
+  return [...found];
 }
 
-/** Runs `cmd args` and collects its output (stdout capped at `maxBytes`). */
-export function runTool(cmd: string, args: string[], opts: { signal?: AbortSignal; timeoutMs: number; maxBytes?: number; maxStderr?: number }): Promise<ToolResult> {
-  const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    let size = 0;
-    let stderr = '';
-    let failure: ToolError | undefined;
-    const stop = (why: string) => {
-      failure ??= new ToolError(why);
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => stop(`${cmd} took longer than ${opts.timeoutMs} ms`), opts.timeoutMs);
-    const onAbort = () => stop(`${cmd} cancelled`);
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (b: Buffer) => {
-      size += b.length;
-      if (size > maxBytes) return stop(`${cmd} wrote more than ${maxBytes} bytes`);
-      out.push(b);
-    });
-    child.stderr.on('data', (b: Buffer) => {
-      if (stderr.length < (opts.maxStderr ?? 8192)) stderr += b.toString();
-    });
-    child.on('error', (err) => {
-      failure ??= new ToolError(`${cmd} could not start: ${err.message}`);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      if (failure) return reject(Object.assign(failure, { stderr }));
-      if (code !== 0) return reject(new ToolError(`${cmd} exited with ${code}`, stderr));
-      resolve({ stdout: Buffer.concat(out), stderr, code: 0 });
-    });
-  });
+/**
+ * Runs `cmd args` confined and collects its output (stdout capped at `maxBytes`). `tools` is the
+ * run context's engine (`ctx.engines.tools`), so the server's limits apply; without it the
+ * process-wide engine runs it, confined the same way. The tool sees the `withScratch` folders
+ * its arguments name and `dirs`, nothing else of the host.
+ */
+export function runTool(cmd: string, args: string[], opts: ToolRunOptions & { tools?: ToolEngine }): Promise<ToolResult> {
+  const { tools, ...run } = opts;
+  const dirs = [...new Set([...(run.dirs ?? []), ...namedScratch(args)])];
+  return (tools ?? processToolEngine()).run(cmd, args, { ...run, dirs });
 }
 
-/** Bounds concurrent work; waiters leave the queue when their signal aborts. */
+interface Waiter {
+  owner: string;
+  go(): void;
+}
+
+/**
+ * Bounds concurrent work and serves callers in turn (issue 24: one key's backlog held every
+ * other key behind it): a free slot goes to the earliest waiter of the caller holding the fewest
+ * slots, so another caller's first job waits for at most one job to finish. Waiters leave the
+ * queue when their signal aborts.
+ */
 export class Gate {
   private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly queue = new FairQueue<Waiter>();
   constructor(private readonly size: number) {}
 
-  /** Runs `fn` once a slot is free. */
-  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (this.running >= this.size) {
-      await new Promise<void>((resolve, reject) => {
-        const go = () => {
+  /** Runs `fn` once a slot is free; `caller` is the opaque key id of the run context (`ctx.caller`). */
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal, caller = ''): Promise<T> {
+    if (signal?.aborted) throw signal.reason;
+    // Every job passes through the queue, even when a slot is free, so it counts what each caller holds.
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        owner: caller,
+        go: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();
-        };
-        const onAbort = () => {
-          const i = this.waiting.indexOf(go);
-          if (i >= 0) this.waiting.splice(i, 1);
-          reject(signal!.reason);
-        };
-        if (signal?.aborted) return reject(signal.reason);
-        signal?.addEventListener('abort', onAbort, { once: true });
-        this.waiting.push(go);
-      });
-    } else this.running += 1;
+        },
+      };
+      const onAbort = () => {
+        if (this.queue.remove(waiter)) reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+      this.next();
+    });
     try {
       return await fn();
     } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running -= 1;
+      this.running -= 1;
+      this.queue.done(caller);
+      this.next();
+    }
+  }
+
+  /** Hands free slots to waiters, fairly. */
+  private next(): void {
+    while (this.running < this.size) {
+      const w = this.queue.take();
+      if (!w) return;
+      this.running += 1;
+      w.go();
     }
   }
 }
 
-/** Runs `fn` with a fresh scratch directory, removed afterwards whatever happens. */
-export async function withScratch<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), `${prefix}-`));
+/**
+ * Runs `fn` with a fresh scratch directory (in `root`, by default the system temp dir), removed
+ * afterwards whatever happens; a tool whose arguments name it may use it.
+ */
+export async function withScratch<T>(prefix: string, fn: (dir: string) => Promise<T>, root = tmpdir()): Promise<T> {
+  const dir = await mkdtemp(join(root, `${prefix}-`));
+  scratchDirs.add(dir);
   try {
     return await fn(dir);
   } finally {
+    scratchDirs.delete(dir);
     await rm(dir, { recursive: true, force: true });
   }
 }

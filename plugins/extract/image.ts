@@ -1,6 +1,7 @@
 /**
- * extract-image (issue 15): each image is OCRed locally and downscaled (at most 1568 px a side,
- * JPEG), then the vision model gets the prompt, the OCR text and the images. 100 + 10 per image.
+ * extract-image (issue 15): each image is admitted by its header (format and IMAGE_MAX_PIXELS,
+ * issue 24), OCRed locally and downscaled (at most 1568 px a side, JPEG), then the vision model
+ * gets the prompt, the OCR text and the images. 100 + 10 per image.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,13 +19,15 @@ export async function extractImages(input: Input, ctx: RunContext<any, any>) {
   const l = lane(ctx);
   const max = l.settings.imageMaxMb * MB;
   const loaded = await Promise.all(input.images.map((img, i) => loadInput(ctx.engines, input.inputMethod, img, `images[${i}]`, max, ctx.signal)));
+  // Every image is admitted by its header (format, pixels) before any tool decodes one of them.
+  const headers = loaded.map((img, i) => ctx.engines.tools.admitImage(img.data, `images[${i}]`));
   const read = await withScratch('extract-image', (dir) =>
     Promise.all(
       loaded.map(async (img, i) => {
         const file = join(dir, `in-${i}`);
         await writeFile(file, img.data);
         // Downscaling first also proves the file is an image (a 400 otherwise) before OCR runs.
-        const jpeg = await modelImage(l.tools, file, join(dir, `model-${i}.jpg`));
+        const jpeg = await modelImage(l.tools, file, headers[i]!, join(dir, `model-${i}.jpg`));
         return { jpeg, text: await ocrImage(l.tools, file, l.settings.ocrLanguages) };
       }),
     ),

@@ -13,7 +13,7 @@ import { type Gate } from '../../core/sdk.js';
 export interface State {
   /** Model requests at once (MODEL_MAX_CONCURRENCY). */
   modelGate: Gate;
-  /** ffmpeg/ffprobe/tesseract processes at once (EXTRACT_MAX_PROCESSES). */
+  /** ffmpeg/ffprobe/tesseract processes at once (EXTRACT_MAX_PROCESSES), served to keys in turn. */
   toolGate: Gate;
 }
 
@@ -38,7 +38,7 @@ export function lane(ctx: RunContext<any, any>): Lane {
       names: { text: settings.model, vision: settings.visionModel || settings.model, transcribe: settings.transcribeModel },
       tokens: { prompt_tokens: 0, completion_tokens: 0 },
     },
-    tools: { gate: state.toolGate, signal: ctx.signal, timeoutMs: settings.toolTimeoutMs },
+    tools: { gate: state.toolGate, signal: ctx.signal, timeoutMs: settings.toolTimeoutMs, tools: ctx.engines.tools, caller: ctx.caller },
   };
 }
 

@@ -10,6 +10,17 @@ import { nextPollDelay } from './client.js';
 let fake: ImageAFake;
 let h: PluginHarness;
 let pictures: LoopbackServer;
+/** The header of a lossless WebP declaring 16384×16384 pixels (all admission reads). */
+const HUGE_WEBP = (() => {
+  const b = Buffer.alloc(40);
+  b.write('RIFF', 0, 'latin1');
+  b.writeUInt32LE(32, 4);
+  b.write('WEBPVP8L', 8, 'latin1');
+  b.writeUInt32LE(20, 16);
+  b[20] = 0x2f;
+  b.writeUInt32LE(16383 | (16383 << 14), 21);
+  return b;
+})();
 /** Fast polling so the multi-poll scenarios take milliseconds. */
 const quick = { IMAGE_A_POLL_INTERVAL_MS: '20' };
 
@@ -19,6 +30,7 @@ before(async () => {
   // Caller-side images for img-dev / img-edit-pro: a PNG and a web page.
   pictures = await serveLoopback((req, res) => {
     if (req.url === '/cat.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(FAKE_IMAGES.png!.bytes);
+    if (req.url === '/huge.webp') return void res.writeHead(200, { 'content-type': 'image/webp' }).end(HUGE_WEBP);
     res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not an image</html>');
   });
 });
@@ -97,6 +109,12 @@ test('img-edit-pro: the input image is fetched here and sent inline; kontext kee
   assert.deepEqual(await outcome(h.capability('generate_ai_image', { model: 'img-dev', input: { prompt: 'x', image: `${pictures.url}/page.html` } })), {
     status: 400,
     message: "Invalid input: 'input.image' is not a jpeg, png, gif or webp image.",
+  });
+  assert.equal(fake.requests.length, before, 'nothing sent upstream');
+  // Admitted by its header (IMAGE_MAX_PIXELS, issue 24): a 16384×16384 WebP never reaches the provider.
+  assert.deepEqual(await outcome(h.capability('generate_ai_image', { model: 'img-edit-pro', input: { prompt: 'x', input_image: `${pictures.url}/huge.webp` } })), {
+    status: 400,
+    message: "'input.input_image' is too large: 16384×16384 pixels (268.4 megapixels); images may have at most 50 megapixels.",
   });
   assert.equal(fake.requests.length, before, 'nothing sent upstream');
 });

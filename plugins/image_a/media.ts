@@ -1,6 +1,6 @@
 /**
  * Image bytes in and out of image_a. Input images (`image`, `input_image`) are fetched here through
- * the SSRF guard and sent upstream inline, so the provider never fetches a URL a caller chose
+ * the SSRF guard, admitted by their header (format, IMAGE_MAX_PIXELS) and sent upstream inline, so the provider never fetches a URL a caller chose
  * (issue 16). Outputs are downloaded at once — the provider's delivery URLs expire — checked to be
  * images and kept in our file store behind our own signed URLs (spec §4.7, §8.2).
  */
@@ -44,6 +44,8 @@ export async function inlineImage(ctx: RunContext<unknown>, field: string, url: 
   if (res.status !== 200) throw new InputError(`Invalid input: 'input.${field}' could not be fetched (HTTP ${res.status}).`);
   const kind = sniffImage(res.body);
   if (!kind) throw new InputError(`Invalid input: 'input.${field}' is not a jpeg, png, gif or webp image.`);
+  // Admitted by its header (IMAGE_MAX_PIXELS) before anything decodes it, here or upstream.
+  ctx.engines.tools.admitImage(res.body, `input.${field}`);
   return `data:${kind.contentType};base64,${Buffer.from(res.body).toString('base64')}`;
 }
 

@@ -3,8 +3,7 @@
  * run (`renderJs`, default true) or a screenshot is wanted, else a plain guarded fetch. HTML and
  * plain text are returned as text; a PDF becomes its text; any other type is a 400.
  */
-import { spawn } from 'node:child_process';
-import { InputError, OperationFailedError, PayloadTooLargeError, type RunContext } from '../../core/sdk.js';
+import { InputError, OperationFailedError, PayloadTooLargeError, ToolError, runTool, type RunContext, type ToolEngine } from '../../core/sdk.js';
 
 /** What a fetched page is, once classified. */
 export interface FetchedPage {
@@ -67,7 +66,7 @@ export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): P
   const contentLanguage = res.headers['content-language'];
   const head = Buffer.from(res.body.subarray(0, 512)).toString('latin1');
   if (/application\/pdf/i.test(contentType) || head.startsWith('%PDF-')) {
-    return { url: res.url, status: res.status, contentType: contentType || 'application/pdf', kind: 'pdf', body: await pdfText(res.body, ctx.signal) };
+    return { url: res.url, status: res.status, contentType: contentType || 'application/pdf', kind: 'pdf', body: await pdfText(res.body, ctx.signal, ctx.engines.tools) };
   }
   if (isHtml(contentType) || (!contentType && /<(!doctype html|html|head|body)[\s>]/i.test(head))) {
     return { url: res.url, status: res.status, contentType: contentType || 'text/html', kind: 'html', body: res.text(), contentLanguage };
@@ -90,20 +89,20 @@ function tooLarge(url: string, max: number) {
   return new PayloadTooLargeError(`Failed to retrieve ${url}: the response is larger than the ${size} limit.`);
 }
 
-/** Text of a PDF via poppler's pdftotext (a Debian package the service already requires). */
-function pdfText(pdf: Uint8Array, signal: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pdftotext', ['-enc', 'UTF-8', '-layout', '-', '-'], { stdio: ['pipe', 'pipe', 'pipe'], signal, timeout: 30_000 });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', (e) => reject(new OperationFailedError('Failed to read the PDF document.', { cause: e })));
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8').replace(/\f/g, '\n\n').replace(/[ \t]+\n/g, '\n').trim());
-      else reject(new InputError(`The PDF document could not be read: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0] || `pdftotext exited with ${code}`}.`));
-    });
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(pdf);
-  });
+/**
+ * Text of a PDF via poppler's pdftotext (a Debian package the service already requires), run
+ * confined like every local tool: no network, no host files, none of the service's secrets.
+ */
+async function pdfText(pdf: Uint8Array, signal: AbortSignal, tools: ToolEngine): Promise<string> {
+  try {
+    const { stdout } = await runTool('pdftotext', ['-enc', 'UTF-8', '-layout', '-', '-'], { stdin: pdf, signal, timeoutMs: 30_000, tools });
+    return stdout.toString('utf8').replace(/\f/g, '\n\n').replace(/[ \t]+\n/g, '\n').trim();
+  } catch (err) {
+    if (signal.aborted) throw err;
+    // pdftotext refusing the file is the page's problem (400); a killed or failed run is ours.
+    if (err instanceof ToolError && err.kind === 'exit') {
+      throw new InputError(`The PDF document could not be read: ${err.stderr.trim().split('\n')[0] || err.message}.`, { cause: err });
+    }
+    throw new OperationFailedError('Failed to read the PDF document.', { cause: err });
+  }
 }

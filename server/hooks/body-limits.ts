@@ -3,13 +3,15 @@
  * pushed the process to 2 GB. Two defences:
  * - per route: 1 MB by default, large only where files travel (conversion, merging, extraction,
  *   v2 run whose capabilities take base64 files, MCP whose tools reach the same), moderate for code;
- * - per process: a budget of body bytes being received and held at once, across all requests.
+ * - per process: a budget of bytes being received and held at once, across all requests (shared
+ *   with the HTTP engine's URL downloads, issue 24).
  *   A body that does not fit is refused at once as a free 429 BUSY (spec §7.2 leaves the service's
  *   own overload status open; BUSY is the documented code for a full queue), with Retry-After.
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { BusyError, PayloadTooLargeError } from '../../core/errors.js';
+import { PayloadTooLargeError } from '../../core/errors.js';
+import { bytesBusy as busy, type ByteBudget } from '../../core/engines/http/byte-budget.js';
 import type { ServiceSettings } from '../../core/config.js';
 
 /** Routes where files travel in the body (base64 documents, images, audio, video). */
@@ -42,34 +44,8 @@ export function tooLargeMessage(limit: number): string {
   return `Request body is too large: this route accepts at most ${limit} bytes.`;
 }
 
-/** Bytes of request bodies the process holds at once. */
-export class BodyBudget {
-  private used = 0;
-  constructor(readonly max: number) {}
-
-  /** Takes `n` bytes if they fit; false otherwise. */
-  take(n: number): boolean {
-    if (this.used + n > this.max) return false;
-    this.used += n;
-    return true;
-  }
-
-  /** Gives `n` bytes back. */
-  give(n: number): void {
-    this.used = Math.max(0, this.used - n);
-  }
-
-  /** Bytes in use now (metrics). */
-  get inUse(): number {
-    return this.used;
-  }
-}
-
-const BUSY_TEXT = 'The service is receiving too much data at once. Please retry shortly.';
-
-function busy(): BusyError {
-  return new BusyError(BUSY_TEXT);
-}
+/** Bytes of request bodies (and URL downloads, core/engines/http) the process holds at once. */
+export { ByteBudget as BodyBudget } from '../../core/engines/http/byte-budget.js';
 
 /**
  * Installs both defences on the root app: a per-route `bodyLimit` (set as each route is
@@ -77,7 +53,7 @@ function busy(): BusyError {
  * are held from the moment they arrive until the response is closed (its parsed form lives that
  * long), and given back exactly once however the call ends.
  */
-export function installBodyLimits(app: FastifyInstance, settings: ServiceSettings, budget: BodyBudget): void {
+export function installBodyLimits(app: FastifyInstance, settings: ServiceSettings, budget: ByteBudget): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     route.bodyLimit ??= bodyLimitFor(route.url ?? '', settings);
   });

@@ -7,6 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { createHttpEngineWith } from './index.js';
 import { blockedReason } from './ip-ranges.js';
 import { ServiceError } from '../../errors.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ByteBudget } from './byte-budget.js';
 
 let server: http.Server;
 let base = '';
@@ -215,5 +219,23 @@ test('a redirect to another origin drops credentials and turns the SSRF guard on
     await rejects(strict.request({ url: `${base}/redirect?to=${encodeURIComponent(other)}`, guard: false }), 400, /loopback/);
   } finally {
     await strict.close();
+  }
+});
+
+test('download: the decoded body goes straight to a file, within the size cap and the in-flight byte budget', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'http-download-'));
+  const budget = new ByteBudget(200_000);
+  const h = createHttpEngineWith({ env: { ALLOW_PRIVATE_NETWORK: 'true' }, bytesInFlight: budget });
+  try {
+    const gz = await h.download({ url: `${base}/gzip`, file: join(dir, 'a') });
+    assert.deepEqual({ status: gz.status, bytes: gz.bytes }, { status: 200, bytes: Buffer.byteLength('zipped ✓') });
+    assert.equal(readFileSync(join(dir, 'a'), 'utf8'), 'zipped ✓');
+    // 300 kB declared against a 200 kB budget: refused before a byte is read, and nothing stays held.
+    await assert.rejects(h.download({ url: `${base}/big`, file: join(dir, 'b'), maxBytes: 1_000_000 }), (e: ServiceError) => e.status === 429);
+    await assert.rejects(h.download({ url: `${base}/bomb`, file: join(dir, 'c'), maxBytes: 100_000 }), (e: ServiceError) => e.status === 413);
+    assert.equal(budget.inUse, 0);
+  } finally {
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

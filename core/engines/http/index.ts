@@ -5,9 +5,11 @@
  */
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
+import { open } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import type { EngineOptions } from '../options.js';
-import type { HttpEngine, HttpRequest, HttpResponse } from './types.js';
+import type { HttpDownload, HttpDownloadRequest, HttpEngine, HttpRequest, HttpResponse } from './types.js';
+import { bytesBusy, type ByteBudget } from './byte-budget.js';
 import { PayloadTooLargeError, ServiceError, UpstreamError } from '../../errors.js';
 import { SsrfGuard, guardPolicyFromEnv, systemResolver, type Resolver } from './guard.js';
 import { decodeText, decoderFor } from './decode.js';
@@ -29,11 +31,11 @@ export interface HttpEngineImpl extends HttpEngine {
 
 /** Creates the outbound HTTP engine from the environment (`ALLOW_PRIVATE_NETWORK`, `ALLOW_HOSTS`). */
 export function createHttpEngine(opts: EngineOptions): HttpEngineImpl {
-  return createHttpEngineWith({ env: opts.env });
+  return createHttpEngineWith({ env: opts.env, bytesInFlight: opts.bytesInFlight });
 }
 
 /** Same as `createHttpEngine`, with a substitutable resolver for tests of the guard. */
-export function createHttpEngineWith(opts: { env: Record<string, string | undefined>; resolver?: Resolver }): HttpEngineImpl {
+export function createHttpEngineWith(opts: { env: Record<string, string | undefined>; resolver?: Resolver; bytesInFlight?: ByteBudget }): HttpEngineImpl {
   const guard = new SsrfGuard(guardPolicyFromEnv(opts.env), opts.resolver ?? systemResolver);
   const pool = { keepAliveTimeout: 10_000, connections: 16 };
   // Two dispatchers: user URLs go through the guarded lookup; operator-configured provider URLs
@@ -44,7 +46,8 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
   /** Headers that carry credentials and are dropped when a redirect leaves the origin. */
   const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'x-access-key'];
 
-  async function request(req: HttpRequest): Promise<HttpResponse> {
+  /** Sends `req`, following redirects, and hands the final response to `consume`. */
+  async function send<T>(req: HttpRequest, consume: (res: Dispatcher.ResponseData, headers: Record<string, string>, url: URL, maxBytes: number) => Promise<T>): Promise<T> {
     let useGuard = req.guard !== false;
     const timeoutMs = req.timeoutMs ?? DEFAULTS.timeoutMs;
     const maxBytes = req.maxBytes ?? DEFAULTS.maxBytes;
@@ -91,17 +94,7 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
           }
           continue;
         }
-        const flatHeaders = flattenHeaders(res.headers);
-        const bytes = await readCapped(res.body, flatHeaders['content-encoding'], maxBytes, url);
-        const finalUrl = url.href;
-        return {
-          status: res.statusCode,
-          url: finalUrl,
-          headers: flatHeaders,
-          body: bytes,
-          text: () => decodeText(bytes, flatHeaders['content-type']),
-          json: <T>() => JSON.parse(decodeText(bytes, 'application/json')) as T,
-        };
+        return await consume(res, flattenHeaders(res.headers), url, maxBytes);
       }
     } catch (err) {
       throw translate(err, url, limit.timedOut, timeoutMs, caller);
@@ -110,9 +103,36 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
     }
   }
 
+  function request(req: HttpRequest): Promise<HttpResponse> {
+    return send(req, async (res, headers, url, maxBytes) => {
+      const bytes = await readCapped(res.body, headers['content-encoding'], maxBytes, url);
+      return {
+        status: res.statusCode,
+        url: url.href,
+        headers,
+        body: bytes,
+        text: () => decodeText(bytes, headers['content-type']),
+        json: <T>() => JSON.parse(decodeText(bytes, 'application/json')) as T,
+      };
+    });
+  }
+
+  function download(req: HttpDownloadRequest): Promise<HttpDownload> {
+    return send(req, async (res, headers, url, maxBytes) => {
+      // An error page is not the file asked for: it is not written, only its status reported.
+      if (res.statusCode >= 300) {
+        res.body.resume();
+        return { status: res.statusCode, url: url.href, headers, bytes: 0 };
+      }
+      const bytes = await writeCapped(res.body, headers, maxBytes, url, req.file, opts.bytesInFlight);
+      return { status: res.statusCode, url: url.href, headers, bytes };
+    });
+  }
+
   return {
     guard,
     request,
+    download,
     async close() {
       await Promise.allSettled([guarded.close(), trusted.close()]);
     },
@@ -141,6 +161,54 @@ async function readCapped(raw: Readable, encoding: string | undefined, maxBytes:
   }
   const all = Buffer.concat(chunks, size);
   return new Uint8Array(all.buffer, all.byteOffset, all.byteLength);
+}
+
+/**
+ * Writes a body through its decompressor straight into `file` as it arrives (issue 24 finding 6:
+ * downloads were held whole in memory), stopping at the cap; the bytes count in the in-flight
+ * budget while they are received: a declared length that does not fit is refused before any byte
+ * is read (429 BUSY), and an undeclared one as soon as it stops fitting.
+ */
+async function writeCapped(raw: Readable, headers: Record<string, string>, maxBytes: number, url: URL, file: string, budget: ByteBudget | undefined): Promise<number> {
+  const declared = Number(headers['content-length']);
+  const known = !headers['content-encoding'] && Number.isFinite(declared) && declared >= 0;
+  if (known && declared > maxBytes) {
+    raw.destroy();
+    throw responseTooLarge(url, maxBytes);
+  }
+  let held = 0;
+  if (budget && known) {
+    if (!budget.take(declared)) {
+      raw.destroy();
+      throw bytesBusy();
+    }
+    held = declared;
+  }
+  const decoder = decoderFor(headers['content-encoding']);
+  const stream: Readable = decoder ? raw.pipe(decoder) : raw;
+  if (decoder) raw.on('error', (e) => decoder.destroy(e));
+  const out = await open(file, 'w', 0o640);
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      const b = chunk as Buffer;
+      size += b.byteLength;
+      if (size > maxBytes) throw responseTooLarge(url, maxBytes);
+      if (budget && size > held) {
+        if (!budget.take(size - held)) throw bytesBusy();
+        held = size;
+      }
+      await out.write(b);
+    }
+    return size;
+  } catch (err) {
+    raw.destroy();
+    decoder?.destroy();
+    throw err;
+  } finally {
+    await out.close();
+    budget?.give(held);
+  }
 }
 
 /** Maps transport failures to catalogue errors (spec §7.1: 502 for an unreachable upstream). */

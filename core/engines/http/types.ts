@@ -35,7 +35,28 @@ export interface HttpResponse {
   json<T = unknown>(): T;
 }
 
+/** A download written straight to a file (large inputs: nothing of the body is held in memory). */
+export interface HttpDownloadRequest extends HttpRequest {
+  /** Where the body goes (created or truncated); only a 2xx body is written. */
+  file: string;
+}
+
+/** What a download received. */
+export interface HttpDownload {
+  status: number;
+  /** Final URL after redirects. */
+  url: string;
+  headers: Record<string, string>;
+  /** Bytes written to the file (decoded). */
+  bytes: number;
+}
+
 /** Outbound HTTP with the SSRF guard. */
 export interface HttpEngine {
   request(req: HttpRequest): Promise<HttpResponse>;
+  /**
+   * Like `request`, but the body is written to `req.file` as it arrives, within `maxBytes`, and
+   * counted in the service's in-flight byte budget while it is received (429 BUSY when it does not fit).
+   */
+  download(req: HttpDownloadRequest): Promise<HttpDownload>;
 }

@@ -1,8 +1,8 @@
-/** Runs the PDF command-line tools (ghostscript, qpdf, pdffonts) on scratch files. */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+/**
+ * Runs the PDF command-line tools (ghostscript, qpdf, pdffonts) on scratch files, confined like
+ * every local tool (issue 24: core/engines/tools; no network, no secrets, only the scratch folder).
+ */
+import { ToolError, runTool as runConfined, withScratch as scratch } from '../../plugin/local-tools.js';
 
 /** Exit status and output of one tool run. */
 export interface ToolResult {
@@ -11,22 +11,21 @@ export interface ToolResult {
   stderr: string;
 }
 
-/** Runs `cmd args…`, never throwing for a non-zero exit (the caller reads `code`). */
-export function runTool(cmd: string, args: string[], timeoutMs = 120_000): Promise<ToolResult> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr || (err && code === -1 ? err.message : '')) });
-    });
-  });
+/**
+ * Runs `cmd args…`, never throwing for a non-zero exit (the caller reads `code`; -1 when the tool
+ * was killed or could not start). `readOnly`: files outside the scratch folder it may read.
+ */
+export async function runTool(cmd: string, args: string[], timeoutMs = 120_000, readOnly: string[] = []): Promise<ToolResult> {
+  try {
+    const r = await runConfined(cmd, args, { timeoutMs, maxBytes: 16 * 1024 * 1024, maxStderr: 64 * 1024, readOnly });
+    return { code: 0, stdout: r.stdout.toString(), stderr: r.stderr };
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    return { code: err.code ?? -1, stdout: err.stdout?.toString() ?? '', stderr: err.stderr || err.message };
+  }
 }
 
-/** Gives `fn` a fresh scratch directory and removes it afterwards. */
-export async function withScratch<T>(root: string | undefined, fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(root ?? tmpdir(), 'pdf-'));
-  try {
-    return await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+/** Gives `fn` a fresh scratch directory (tools named on it may use it) and removes it afterwards. */
+export function withScratch<T>(root: string | undefined, fn: (dir: string) => Promise<T>): Promise<T> {
+  return scratch('pdf', fn, root);
 }

@@ -1,4 +1,4 @@
-/** The JavaScript pool's fair queue (issue 18, item 9): who gets the next worker, and when to surge. */
+/** The fair queue of the JavaScript pool (issue 18, item 9) and the tool gates (issue 24): who gets the next slot, and when to surge. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FairQueue } from './fair-queue.js';
@@ -42,4 +42,15 @@ test('an owner waiting below its share while another holds more is starved; othe
   q.push(job('c', 5));
   assert.equal(q.starved(4), 0, 'three owners, four workers: a and b hold one each, within the share of one');
   assert.equal(q.remove(q.drain()[0]!), false);
+});
+
+test('among owners holding equally few, the one served least recently goes first: a newcomer waits for one job at most', () => {
+  const q = new FairQueue<{ owner: string; n: number }>();
+  for (let i = 1; i <= 4; i++) q.push(job('a', i));
+  assert.equal(q.take()?.n, 1); // a's backlog starts on the only slot
+  q.push(job('b', 10)); // b arrives behind a's three waiting runs
+  q.done('a');
+  assert.equal(q.take()?.n, 10, 'a and b both hold nothing: b was never served, a just was');
+  q.done('b');
+  assert.equal(q.take()?.n, 2);
 });

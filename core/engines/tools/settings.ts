@@ -1,0 +1,62 @@
+/**
+ * Settings of the local-tool engine (issue 24: every external tool confined, memory-capped,
+ * time-limited), read from the environment at boot. Each limit applies to one tool run (one
+ * ffmpeg, ffprobe, tesseract, pdftoppm, pdftotext, pdfinfo or qpdf process and whatever it starts).
+ */
+
+/** The resolved settings. */
+export interface ToolSettings {
+  /** bubblewrap binary that confines every tool run. */
+  bwrapBin: string;
+  /** Memory of one tool run in bytes (cgroup where writable, else RLIMIT_AS of each process). */
+  memoryBytes: number;
+  /** CPU seconds of one tool run (RLIMIT_CPU), a backstop behind the wall clock. */
+  cpuSeconds: number;
+  /** Longest wall time of one tool run, whatever its caller asks. */
+  maxTimeoutMs: number;
+  /** Largest file one tool run may write (RLIMIT_FSIZE). */
+  maxFileBytes: number;
+  /** Processes and threads of one tool run. */
+  maxProcesses: number;
+  /** Tool runs at once on the instance (one uid each); more wait. */
+  slots: number;
+  /** First uid of the host-wide block the tool uids come from (shared default with the sandboxes). */
+  uidBase: number;
+  /** Largest image (width × height) any image entry point admits. */
+  imageMaxPixels: number;
+}
+
+/** Documented variables: name → description and default (README "Engine settings"). */
+export const TOOL_SETTINGS_DOC: Record<string, { description: string; default: string }> = {
+  TOOLS_BWRAP_BIN: { description: 'bubblewrap that confines every local tool run (ffmpeg, ffprobe, tesseract, poppler, qpdf).', default: '/usr/bin/bwrap' },
+  TOOLS_MEMORY_MB: { description: 'Memory of one tool run; past it the tool is killed and the call is a free 500.', default: '1024' },
+  TOOLS_CPU_SECONDS: { description: 'CPU seconds of one tool run.', default: '600' },
+  TOOLS_MAX_TIMEOUT_MS: { description: 'Longest wall time of one tool run, whatever a lane asks.', default: '900000' },
+  TOOLS_MAX_FILE_MB: { description: 'Largest file one tool run may write.', default: '2048' },
+  TOOLS_MAX_PROCESSES: { description: 'Processes and threads of one tool run.', default: '64' },
+  TOOLS_SLOTS: { description: 'Tool runs at once on the instance, one uid each.', default: '16' },
+  IMAGE_MAX_PIXELS: { description: 'Largest image (width × height, read from its header) any image input admits; larger is a free 400.', default: '50000000' },
+};
+
+function int(env: Record<string, string | undefined>, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'.`);
+  return n;
+}
+
+/** Reads the settings; throws with the variable's name on a bad value. */
+export function loadToolSettings(env: Record<string, string | undefined>): ToolSettings {
+  return {
+    bwrapBin: env.TOOLS_BWRAP_BIN?.trim() || '/usr/bin/bwrap',
+    memoryBytes: int(env, 'TOOLS_MEMORY_MB', 1024, 16) * 1024 * 1024,
+    cpuSeconds: int(env, 'TOOLS_CPU_SECONDS', 600),
+    maxTimeoutMs: int(env, 'TOOLS_MAX_TIMEOUT_MS', 900_000, 1000),
+    maxFileBytes: int(env, 'TOOLS_MAX_FILE_MB', 2048) * 1024 * 1024,
+    maxProcesses: int(env, 'TOOLS_MAX_PROCESSES', 64, 4),
+    slots: int(env, 'TOOLS_SLOTS', 16),
+    uidBase: int(env, 'SANDBOX_UID_BASE', 61_000, 1000),
+    imageMaxPixels: int(env, 'IMAGE_MAX_PIXELS', 50_000_000, 1),
+  };
+}
