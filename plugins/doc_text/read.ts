@@ -143,11 +143,18 @@ function ocrDpi(page: number, size: { w: number; h: number } | undefined, maxPix
   return dpi;
 }
 
+/**
+ * Runs one tool for this call: on the run context's tool engine (the server's limits), through
+ * the plugin's gate in turn with other callers.
+ */
+const tool = (opts: ReadOptions, cmd: string, args: string[]) =>
+  opts.gate.run(() => runTool(cmd, args, { signal: opts.signal, timeoutMs: opts.toolTimeoutMs, tools: opts.engines.tools }), opts.signal, opts.caller);
+
 /** Page sizes in points of pages `first`..`last`, from `pdfinfo` (rotation applied). */
 async function pageSizes(file: string, first: number, last: number, opts: ReadOptions): Promise<Map<number, { w: number; h: number }>> {
   let out: string;
   try {
-    out = (await opts.gate.run(() => runTool('pdfinfo', ['-f', String(first), '-l', String(last), file], { signal: opts.signal, timeoutMs: opts.toolTimeoutMs }), opts.signal)).stdout.toString();
+    out = (await tool(opts, 'pdfinfo', ['-f', String(first), '-l', String(last), file])).stdout.toString();
   } catch (err) {
     if (opts.signal.aborted || err instanceof ServiceError) throw err;
     throw failed('the page sizes of the PDF could not be read.', err);
@@ -161,9 +168,11 @@ async function pageSizes(file: string, first: number, last: number, opts: ReadOp
 async function countPages(file: string, opts: ReadOptions): Promise<number> {
   let out: string;
   try {
-    out = (await opts.gate.run(() => runTool('pdfinfo', [file], { signal: opts.signal, timeoutMs: opts.toolTimeoutMs }), opts.signal)).stdout.toString();
+    out = (await tool(opts, 'pdfinfo', [file])).stdout.toString();
   } catch (err) {
     if (opts.signal.aborted) throw err;
+    // pdfinfo killed by its limits is the service's failure, not a verdict on the file.
+    if (err instanceof ToolError && err.serviceFault) throw failed('the PDF could not be opened.', err);
     const stderr = err instanceof ToolError ? err.stderr : '';
     if (/password/i.test(stderr)) throw new InputError('The file is password-protected; remove the password and retry.');
     throw new InputError('The file is not a readable PDF.', { cause: err });
@@ -185,10 +194,7 @@ async function textLayer(file: string, wanted: number[], opts: ReadOptions): Pro
     const first = wanted[i]!;
     const last = wanted[j]!;
     try {
-      const { stdout } = await opts.gate.run(
-        () => runTool('pdftotext', ['-f', String(first), '-l', String(last), '-enc', 'UTF-8', file, '-'], { signal: opts.signal, timeoutMs: opts.toolTimeoutMs }),
-        opts.signal,
-      );
+      const { stdout } = await tool(opts, 'pdftotext', ['-f', String(first), '-l', String(last), '-enc', 'UTF-8', file, '-']);
       stdout.toString('utf8').split('\f').slice(0, last - first + 1).forEach((t, k) => texts.set(first + k, t));
     } catch (err) {
       if (opts.signal.aborted || err instanceof ServiceError) throw err;
@@ -203,10 +209,7 @@ async function textLayer(file: string, wanted: number[], opts: ReadOptions): Pro
 async function ocrPage(file: string, page: number, dpi: number, dir: string, opts: ReadOptions): Promise<string> {
   const base = join(dir, `page-${page}`);
   try {
-    await opts.gate.run(
-      () => runTool('pdftoppm', ['-r', String(dpi), '-gray', '-png', '-singlefile', '-f', String(page), '-l', String(page), file, base], { signal: opts.signal, timeoutMs: opts.toolTimeoutMs }),
-      opts.signal,
-    );
+    await tool(opts, 'pdftoppm', ['-r', String(dpi), '-gray', '-png', '-singlefile', '-f', String(page), '-l', String(page), file, base]);
   } catch (err) {
     if (opts.signal.aborted) throw err;
     throw failed(`page ${page} could not be rendered for OCR.`, err);
@@ -217,14 +220,11 @@ async function ocrPage(file: string, page: number, dpi: number, dir: string, opt
 /** Tesseract's text of one image file. */
 async function ocr(image: string, opts: ReadOptions): Promise<string> {
   try {
-    const { stdout } = await opts.gate.run(
-      () => runTool('tesseract', [image, 'stdout', '-l', opts.ocrLanguages, '--psm', '3'], { signal: opts.signal, timeoutMs: opts.toolTimeoutMs }),
-      opts.signal,
-    );
+    const { stdout } = await tool(opts, 'tesseract', [image, 'stdout', '-l', opts.ocrLanguages, '--psm', '3']);
     return tidy(stdout.toString('utf8'));
   } catch (err) {
     if (opts.signal.aborted) throw err;
-    const stderr = err instanceof ToolError ? err.stderr : '';
+    const stderr = err instanceof ToolError && !err.serviceFault ? err.stderr : '';
     if (/Error in pixRead|Image file .* cannot be read|Unsupported image/i.test(stderr)) throw new InputError('The image could not be read.');
     throw failed('OCR failed.', err);
   }

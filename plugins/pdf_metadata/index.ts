@@ -22,7 +22,7 @@ const TIMEOUT_MS = 5 * 60 * 1000;
 const TOOL_TIMEOUT_MS = 60_000;
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 
-const deps = (ctx: RunContext<State>) => ({ gate: ctx.state.gate, signal: ctx.signal, timeoutMs: TOOL_TIMEOUT_MS });
+const deps = (ctx: RunContext<State>) => ({ gate: ctx.state.gate, signal: ctx.signal, timeoutMs: TOOL_TIMEOUT_MS, tools: ctx.engines.tools, caller: ctx.caller });
 const labels = (n: number) => Array.from({ length: n }, (_, i) => (n === 1 ? 'files[0]' : `files[${i}]`));
 
 async function read(input: Static<typeof readPdfMetadata.input>, ctx: RunContext<State>) {

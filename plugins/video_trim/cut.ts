@@ -7,7 +7,7 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InputError, OperationFailedError, PayloadTooLargeError, ServiceError, runTool, sizeText, type Gate } from '../../core/sdk.js';
+import { InputError, OperationFailedError, PayloadTooLargeError, ServiceError, runTool, sizeText, ToolError, type Gate, type ToolEngine } from '../../core/sdk.js';
 
 /** Containers ffmpeg may open (demuxer names; `mov` covers mp4, m4a, 3gp). */
 export const DEMUXERS = 'mov,matroska,webm,avi,flv,mpeg,mpegts,asf';
@@ -20,6 +20,10 @@ export interface CutDeps {
   signal: AbortSignal;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** The run context's tool engine (`ctx.engines.tools`): the server's limits apply. */
+  tools: ToolEngine;
+  /** The caller's key id: the gate serves callers in turn. */
+  caller?: string;
 }
 
 /** ffprobe's view of the input. */
@@ -31,7 +35,7 @@ export interface VideoProbe {
   keyframes: number[];
 }
 
-const tool = (deps: CutDeps, cmd: string, args: string[]) => deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs }), deps.signal);
+const tool = (deps: CutDeps, cmd: string, args: string[]) => deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, tools: deps.tools }), deps.signal, deps.caller);
 
 /** Refuses text playlists and manifests before any tool sees them (a clearer answer than the demuxer list's). */
 export function refusePlaylist(data: Buffer): void {
@@ -49,7 +53,9 @@ export async function probeVideo(deps: CutDeps, file: string): Promise<VideoProb
     info = (await tool(deps, 'ffprobe', ['-v', 'error', ...CONFINED, '-print_format', 'json', '-show_format', '-show_streams', file])).stdout.toString();
     packets = (await tool(deps, 'ffprobe', ['-v', 'error', ...CONFINED, '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file])).stdout.toString();
   } catch (err) {
-    if (deps.signal.aborted) throw err;
+    if (deps.signal.aborted || err instanceof ServiceError) throw err;
+    // ffprobe killed by its limits is the service's failure, not a verdict on the file.
+    if (err instanceof ToolError && err.serviceFault) throw new OperationFailedError('Failed to trim video: the video could not be read within the service\'s limits.', { cause: err });
     throw new InputError('The video could not be read: it is not a supported video file.', { cause: err });
   }
   const j = JSON.parse(info) as { format?: { format_name?: string; duration?: string }; streams?: { codec_type?: string; codec_name?: string; disposition?: { attached_pic?: number } }[] };
