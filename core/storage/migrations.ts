@@ -74,6 +74,11 @@ const MIGRATIONS: { id: number; sql: string }[] = [
     id: 3,
     sql: `ALTER TABLE reservations DROP CONSTRAINT IF EXISTS reservations_key_id_fkey`,
   },
+  {
+    // GET /admin/stats reads a time range of the usage log: without this it reads all of it.
+    id: 4,
+    sql: `CREATE INDEX IF NOT EXISTS usage_created ON usage_log (created_at)`,
+  },
 ];
 
 /** Brings the schema up to date. */
