@@ -29,6 +29,8 @@ export interface ServiceSettings {
   bodyBytesInFlightMax: number;
   /** Port of a separate metrics listener; `undefined`: `/metrics` on the main port behind ADMIN_TOKEN. */
   metricsPort: number | undefined;
+  /** The console's session ends after this long without a request (ms). */
+  consoleSessionIdleMs: number;
   /** How long a stopping instance keeps answering 503 before it stops listening (load balancers see it drain). */
   shutdownDelayMs: number;
   /** How long shutdown waits for requests in flight. */
@@ -54,6 +56,7 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   METRICS_PORT: { description: 'Serve Prometheus /metrics on this separate port (no token); unset: /metrics on the main port behind ADMIN_TOKEN.', default: '(on the main port)' },
   SHUTDOWN_DELAY_MS: { description: 'After SIGTERM, how long the instance keeps listening and answering 503 SHUTTING_DOWN (and /readyz 503) before it stops accepting connections, so a load balancer sees it drain.', default: '0' },
   SHUTDOWN_GRACE_MS: { description: 'How long shutdown waits for requests in flight.', default: '15000' },
+  CONSOLE_SESSION_IDLE_MS: { description: 'A console session (cookie) ends after this long without a request; sign-in starts a new one.', default: '1800000' },
 };
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -86,5 +89,6 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     metricsPort: env.METRICS_PORT?.trim() ? int(env, 'METRICS_PORT', 0) : undefined,
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),
+    consoleSessionIdleMs: int(env, 'CONSOLE_SESSION_IDLE_MS', 30 * 60 * 1000),
   };
 }
