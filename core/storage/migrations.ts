@@ -79,6 +79,29 @@ const MIGRATIONS: { id: number; sql: string }[] = [
     id: 4,
     sql: `CREATE INDEX IF NOT EXISTS usage_created ON usage_log (created_at)`,
   },
+  {
+    // The hourly roll-up of the usage log behind GET /admin/stats (core/usage/usage-rollup.ts).
+    id: 5,
+    sql: `
+      CREATE TABLE IF NOT EXISTS usage_rollup (
+        hour TIMESTAMPTZ NOT NULL,
+        dim TEXT NOT NULL,
+        val TEXT NOT NULL,
+        calls BIGINT NOT NULL,
+        errors BIGINT NOT NULL,
+        credits BIGINT NOT NULL,
+        PRIMARY KEY (hour, dim, val)
+      );
+      CREATE TABLE IF NOT EXISTS usage_rollup_latency (
+        hour TIMESTAMPTZ NOT NULL,
+        bin INTEGER NOT NULL,
+        n BIGINT NOT NULL,
+        PRIMARY KEY (hour, bin)
+      );
+      CREATE TABLE IF NOT EXISTS usage_rollup_mark (id INTEGER PRIMARY KEY, upto TIMESTAMPTZ);
+      INSERT INTO usage_rollup_mark (id, upto) VALUES (1, NULL) ON CONFLICT (id) DO NOTHING
+    `,
+  },
 ];
 
 /** Brings the schema up to date. */

@@ -5,6 +5,7 @@
  * the wire, never the usage log loaded into the process.
  */
 import type { Db } from '../storage/db.js';
+import { LATENCY_BIN_SQL, quantile, refreshRollup } from './usage-rollup.js';
 
 /** Bucket widths. */
 export type StatsBucket = 'hour' | 'day';
@@ -49,6 +50,7 @@ const GROUP_COLUMN: Record<StatsGroupBy, string> = {
 };
 
 const STEP_MS: Record<StatsBucket, number> = { hour: 3_600_000, day: 86_400_000 };
+const HOUR_MS = 3_600_000;
 
 /** Start of the UTC bucket holding `t`. */
 export function bucketStart(t: Date, bucket: StatsBucket): Date {
@@ -56,40 +58,94 @@ export function bucketStart(t: Date, bucket: StatsBucket): Date {
   return new Date(Math.floor(t.getTime() / step) * step);
 }
 
-/** Aggregates the usage log. Every bucket of the range is in the answer, empty ones with zeros. */
-export async function usageStats(db: Db, q: StatsQuery): Promise<StatsBucketRow[]> {
-  const first = bucketStart(q.from, q.bucket);
-  const range = [q.from.toISOString(), q.to.toISOString()];
-  const trunc = `date_trunc('${q.bucket}', created_at, 'UTC')`;
-  const totals = db.query<{ start: Date | string; calls: string; errors: string; credits: string; p50: number | null; p95: number | null }>(
-    `SELECT ${trunc} AS start, count(*) AS calls, count(*) FILTER (WHERE status >= 400) AS errors, coalesce(sum(credits), 0) AS credits,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
-       FROM usage_log WHERE created_at >= $1 AND created_at < $2 GROUP BY 1`,
-    range,
-  );
-  const grouped = q.groupBy
-    ? db.query<{ start: Date | string; g: string; calls: string; errors: string; credits: string }>(
-        `SELECT ${trunc} AS start, ${GROUP_COLUMN[q.groupBy]} AS g, count(*) AS calls, count(*) FILTER (WHERE status >= 400) AS errors, coalesce(sum(credits), 0) AS credits
-           FROM usage_log WHERE created_at >= $1 AND created_at < $2 GROUP BY 1, 2`,
-        range,
-      )
-    : Promise.resolve([]);
-  const [rows, groupRows] = await Promise.all([totals, grouped]);
+interface Acc {
+  row: StatsBucketRow;
+  bins: Map<number, number>;
+  groups: Map<string, StatsGroup>;
+}
 
-  const byStart = new Map<number, StatsBucketRow>();
-  for (let t = first.getTime(); t < q.to.getTime(); t += STEP_MS[q.bucket]) {
-    byStart.set(t, { start: new Date(t).toISOString(), calls: 0, errors: 0, credits: 0, p50Ms: null, p95Ms: null, ...(q.groupBy ? { groups: [] } : {}) });
+/**
+ * Aggregates the usage log over `[from, to)`. Whole hours already rolled up are read from the
+ * roll-up (usage-rollup.ts); the rest (the recent hours and partial hours at the edges) is counted
+ * from the log itself. Latency percentiles come from a histogram with bins about 5% wide. Every
+ * bucket of the range is in the answer, empty ones with zeros.
+ */
+export async function usageStats(db: Db, q: StatsQuery, now = Date.now()): Promise<StatsBucketRow[]> {
+  const rolledUpTo = await refreshRollup(db, now);
+  const from = q.from.getTime();
+  const to = q.to.getTime();
+  // Whole hours inside the range and inside the roll-up.
+  const rollFrom = Math.ceil(from / HOUR_MS) * HOUR_MS;
+  const rollTo = Math.min(Math.floor(to / HOUR_MS) * HOUR_MS, rolledUpTo?.getTime() ?? 0);
+  const rolled = rollTo > rollFrom;
+  const live: [number, number][] = rolled ? [[from, rollFrom], [rollTo, to]] : [[from, to]];
+
+  const acc = new Map<number, Acc>();
+  for (let t = bucketStart(q.from, q.bucket).getTime(); t < to; t += STEP_MS[q.bucket]) {
+    acc.set(t, { row: { start: new Date(t).toISOString(), calls: 0, errors: 0, credits: 0, p50Ms: null, p95Ms: null, ...(q.groupBy ? { groups: [] } : {}) }, bins: new Map(), groups: new Map() });
   }
-  const round = (v: number | null) => (v === null || v === undefined ? null : Math.round(Number(v)));
-  for (const r of rows) {
-    const b = byStart.get(new Date(r.start).getTime());
-    if (!b) continue;
-    Object.assign(b, { calls: Number(r.calls), errors: Number(r.errors), credits: Number(r.credits), p50Ms: round(r.p50), p95Ms: round(r.p95) });
+  const at = (t: Date | string) => acc.get(bucketStart(new Date(t), q.bucket).getTime());
+  const addTotal = (a: Acc | undefined, calls: unknown, errors: unknown, credits: unknown) => {
+    if (!a) return;
+    a.row.calls += Number(calls);
+    a.row.errors += Number(errors);
+    a.row.credits += Number(credits);
+  };
+  const addGroup = (a: Acc | undefined, key: string, calls: unknown, errors: unknown, credits: unknown) => {
+    if (!a) return;
+    const g = a.groups.get(key) ?? { key, calls: 0, errors: 0, credits: 0 };
+    g.calls += Number(calls);
+    g.errors += Number(errors);
+    g.credits += Number(credits);
+    a.groups.set(key, g);
+  };
+  const addBin = (a: Acc | undefined, bin: unknown, n: unknown) => {
+    if (a) a.bins.set(Number(bin), (a.bins.get(Number(bin)) ?? 0) + Number(n));
+  };
+
+  const work: Promise<void>[] = [];
+  if (rolled) {
+    const range = [new Date(rollFrom).toISOString(), new Date(rollTo).toISOString()];
+    work.push(
+      db.query<{ hour: Date | string; dim: string; val: string; calls: string; errors: string; credits: string }>(
+        `SELECT hour, dim, val, calls, errors, credits FROM usage_rollup WHERE hour >= $1 AND hour < $2 AND dim IN ('', $3)`,
+        [...range, q.groupBy ?? ''],
+      ).then((rows) => {
+        for (const r of rows) r.dim === '' ? addTotal(at(r.hour), r.calls, r.errors, r.credits) : addGroup(at(r.hour), r.val, r.calls, r.errors, r.credits);
+      }),
+      db.query<{ hour: Date | string; bin: number; n: string }>('SELECT hour, bin, n FROM usage_rollup_latency WHERE hour >= $1 AND hour < $2', range).then((rows) => {
+        for (const r of rows) addBin(at(r.hour), r.bin, r.n);
+      }),
+    );
   }
-  for (const r of groupRows) {
-    byStart.get(new Date(r.start).getTime())?.groups!.push({ key: r.g, calls: Number(r.calls), errors: Number(r.errors), credits: Number(r.credits) });
+  for (const [a, b] of live) {
+    if (b <= a) continue;
+    const range = [new Date(a).toISOString(), new Date(b).toISOString()];
+    const trunc = `date_trunc('${q.bucket}', created_at, 'UTC')`;
+    const where = 'created_at >= $1 AND created_at < $2';
+    const count = `count(*) AS calls, count(*) FILTER (WHERE status >= 400) AS errors, coalesce(sum(credits), 0) AS credits`;
+    work.push(
+      db.query<{ start: Date | string; calls: string; errors: string; credits: string }>(`SELECT ${trunc} AS start, ${count} FROM usage_log WHERE ${where} GROUP BY 1`, range).then((rows) => {
+        for (const r of rows) addTotal(at(r.start), r.calls, r.errors, r.credits);
+      }),
+      db.query<{ start: Date | string; bin: number; n: string }>(`SELECT ${trunc} AS start, ${LATENCY_BIN_SQL} AS bin, count(*) AS n FROM usage_log WHERE ${where} GROUP BY 1, 2`, range).then((rows) => {
+        for (const r of rows) addBin(at(r.start), r.bin, r.n);
+      }),
+    );
+    if (q.groupBy) {
+      work.push(
+        db.query<{ start: Date | string; g: string; calls: string; errors: string; credits: string }>(`SELECT ${trunc} AS start, ${GROUP_COLUMN[q.groupBy]} AS g, ${count} FROM usage_log WHERE ${where} GROUP BY 1, 2`, range).then((rows) => {
+          for (const r of rows) addGroup(at(r.start), r.g, r.calls, r.errors, r.credits);
+        }),
+      );
+    }
   }
-  const out = [...byStart.values()];
-  for (const b of out) b.groups?.sort((x, y) => y.calls - x.calls || (x.key < y.key ? -1 : 1));
-  return out;
+  await Promise.all(work);
+
+  return [...acc.values()].map(({ row, bins, groups }) => {
+    row.p50Ms = quantile(bins, 0.5);
+    row.p95Ms = quantile(bins, 0.95);
+    if (row.groups) row.groups = [...groups.values()].sort((x, y) => y.calls - x.calls || (x.key < y.key ? -1 : 1));
+    return row;
+  });
 }
