@@ -80,7 +80,7 @@ const MIGRATIONS: { id: number; sql: string }[] = [
     sql: `CREATE INDEX IF NOT EXISTS usage_created ON usage_log (created_at)`,
   },
   {
-    // The hourly roll-up of the usage log behind GET /admin/stats (core/usage/usage-rollup.ts).
+    // The hourly and daily roll-ups of the usage log behind GET /admin/stats (core/usage/usage-rollup.ts).
     id: 5,
     sql: `
       CREATE TABLE IF NOT EXISTS usage_rollup (
@@ -98,7 +98,22 @@ const MIGRATIONS: { id: number; sql: string }[] = [
         n BIGINT NOT NULL,
         PRIMARY KEY (hour, bin)
       );
-      CREATE TABLE IF NOT EXISTS usage_rollup_mark (id INTEGER PRIMARY KEY, upto TIMESTAMPTZ);
+      CREATE TABLE IF NOT EXISTS usage_rollup_day (
+        day TIMESTAMPTZ NOT NULL,
+        dim TEXT NOT NULL,
+        val TEXT NOT NULL,
+        calls BIGINT NOT NULL,
+        errors BIGINT NOT NULL,
+        credits BIGINT NOT NULL,
+        PRIMARY KEY (day, dim, val)
+      );
+      CREATE TABLE IF NOT EXISTS usage_rollup_day_latency (
+        day TIMESTAMPTZ NOT NULL,
+        bin INTEGER NOT NULL,
+        n BIGINT NOT NULL,
+        PRIMARY KEY (day, bin)
+      );
+      CREATE TABLE IF NOT EXISTS usage_rollup_mark (id INTEGER PRIMARY KEY, upto TIMESTAMPTZ, days_upto TIMESTAMPTZ);
       INSERT INTO usage_rollup_mark (id, upto) VALUES (1, NULL) ON CONFLICT (id) DO NOTHING
     `,
   },

@@ -9,6 +9,7 @@
 import type { Db, Queryable } from '../storage/db.js';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 /** How long after an hour ends it is rolled up: rows written late (batching, retries) land first. */
 export const SETTLE_MS = HOUR_MS;
 
@@ -61,27 +62,92 @@ async function rollRange(q: Queryable, from: Date, to: Date): Promise<void> {
   );
 }
 
+/** How far the roll-up goes: rows before `hours` are in the hourly sums, before `days` in the daily ones. */
+export interface RollupMark {
+  hours: Date;
+  days: Date | null;
+}
+
+/** The roll-up's progress, or null when nothing is rolled up yet. */
+export async function rolledUpTo(db: Queryable): Promise<RollupMark | null> {
+  const rows = await db.query<{ upto: Date | string | null; days_upto: Date | string | null }>('SELECT upto, days_upto FROM usage_rollup_mark WHERE id = 1');
+  const r = rows[0];
+  return r?.upto ? { hours: new Date(r.upto), days: r.days_upto ? new Date(r.days_upto) : null } : null;
+}
+
+/** Sums the whole days of `[from, to)` from the hourly roll-up into the daily one. */
+async function rollDays(q: Queryable, from: Date, to: Date): Promise<void> {
+  const range = [from.toISOString(), to.toISOString()];
+  await q.query(
+    `INSERT INTO usage_rollup_day (day, dim, val, calls, errors, credits)
+     SELECT date_trunc('day', hour, 'UTC'), dim, val, sum(calls), sum(errors), sum(credits) FROM usage_rollup
+      WHERE hour >= $1 AND hour < $2 GROUP BY 1, 2, 3`,
+    range,
+  );
+  await q.query(
+    `INSERT INTO usage_rollup_day_latency (day, bin, n)
+     SELECT date_trunc('day', hour, 'UTC'), bin, sum(n) FROM usage_rollup_latency WHERE hour >= $1 AND hour < $2 GROUP BY 1, 2`,
+    range,
+  );
+}
+
 /**
- * Rolls up every settled hour not yet rolled up; returns the end of the rolled-up time (rows
- * before it are in the roll-up), or null when nothing is. Instances serialise on the mark row.
+ * Rolls up the next settled hours not yet rolled up, at most `maxHours` of them, and the days they
+ * complete (one transaction, so the embedded database, which runs one statement at a time, is never
+ * held for long). Returns whether settled hours remain. Instances serialise on the mark row.
  */
-export async function refreshRollup(db: Db, now = Date.now()): Promise<Date | null> {
-  const settled = new Date(Math.floor((now - SETTLE_MS) / HOUR_MS) * HOUR_MS);
-  const peek = await db.query<{ upto: Date | string | null }>('SELECT upto FROM usage_rollup_mark WHERE id = 1');
-  if (peek[0]?.upto && new Date(peek[0].upto).getTime() >= settled.getTime()) return new Date(peek[0].upto);
+export async function refreshRollup(db: Db, now = Date.now(), maxHours = 24): Promise<boolean> {
+  const settled = Math.floor((now - SETTLE_MS) / HOUR_MS) * HOUR_MS;
+  const peek = await rolledUpTo(db);
+  if (peek && peek.hours.getTime() >= settled) return false;
   return db.transaction(async (tx) => {
     // The row lock makes a second instance wait, then see the first one's work.
-    const mark = await tx.query<{ upto: Date | string | null }>('SELECT upto FROM usage_rollup_mark WHERE id = 1 FOR UPDATE');
-    let from: Date;
-    if (mark[0]?.upto) from = new Date(mark[0].upto);
+    const mark = await tx.query<{ upto: Date | string | null; days_upto: Date | string | null }>('SELECT upto, days_upto FROM usage_rollup_mark WHERE id = 1 FOR UPDATE');
+    let from: number;
+    if (mark[0]?.upto) from = new Date(mark[0].upto).getTime();
     else {
       const first = await tx.query<{ min: Date | string | null }>('SELECT min(created_at) AS min FROM usage_log');
-      if (!first[0]?.min) return null;
-      from = new Date(Math.floor(new Date(first[0].min).getTime() / HOUR_MS) * HOUR_MS);
+      if (!first[0]?.min) return false;
+      from = Math.floor(new Date(first[0].min).getTime() / HOUR_MS) * HOUR_MS;
     }
-    if (from.getTime() >= settled.getTime()) return mark[0]?.upto ? from : null;
-    await rollRange(tx, from, settled);
-    await tx.query('UPDATE usage_rollup_mark SET upto = $1 WHERE id = 1', [settled.toISOString()]);
-    return settled;
+    if (from >= settled) return false;
+    const to = Math.min(settled, from + maxHours * HOUR_MS);
+    await rollRange(tx, new Date(from), new Date(to));
+    // Days are summed once all their hours are. The first day counts whole: no row is older than
+    // the first hour rolled up.
+    const daysFrom = mark[0]?.days_upto ? new Date(mark[0].days_upto).getTime() : Math.floor(from / DAY_MS) * DAY_MS;
+    const daysTo = Math.floor(to / DAY_MS) * DAY_MS;
+    if (daysTo > daysFrom) await rollDays(tx, new Date(daysFrom), new Date(daysTo));
+    await tx.query('UPDATE usage_rollup_mark SET upto = $1, days_upto = $2 WHERE id = 1', [new Date(to).toISOString(), new Date(Math.max(daysFrom, daysTo)).toISOString()]);
+    return to < settled;
   });
+}
+
+/**
+ * Keeps the roll-up current in the background: catches up a day at a time, then checks every
+ * `everyMs`. Stats are exact whatever its progress (what is not rolled up is counted live); it
+ * only makes them cheaper. Returns the stop.
+ */
+export function keepRolledUp(db: Db, onError: (err: unknown) => void, everyMs = 5 * 60_000): () => Promise<void> {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = (async () => {
+      try {
+        while (!stopped && (await refreshRollup(db))) await new Promise((r) => setTimeout(r, 50));
+      } catch (err) {
+        if (!stopped) onError(err);
+      }
+    })();
+  };
+  const timer = setInterval(run, everyMs);
+  timer.unref();
+  const first = setTimeout(run, 1000);
+  first.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    clearTimeout(first);
+    await running;
+  };
 }

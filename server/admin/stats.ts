@@ -8,6 +8,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { InputError } from '../../core/errors.js';
 import { usageStats, type StatsBucket, type StatsGroupBy, type StatsQuery } from '../../core/usage/usage-stats.js';
+import { keepRolledUp } from '../../core/usage/usage-rollup.js';
 
 const BUCKETS: StatsBucket[] = ['hour', 'day'];
 const GROUPS: StatsGroupBy[] = ['lane', 'capability', 'provider', 'status', 'key'];
@@ -40,6 +41,9 @@ export function statsQuery(q: Record<string, unknown>, now = new Date()): StatsQ
 export function statsRoute(app: FastifyInstance, c: DependencyContainer): void {
   const db = c.resolve(TOKENS.Db);
   const usage = c.resolve(TOKENS.Usage);
+  const log = c.resolve(TOKENS.Logger);
+  const stop = keepRolledUp(db, (err) => log.warn({ err }, 'usage roll-up failed; stats count the log directly'));
+  app.addHook('onClose', stop);
   app.get('/stats', async (req) => {
     const q = statsQuery(req.query as Record<string, unknown>);
     // Rows still buffered in this instance count too: a dashboard sees the calls just made.
