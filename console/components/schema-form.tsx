@@ -124,7 +124,7 @@ export function Field(props: FieldProps) {
           onChange(raw === '' ? undefined : Number(raw));
         }} />
     );
-  } else if (LONG.test(name) || (schema.maxLength ?? 0) > 500) {
+  } else if (schema.format !== 'uri' && !/url$/i.test(name) && (LONG.test(name) || (schema.maxLength ?? 0) > 500)) {
     control = <textarea id={id} rows={4} required={required} aria-describedby={described} value={value ?? ''} onInput={(e) => onChange((e.target as HTMLTextAreaElement).value || undefined)} />;
   } else {
     control = <input id={id} type="text" inputMode={schema.format === 'uri' ? 'url' : undefined} required={required} aria-describedby={described} value={value ?? ''} onInput={(e) => onChange((e.target as HTMLInputElement).value || undefined)} />;

@@ -51,6 +51,15 @@ async function v1Targets(): Promise<Target[]> {
   return out;
 }
 
+/** A cost rule as discovery describes it, in words. */
+function costText(c: any): string {
+  if (typeof c === 'string') return c;
+  if (!c || typeof c !== 'object') return '';
+  if (typeof c.note === 'string') return c.note;
+  if (c.kind === 'flat') return `${c.credits} credits`;
+  return JSON.stringify(c);
+}
+
 function curlOf(t: Target, input: unknown): string {
   const origin = location.origin;
   const auth = `-H 'Authorization: Bearer $API_KEY'`;
@@ -106,7 +115,7 @@ export function Playground(props: { query: URLSearchParams }) {
     void api('POST', '/api/v2/details', { type: target.kind, id: target.id }).then((r) => {
       if (!r.ok) return setListError(errorText(r));
       setSchema(r.json.data.input);
-      setCost(typeof r.json.data.cost === 'string' ? r.json.data.cost : JSON.stringify(r.json.data.cost));
+      setCost(costText(r.json.data.cost));
       setInput(initialValue(r.json.data.input) ?? {});
     });
   }, [target]);
