@@ -70,7 +70,11 @@ export async function signOut(): Promise<void> {
 /** Calls the API through the console: `path` is the API's own path, e.g. `/admin/keys`. */
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
   const r = await send<T>(method, '/console/api' + path, body);
-  if (r.status === 401 && (r.json as any)?.error === 'Not signed in, or the session has expired.') onSignedOut();
+  // The session expired, or its key was rotated or deactivated: nothing more can work; sign in again.
+  if (r.status === 401) {
+    if ((r.json as any)?.error !== 'Not signed in, or the session has expired.') await signOut();
+    onSignedOut();
+  }
   return r;
 }
 

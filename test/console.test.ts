@@ -188,6 +188,12 @@ describe('console (browser)', () => {
     await assertAccessible(page, 'playground result');
     assert.deepEqual(w.dialogs, []);
     assert.deepEqual(w.errors, []);
+
+    // Rotated elsewhere: the old key's session can do nothing more and the page asks to sign in.
+    const { json: keyRow } = await s.admin('GET', '/keys?search=Holder');
+    assert.equal((await s.admin('POST', `/keys/${keyRow.items[0].id}/rotate`)).status, 200);
+    await page.goto(`${s.url}/console/app/home`);
+    await page.waitForSelector('#secret');
   });
 
   it('a key with a hostile name and a scraped page with scripts execute nothing', async () => {
