@@ -18,7 +18,7 @@ export function Providers() {
               <td class={p.configured ? 'ok' : 'error'}>{p.configured ? 'Yes' : 'No'}</td>
               <td class="mono">{p.missingSettings.join(', ')}</td>
               <td>{p.capabilities.join(', ')}</td>
-              <td>{num(p.callsLastDay)}</td>
+              <td><a href={`/console/app/usage?provider=${encodeURIComponent(p.id)}`}>{num(p.callsLastDay)}<span class="sr-only"> calls of {p.id}: show them</span></a></td>
               <td>{p.callsLastDay ? `${(p.errorRateLastDay * 100).toFixed(1)} %` : '–'}</td>
               <td>{num(p.fallbacksSinceStart)}</td>
             </tr>

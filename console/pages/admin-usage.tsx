@@ -8,7 +8,7 @@ const COLUMNS: (keyof Row)[] = ['createdAt', 'requestId', 'keyId', 'lane', 'obje
 
 /** The usage page. */
 export function UsagePage(props: { query: URLSearchParams }) {
-  const initial = { keyId: props.query.get('keyId') ?? '', objectType: '', objectId: '', provider: '', status: '', page: '1', limit: '100' };
+  const initial = { keyId: props.query.get('keyId') ?? '', objectType: '', objectId: '', provider: props.query.get('provider') ?? '', status: '', page: '1', limit: '100' };
   const [form, setForm] = useState(initial);
   const [applied, setApplied] = useState(initial);
   const rows = useGet<{ items: Row[] }>(`/admin/usage${qs(applied)}`);
