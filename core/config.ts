@@ -30,6 +30,8 @@ export interface ServiceSettings {
   bodyBytesInFlightMax: number;
   /** Port of a separate metrics listener; `undefined`: `/metrics` on the main port behind ADMIN_TOKEN. */
   metricsPort: number | undefined;
+  /** The console's session ends after this long without a request (ms). */
+  consoleSessionIdleMs: number;
   /** How long a stopping instance keeps answering 503 before it stops listening (load balancers see it drain). */
   shutdownDelayMs: number;
   /** How long shutdown waits for requests in flight. */
@@ -58,6 +60,7 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   SHUTDOWN_DELAY_MS: { description: 'After SIGTERM, how long the instance keeps listening and answering 503 SHUTTING_DOWN (and /readyz 503) before it stops accepting connections, so a load balancer sees it drain.', default: '0' },
   SHUTDOWN_GRACE_MS: { description: 'How long shutdown waits for requests in flight.', default: '15000' },
   V1_ROUTE_ALIASES: { description: 'JSON file of extra /api/v1 paths, `{ "/api/v1/<alias>": "/api/v1/<route>" }`: each alias serves its route (same input, price, usage target); an alias onto a path not served, or one that shadows a route, stops boot.', default: '(none)' },
+  CONSOLE_SESSION_IDLE_MS: { description: 'A console session (cookie) ends after this long without a request; sign-in starts a new one.', default: '1800000' },
 };
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -91,6 +94,7 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),
     v1RouteAliases: env.V1_ROUTE_ALIASES?.trim() || undefined,
+    consoleSessionIdleMs: int(env, 'CONSOLE_SESSION_IDLE_MS', 30 * 60 * 1000),
   };
 }
 

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   INSUFFICIENT_CREDITS: 403,
   BUDGET_EXCEEDED: 403,
   PROVIDER_NOT_ALLOWED: 403,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
@@ -71,6 +72,13 @@ export class InputError extends ServiceError {
  * this the caller's answer.
  */
 export class UnsupportedOptionError extends InputError {}
+
+/** 403: a console request that is not the signed-in page's own (no CSRF token, another site's form). */
+export class ForbiddenError extends ServiceError {
+  constructor(message: string) {
+    super('FORBIDDEN', message);
+  }
+}
 
 /** 401: missing, malformed, unknown or inactive API key (spec §5.2). */
 export class AuthError extends ServiceError {

@@ -9,6 +9,7 @@ bash scripts/services.sh
 node --no-node-snapshot --import tsx scripts/readme-tables.ts
 npx tsc -p tsconfig.json --noEmit
 npx tsc -p tsconfig.test.json --noEmit
+npx tsc -p console/tsconfig.json
 mapfile -t files < <(find core plugins server test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 if [ ${#files[@]} -eq 0 ]; then echo "no test files found" >&2; exit 1; fi
 exec node --no-node-snapshot --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=900000 "${files[@]}"

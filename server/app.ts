@@ -9,6 +9,7 @@ import { TOKENS } from '../core/tokens.js';
 import { v1Routes } from './v1/routes.js';
 import { v2Routes } from './v2/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { consoleRoutes } from './console/routes.js';
 import { fileRoutes } from './files.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { settingsReferenceRoutes } from './settings-reference.js';
@@ -140,5 +141,8 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   await app.register(settingsReferenceRoutes, { container: c });
   await app.register((await import('./mcp/routes.js')).mcpRoutes, { prefix: '/mcp', container: c });
   if (settings.adminToken) await app.register(adminRoutes, { prefix: '/admin', container: c, token: settings.adminToken });
+  await app.register(consoleRoutes, { container: c });
+  // The console is the service's front page; the API's reference stays at /docs.
+  app.get('/', async (_req, reply) => reply.redirect('/console', 302));
   return app as unknown as FastifyInstance;
 }

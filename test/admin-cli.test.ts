@@ -123,6 +123,32 @@ describe('admin CLI', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  it('rotates a key, searches keys and prints usage stats', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
+    try {
+      const created = JSON.parse((await cli(dataDir, 'keys', 'create', '--name', 'Rotor', '--credits', '5')).stdout);
+      await cli(dataDir, 'keys', 'create', '--name', 'Other');
+      const found = JSON.parse((await cli(dataDir, 'keys', 'list', '--search', 'roT')).stdout);
+      assert.deepEqual(found.map((k: { name: string }) => k.name), ['Rotor']);
+      const rotated = JSON.parse((await cli(dataDir, 'keys', 'rotate', created.id)).stdout);
+      assert.match(rotated.key, /^cia_/);
+      assert.notEqual(rotated.key, created.key);
+      const stats = JSON.parse((await cli(dataDir, 'stats', '--bucket', 'day', '--from', '2026-01-01T00:00:00Z', '--to', '2026-01-03T00:00:00Z', '--group-by', 'lane')).stdout);
+      assert.deepEqual(stats.buckets.map((b: { start: string; calls: number }) => [b.start, b.calls]), [['2026-01-01T00:00:00.000Z', 0], ['2026-01-02T00:00:00.000Z', 0]]);
+      const bad = await cli(dataDir, 'stats', '--bucket', 'week').then(() => null, (e) => e);
+      assert.match(bad.stderr, /'bucket' must be hour or day/);
+      const s = await startServer({ dataDir });
+      try {
+        assert.equal((await s.call('GET', '/api/v2/balance', { key: created.key })).status, 401);
+        assert.equal((await s.call('GET', '/api/v2/balance', { key: rotated.key })).status, 200);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('a lock left by a process that died is taken over', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
     try {

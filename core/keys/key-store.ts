@@ -83,10 +83,26 @@ export class KeyStore {
     return rowToKey(rows[0]);
   }
 
-  /** All keys, newest first, paged. */
-  async list(page: number, limit: number): Promise<KeyRecord[]> {
-    const rows = await this.db.query('SELECT * FROM api_keys ORDER BY created_at DESC, id LIMIT $1 OFFSET $2', [limit, (page - 1) * limit]);
+  /** All keys, newest first, paged; `search` keeps those whose name, id or prefix contains it (any case). */
+  async list(page: number, limit: number, search?: string): Promise<KeyRecord[]> {
+    const params: unknown[] = [limit, (page - 1) * limit];
+    let where = '';
+    if (search) {
+      // LIKE's own wildcards in the search text are literal characters.
+      params.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+      where = `WHERE lower(name) LIKE $3 OR lower(id) LIKE $3 OR lower(key_prefix) LIKE $3`;
+    }
+    const rows = await this.db.query(`SELECT * FROM api_keys ${where} ORDER BY created_at DESC, id LIMIT $1 OFFSET $2`, params);
     return rows.map(rowToKey);
+  }
+
+  /** Gives a key a new secret (returned here and never again); the old one is refused from now on. */
+  async rotate(id: string): Promise<{ record: KeyRecord; key: string }> {
+    const { key } = newKey();
+    const rows = await this.db.query('UPDATE api_keys SET key_hash = $2, key_prefix = $3, updated_at = now() WHERE id = $1 RETURNING *', [id, hashKey(key), key.slice(0, 10)]);
+    if (!rows[0]) throw new NotFoundError(`Key not found: ${id}`);
+    this.byHash.clear();
+    return { record: rowToKey(rows[0]), key };
   }
 
   /** Changes admin-editable fields. */

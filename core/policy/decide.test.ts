@@ -1,7 +1,7 @@
 /** Most specific rule wins: exact id, provider, key `*`, deployment default, allow. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { capabilityAllowed, decide } from './decide.js';
+import { capabilityAllowed, decide, explain } from './decide.js';
 
 describe('policy decide', () => {
   const t = { capability: 'search_news', endpoint: 'search_a.news', provider: 'search_a' };
@@ -36,5 +36,15 @@ describe('policy decide', () => {
     assert.equal(gate({ allow: ['search_a'], block: ['search_news'] }), false);
     // A key with an allow for an unrelated provider still gets nothing through this one.
     assert.equal(gate({ allow: ['crawler_a'] }), false);
+  });
+
+  it('explain names the rule that decided, and agrees with decide', () => {
+    assert.deepEqual(explain(undefined, undefined, t), { allowed: true, by: 'default' });
+    assert.deepEqual(explain({ allow: ['search_a.news'], block: ['search_a'] }, {}, t), { allowed: true, by: 'key', rule: 'search_a.news' });
+    assert.deepEqual(explain({}, { block: ['*'] }, t), { allowed: false, by: 'deployment', rule: '*' });
+    assert.deepEqual(explain({ allow: ['search_news'], block: ['*'] }, {}, t), { allowed: true, by: 'key', rule: 'search_news' });
+    for (const key of [{ block: ['search_a'] }, { allow: ['search_a'], block: ['*'] }, {}, { block: ['search_news'] }]) {
+      assert.equal(explain(key, { block: ['search_a.news'] }, t).allowed, decide(key, { block: ['search_a.news'] }, t));
+    }
   });
 });

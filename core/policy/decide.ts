@@ -22,24 +22,42 @@ export interface Target {
   provider?: string;
 }
 
+/** Which rule settled a decision: whose policy, the id it names, and what it said; `default` when none did. */
+export interface Decision {
+  allowed: boolean;
+  by: 'key' | 'deployment' | 'default';
+  /** The id of the deciding rule (an endpoint, provider, capability or `*`); absent for the default. */
+  rule?: string;
+}
+
+/**
+ * {@link decide} with its reason: the same walk, reporting which rule settled it (the console's
+ * policy page shows it, so what the page says is what the key gets).
+ */
+export function explain(key: Policy | undefined, deployment: Policy | undefined, target: Target): Decision {
+  const levels: ['key' | 'deployment', Policy | undefined][] = [['key', key], ['deployment', deployment]];
+  for (const [by, policy] of levels) {
+    for (const id of [target.endpoint, target.provider]) {
+      const v = id ? rule(policy, id) : undefined;
+      if (v) return { allowed: v === 'allow', by, rule: id };
+    }
+    if (target.capability) {
+      const cap = rule(policy, target.capability);
+      if (cap) return { allowed: cap === 'allow', by, rule: target.capability };
+    }
+    const star = rule(policy, '*');
+    if (star) return { allowed: star === 'allow', by, rule: '*' };
+  }
+  return { allowed: true, by: 'default' };
+}
+
 /**
  * Decides whether `key` may use `target` given the deployment default. For a capability run
  * through a provider, an explicit rule on the capability lets its providers through unless they
  * are named in a block rule themselves.
  */
 export function decide(key: Policy | undefined, deployment: Policy | undefined, target: Target): boolean {
-  for (const policy of [key, deployment]) {
-    const exact = (target.endpoint && rule(policy, target.endpoint)) || (target.provider && rule(policy, target.provider));
-    if (exact) return exact === 'allow';
-    if (target.capability) {
-      const cap = rule(policy, target.capability);
-      if (cap === 'block') return false;
-      if (cap === 'allow') return true;
-    }
-    const star = rule(policy, '*');
-    if (star) return star === 'allow';
-  }
-  return true;
+  return explain(key, deployment, target).allowed;
 }
 
 /**

@@ -74,6 +74,49 @@ const MIGRATIONS: { id: number; sql: string }[] = [
     id: 3,
     sql: `ALTER TABLE reservations DROP CONSTRAINT IF EXISTS reservations_key_id_fkey`,
   },
+  {
+    // GET /admin/stats reads a time range of the usage log: without this it reads all of it.
+    id: 4,
+    sql: `CREATE INDEX IF NOT EXISTS usage_created ON usage_log (created_at)`,
+  },
+  {
+    // The hourly and daily roll-ups of the usage log behind GET /admin/stats (core/usage/usage-rollup.ts).
+    id: 5,
+    sql: `
+      CREATE TABLE IF NOT EXISTS usage_rollup (
+        hour TIMESTAMPTZ NOT NULL,
+        dim TEXT NOT NULL,
+        val TEXT NOT NULL,
+        calls BIGINT NOT NULL,
+        errors BIGINT NOT NULL,
+        credits BIGINT NOT NULL,
+        PRIMARY KEY (hour, dim, val)
+      );
+      CREATE TABLE IF NOT EXISTS usage_rollup_latency (
+        hour TIMESTAMPTZ NOT NULL,
+        bin INTEGER NOT NULL,
+        n BIGINT NOT NULL,
+        PRIMARY KEY (hour, bin)
+      );
+      CREATE TABLE IF NOT EXISTS usage_rollup_day (
+        day TIMESTAMPTZ NOT NULL,
+        dim TEXT NOT NULL,
+        val TEXT NOT NULL,
+        calls BIGINT NOT NULL,
+        errors BIGINT NOT NULL,
+        credits BIGINT NOT NULL,
+        PRIMARY KEY (day, dim, val)
+      );
+      CREATE TABLE IF NOT EXISTS usage_rollup_day_latency (
+        day TIMESTAMPTZ NOT NULL,
+        bin INTEGER NOT NULL,
+        n BIGINT NOT NULL,
+        PRIMARY KEY (day, bin)
+      );
+      CREATE TABLE IF NOT EXISTS usage_rollup_mark (id INTEGER PRIMARY KEY, upto TIMESTAMPTZ, days_upto TIMESTAMPTZ);
+      INSERT INTO usage_rollup_mark (id, upto) VALUES (1, NULL) ON CONFLICT (id) DO NOTHING
+    `,
+  },
 ];
 
 /** Brings the schema up to date. */

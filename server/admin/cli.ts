@@ -4,8 +4,10 @@
  * embedded store, the command goes through that server's admin API (with ADMIN_TOKEN) instead.
  *
  *   keys create --name NAME [--credits N] [--rate N] [--budget N] [--policy JSON]
- *   keys list [--page N] [--limit N]
+ *   keys list [--page N] [--limit N] [--search S]
  *   keys get ID
+ *   keys rotate ID
+ *   stats [--from ISO] [--to ISO] [--bucket hour|day] [--group-by lane|capability|provider|status|key]
  *   keys update ID [--name S] [--active true|false] [--rate N] [--budget N|null] [--policy JSON]
  *   credits add ID AMOUNT --reason TEXT
  *   credits deduct ID AMOUNT --reason TEXT
@@ -31,11 +33,15 @@ import { createFileStore } from '../../core/engines/files/index.js';
 import type { FileStore } from '../../core/engines/files/types.js';
 import { AdminService } from './service.js';
 import { usageQuery } from '../v2/account.js';
+import { usageStats } from '../../core/usage/usage-stats.js';
+import { statsQuery } from './stats.js';
 
 const USAGE = `usage: npm run admin -- <command>
   keys create --name NAME [--credits N] [--rate N] [--budget N] [--policy JSON]
-  keys list [--page N] [--limit N]
+  keys list [--page N] [--limit N] [--search S]
   keys get ID
+  keys rotate ID
+  stats [--from ISO] [--to ISO] [--bucket hour|day] [--group-by lane|capability|provider|status|key]
   keys update ID [--name S] [--active true|false] [--rate N] [--budget N|null] [--policy JSON]
   credits add ID AMOUNT --reason TEXT
   credits deduct ID AMOUNT --reason TEXT
@@ -53,7 +59,7 @@ function num(v: string | undefined): number | undefined {
 /** One admin operation: run on the store directly, or sent to a running server's admin API. */
 interface Operation {
   /** `files` opens DATA_DIR's file store on first use: only `files` commands need it. */
-  direct(svc: AdminService, files: () => FileStore): Promise<unknown>;
+  direct(svc: AdminService, files: () => FileStore, db: Db): Promise<unknown>;
   http: { method: string; path: string; body?: unknown; query?: Record<string, string | undefined> };
   /** Paged HTTP answers carry `{ items }`; the CLI prints the items either way. */
   paged?: boolean;
@@ -76,7 +82,12 @@ function operation(values: Record<string, string | boolean | undefined>, positio
     return { direct: (svc) => svc.createKey(body), http: { method: 'POST', path: '/keys', body } };
   }
   if (group === 'keys' && action === 'list') {
-    return { direct: (svc) => svc.listKeys(page.page, page.limit), http: { method: 'GET', path: '/keys', query: pageQuery }, paged: true };
+    return { direct: (svc) => svc.listKeys(page.page, page.limit, v.search), http: { method: 'GET', path: '/keys', query: { ...pageQuery, search: v.search } }, paged: true };
+  }
+  if (group === 'keys' && action === 'rotate' && rest[0]) return { direct: (svc) => svc.rotateKey(rest[0]!), http: { method: 'POST', path: `/keys/${id}/rotate` } };
+  if (group === 'stats') {
+    const q = { from: v.from, to: v.to, bucket: v.bucket, groupBy: v['group-by'] };
+    return { direct: async (_svc, _files, db) => ({ buckets: await usageStats(db, statsQuery(q)) }), http: { method: 'GET', path: '/stats', query: q } };
   }
   if (group === 'keys' && action === 'get' && rest[0]) return { direct: (svc) => svc.getKey(rest[0]!), http: { method: 'GET', path: `/keys/${id}` } };
   if (group === 'keys' && action === 'update' && rest[0]) {
@@ -150,6 +161,11 @@ async function main(argv: string[]): Promise<unknown> {
       'object-type': { type: 'string' },
       'object-id': { type: 'string' },
       provider: { type: 'string' },
+      search: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      bucket: { type: 'string' },
+      'group-by': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -182,7 +198,7 @@ async function main(argv: string[]): Promise<unknown> {
   const log = { debug() {}, info() {}, warn, error: warn };
   const openFiles = () => (files ??= createFileStore({ dataDir: settings.dataDir, publicBaseUrl: () => '', env: process.env, log }));
   try {
-    return await op.direct(svc, openFiles);
+    return await op.direct(svc, openFiles, db);
   } finally {
     await files?.close();
     await usage.close();

@@ -10,6 +10,8 @@ import { AuthError, MESSAGES, NotFoundError, InputError } from '../../core/error
 import { normaliseError } from '../hooks/body-errors.js';
 import { paging, usageQuery } from '../v2/account.js';
 import { AdminService } from './service.js';
+import { statsRoute } from './stats.js';
+import { insightRoutes } from './insight.js';
 
 function sameSecret(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest();
@@ -48,9 +50,11 @@ export async function adminRoutes(app: FastifyInstance, opts: { container: Depen
     return svc.createKey(body(req));
   });
   app.get('/keys', async (req) => {
-    const { page, limit } = paging(req.query as Record<string, unknown>);
-    return { items: await svc.listKeys(page, limit), page, limit };
+    const query = req.query as Record<string, unknown>;
+    const { page, limit } = paging(query);
+    return { items: await svc.listKeys(page, limit, typeof query.search === 'string' ? query.search : undefined), page, limit };
   });
+  app.post<{ Params: { id: string } }>('/keys/:id/rotate', async (req) => svc.rotateKey(req.params.id));
   app.get<{ Params: { id: string } }>('/keys/:id', async (req) => svc.getKey(req.params.id));
   app.patch<{ Params: { id: string } }>('/keys/:id', async (req) => svc.updateKey(req.params.id, body(req)));
   app.post<{ Params: { id: string } }>('/keys/:id/credits', async (req) => svc.adjustCredits(req.params.id, body(req)));
@@ -62,6 +66,8 @@ export async function adminRoutes(app: FastifyInstance, opts: { container: Depen
     const { page, limit } = paging(req.query as Record<string, unknown>);
     return { items: await svc.transactionsOf(req.params.id, page, limit), page, limit };
   });
+  statsRoute(app, c);
+  insightRoutes(app, c);
   // A produced file (the id is the path segment after /files/ in its link), removed before its
   // time, e.g. a permanent image. Files live in each instance's DATA_DIR: ask the instance whose
   // links serve it (the compose file shares one files volume between instances).

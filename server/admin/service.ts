@@ -82,8 +82,10 @@ export class AdminService {
     return { ...(await this.view(record)), key };
   }
 
-  async listKeys(page: number, limit: number) {
-    const recs = await this.keys.list(page, limit);
+  /** Keys, newest first; `search` matches name, id or prefix. */
+  async listKeys(page: number, limit: number, search?: string) {
+    if (search !== undefined && (search.length > 200 || NAME_CONTROLS.test(search))) throw new InputError("'search' must be up to 200 characters without control characters.");
+    const recs = await this.keys.list(page, limit, search || undefined);
     return Promise.all(recs.map((r) => this.view(r)));
   }
 
@@ -116,6 +118,12 @@ export class AdminService {
     const rec = await this.keys.update(checkId(id), patch);
     this.ledger.invalidate(id);
     return this.view(rec);
+  }
+
+  /** A new secret for the key, shown this once; the old one is refused from now on. */
+  async rotateKey(id: string) {
+    const { record, key } = await this.keys.rotate(checkId(id));
+    return { ...(await this.view(record)), key };
   }
 
   /** Adds (amount > 0) or deducts (amount < 0) credits with a reason. */

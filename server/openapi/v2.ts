@@ -11,6 +11,7 @@ import { describeCost } from '../cost-text.js';
 import { specTexts } from './v1.js';
 import { DETAILS_DATA, V2_COMPONENTS, envelopeOk } from './v2-shapes.js';
 import { adminPaths, servicePaths } from './v2-service.js';
+import { adminConsolePaths, consolePaths } from './console-paths.js';
 
 /** The failure responses every authenticated v2 route may give, one per HTTP status. */
 function failures(): Json {
@@ -142,6 +143,8 @@ export function buildV2Document(registry: Registry): Json {
       '/api/v2/transactions': { get: { operationId: 'transactions', summary: "The key's ledger entries, newest first", ...secured, parameters: paging, responses: responses('transaction_list', list('LedgerEntry', 'Ledger entries.'), ref('PageMeta', 'Paging.')) } },
       ...servicePaths(),
       ...adminPaths(paging, usageFilters),
+      ...adminConsolePaths(paging, usageFilters),
+      ...consolePaths(),
     },
     components: { securitySchemes: { ...SECURITY_SCHEMES, adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token ADMIN_TOKEN.' } }, schemas },
     security: [{ bearerAuth: [] }],

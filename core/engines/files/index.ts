@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EngineOptions } from '../options.js';
-import { PERMANENT_EXPIRES, type FileStore, type OpenedFile, type StoredFile } from './types.js';
+import { PERMANENT_EXPIRES, type FileStore, type ListedFile, type OpenedFile, type StoredFile } from './types.js';
 import { InputError, NotFoundError } from '../../errors.js';
 
 /** Default retention of produced files (spec §8.2: converted and merged PDFs, 24 hours). */
@@ -137,6 +137,18 @@ export function createFileStore(opts: EngineOptions): FileStore & { close(): Pro
       if (!meta) return false;
       await remove(id, meta);
       return true;
+    },
+    async list() {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      const now = Date.now();
+      const out: ListedFile[] = [];
+      for (const name of names) {
+        if (!name.endsWith('.json')) continue;
+        const id = name.slice(0, -5);
+        const meta = await readMeta(id);
+        if (meta && meta.expiresAt > now) out.push({ id, contentType: meta.contentType, size: meta.size, expiresAt: new Date(meta.expiresAt) });
+      }
+      return out.sort((a, b) => b.expiresAt.getTime() - a.expiresAt.getTime());
     },
     async close() {
       clearInterval(timer);

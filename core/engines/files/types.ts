@@ -46,4 +46,14 @@ export interface FileStore {
    * its links answer 404 from then on. False when there is no such file.
    */
   delete(id: string): Promise<boolean>;
+  /** The files held now (not yet expired), newest expiry first: what an operator may delete. */
+  list?(): Promise<ListedFile[]>;
+}
+
+/** A stored file as listed to an operator (no signed URL: listing grants no download). */
+export interface ListedFile {
+  id: string;
+  contentType: string;
+  size: number;
+  expiresAt: Date;
 }
