@@ -17,7 +17,7 @@ import { conversionFailed, publicError } from './failures.js';
 import type { OfficeConvertInput, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './types.js';
 import { OfficeWorker, WorkerStopped, type WorkerConfig } from './worker.js';
 import { JobFailure, type WorkerJob } from './job.js';
-import { TurnQueue } from './turn-queue.js';
+import { FairQueue } from '../../util/fair-queue.js';
 import { admitZip, isZip, type ZipCaps } from './zip-admission.js';
 
 /** Pool settings (read from the environment by the factory). */
@@ -35,7 +35,7 @@ export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
 const NO_OWNER = '';
 
 interface Queued {
-  /** Whose turn this job takes (the caller's key); see TurnQueue. */
+  /** Whose turn this job takes (the caller's key); see FairQueue. */
   owner: string;
   job: WorkerJob;
   dir: string;
@@ -78,7 +78,7 @@ const retryDelay = (n: number) => Math.min(60_000, 1000 * 2 ** Math.min(n - 1, 6
 export class OfficePool {
   private readonly workers: OfficeWorker[];
   /** Jobs whose input is written, served in turns across owners. */
-  private readonly queue = new TurnQueue<Queued>();
+  private readonly queue = new FairQueue<Queued>();
   /** Jobs accepted whose input is still being written: they count against the queue limit. */
   private staging = 0;
   private started: Promise<void> | null = null;

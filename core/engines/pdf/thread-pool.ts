@@ -8,7 +8,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { BusyError, InputError, OperationFailedError } from '../../errors.js';
-import { TurnQueue } from '../office/turn-queue.js';
+import { FairQueue } from '../../util/fair-queue.js';
 import type { PdfJobs } from './jobs.js';
 import type { PdfThreadReply, PdfThreadRequest } from './thread.js';
 
@@ -46,7 +46,7 @@ interface Slot {
 /** The pool behind the PDF engine's pdf-lib work. */
 export class PdfThreadPool {
   private readonly slots: Slot[] = [];
-  private readonly queue = new TurnQueue<Job>();
+  private readonly queue = new FairQueue<Job>();
   private nextId = 1;
   private closed = false;
 

@@ -16,7 +16,7 @@ import { withOwnUids, type UidBlock } from '../confinement/uid-block.js';
 import type { PluginLogger } from '../../../plugin/types.js';
 import type { AppliedLimits, JsRunRequest, JsSandbox, JsSandboxStats, SandboxResult } from '../types.js';
 import type { FromWorker, RunMessage, ToWorker } from './protocol.js';
-import { FairQueue } from './fair-queue.js';
+import { FairQueue } from '../../../util/fair-queue.js';
 import { serveFetch } from './fetch-bridge.js';
 import { startPoolWorker, type Job, type Worker } from './pool-worker.js';
 import { appliedLimits, MIN_JS_MEMORY_MB } from '../limits.js';
