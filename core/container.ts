@@ -74,7 +74,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     const keys = new KeyStore(db, db.kind === 'embedded' ? null : settings.keyCacheTtlMs);
 
     const engines: EngineSet = createEngines(
-      { dataDir: settings.dataDir, publicBaseUrl: opts.publicBaseUrl, env: opts.env, log: logger.child({ component: 'engines' }) },
+      { dataDir: settings.dataDir, publicBaseUrl: opts.publicBaseUrl, env: opts.env, log: logger.child({ component: 'engines' }), db },
       opts.engineOverrides,
     );
     closers.push(() => engines.close());

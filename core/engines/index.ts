@@ -11,6 +11,7 @@ import { createOfficeEngine } from './office/index.js';
 import { createPdfEngine } from './pdf/index.js';
 import { createJsSandbox, createPythonSandbox } from './sandbox/index.js';
 import { createComputeEngine } from './compute/index.js';
+import { createPageStore } from './page-store/index.js';
 
 type Factories = { [K in keyof Engines]: (opts: EngineOptions) => Engines[K] & Closable };
 
@@ -23,6 +24,7 @@ const FACTORIES: Factories = {
   js: createJsSandbox,
   python: createPythonSandbox,
   compute: createComputeEngine,
+  pageStore: createPageStore,
 };
 
 /** Engines plus the means to stop them; `started()` lists the engines created so far. */

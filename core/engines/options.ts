@@ -1,5 +1,6 @@
 /** What every engine factory receives from the composition root. */
 import type { PluginLogger } from '../plugin/types.js';
+import type { Queryable } from '../storage/db.js';
 
 /** Service-wide settings an engine may need. */
 export interface EngineOptions {
@@ -10,4 +11,6 @@ export interface EngineOptions {
   /** The process environment as read at boot (engines read their own settings from it). */
   env: Record<string, string | undefined>;
   log: PluginLogger;
+  /** The service's database, for engines that keep state there (the page store); absent in plugin harnesses. */
+  db?: Queryable;
 }

@@ -10,6 +10,7 @@ import type { OfficeEngine } from './office/types.js';
 import type { PdfEngine } from './pdf/types.js';
 import type { JsSandbox, PythonSandbox } from './sandbox/types.js';
 import type { ComputeEngine } from './compute/types.js';
+import type { PageStore } from './page-store/types.js';
 
 /** Everything a plugin can reach on this machine. */
 export interface Engines {
@@ -29,6 +30,8 @@ export interface Engines {
   readonly python: PythonSandbox;
   /** CPU-bound plugin work (parsing, conversion) in worker threads, off the thread that serves HTTP. */
   readonly compute: ComputeEngine;
+  /** The scrape cache and change-tracking snapshots, in the service's store (shared by instances on PostgreSQL). */
+  readonly pageStore: PageStore;
 }
 
 /** Something that holds processes or handles and must be stopped at shutdown. */

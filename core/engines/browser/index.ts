@@ -27,7 +27,7 @@ export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { clos
     async render(req) {
       const target = await precheck(guard, req);
       try {
-        return await pool.use((fresh) => renderPage(fresh, guard, req, target), req.signal);
+        return await pool.use((fresh) => renderPage(fresh, guard, req, target), req.signal, req.owner);
       } catch (err) {
         // A crash or protocol error mid-job: the pool replaces the browser; the caller gets a 502.
         if (err instanceof ServiceError || req.signal?.aborted) throw err;

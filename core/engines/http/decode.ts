@@ -35,13 +35,35 @@ function bomCharset(body: Uint8Array): string | undefined {
   return undefined;
 }
 
+/** True when `body` holds non-ASCII bytes and all of it is well-formed UTF-8. */
+export function isNonAsciiUtf8(body: Uint8Array): boolean {
+  try {
+    // Every non-ASCII character takes two or more bytes: fewer characters than bytes means some.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body).length !== body.byteLength;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Decodes a body as text: BOM first (it is authoritative), then the header's charset, then an
- * HTML meta declaration, then UTF-8. Unknown labels fall back to UTF-8 rather than failing.
+ * The charset of a text body: BOM first (it is authoritative), then the header's charset, then
+ * an HTML meta declaration, then UTF-8. A meta declaration naming another charset loses to bytes
+ * that are valid UTF-8 with non-ASCII in them (issue 27): pages saved as UTF-8 from a template
+ * that still says `windows-1252` are common, and bytes outside ASCII are almost never valid UTF-8
+ * by accident, so trusting the meta there turned every accented letter into mojibake.
  */
-export function decodeText(body: Uint8Array, contentType: string | undefined): string {
+export function textCharset(body: Uint8Array, contentType: string | undefined): string {
   const isHtml = /html|xml/i.test(contentType ?? '');
-  const label = bomCharset(body) ?? charsetOfContentType(contentType) ?? (isHtml ? sniffHtmlCharset(body) : undefined) ?? 'utf-8';
+  const declared = bomCharset(body) ?? charsetOfContentType(contentType);
+  if (declared) return declared;
+  const meta = isHtml ? sniffHtmlCharset(body) : undefined;
+  if (meta && !/^utf-?8$/.test(meta) && isNonAsciiUtf8(body)) return 'utf-8';
+  return meta ?? 'utf-8';
+}
+
+/** Decodes a body as text in its {@link textCharset}. Unknown labels fall back to UTF-8 rather than failing. */
+export function decodeText(body: Uint8Array, contentType: string | undefined): string {
+  const label = textCharset(body, contentType);
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(label);
