@@ -7,7 +7,7 @@ import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import type { FreshPage } from './pool.js';
 import { InputError, ServiceError, UpstreamError } from '../../errors.js';
 import { responseTooLarge, show } from '../http/index.js';
-import { charsetOfContentType, isNonAsciiUtf8 } from '../http/decode.js';
+import { charsetOfContentType, isNonAsciiUtf8, singleByteCharacters } from '../http/decode.js';
 import { capture, scrollThrough } from './screenshot.js';
 import { readSettledDom } from './read-dom.js';
 import { runActions } from './actions.js';
@@ -221,12 +221,31 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
 /**
  * The document's bytes when Chromium decoded them as something other than UTF-8 although they
  * are valid UTF-8 with non-ASCII in them (what a lying meta charset does), else undefined.
+ * Chromium hands out a text document's body already decoded with the charset it chose, so the
+ * bytes are recovered by encoding that text back, which is exact for single-byte charsets (the
+ * ones such pages claim: windows-1252, ISO-8859-x); other charsets are left as Chromium read them.
  */
 async function utf8Against(page: Page, response: HTTPResponse): Promise<Buffer | undefined> {
-  const used = await page.evaluate('document.characterSet').catch(() => 'UTF-8');
-  if (/^utf-?8$/i.test(String(used))) return undefined;
-  const body = await response.buffer().catch(() => undefined);
-  return body && isNonAsciiUtf8(body) ? body : undefined;
+  const used = String(await page.evaluate('document.characterSet').catch(() => 'UTF-8'));
+  if (/^utf-?8$/i.test(used)) return undefined;
+  const text = await response.text().catch(() => undefined);
+  const bytes = text === undefined ? undefined : encodeSingleByte(text, used);
+  return bytes && isNonAsciiUtf8(bytes) ? bytes : undefined;
+}
+
+/** `text` encoded in the single-byte charset `label`, or undefined (not single-byte, or a character it lacks). */
+function encodeSingleByte(text: string, label: string): Buffer | undefined {
+  const chars = singleByteCharacters(label);
+  if (!chars) return undefined;
+  const table = new Map(chars.map((ch, b) => [ch, b]));
+  const out = Buffer.allocUnsafe(text.length);
+  let i = 0;
+  for (const ch of text) {
+    const b = table.get(ch);
+    if (b === undefined) return undefined;
+    out[i++] = b;
+  }
+  return out.subarray(0, i);
 }
 
 /** Decides one request: data/blob URLs pass, other schemes are refused, hosts go through the guard. */
