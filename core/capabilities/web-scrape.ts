@@ -164,7 +164,7 @@ export const scrapeOptions = {
   blockAds: Type.Optional(Type.Boolean({ description: 'Block requests to common ad and tracker hosts (default false); renders the page.' })),
   actions: Type.Optional(Type.Array(ScrapeAction, { maxItems: MAX_ACTIONS, description: 'Page actions run in order after load (at most 50, within `timeout`); renders the page. Each outcome is in `actions` of the answer.' })),
   maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600 * 1000, description: 'Answer from a scrape of the same URL and options made at most this many ms ago, if one is stored (0 = always fetch). Cached answers cost the same.' })),
-  storeInCache: Type.Optional(Type.Boolean({ description: 'Store this answer for later `maxAge` calls (default true).' })),
+  storeInCache: Type.Optional(Type.Boolean({ description: 'Store this answer for later `maxAge` calls (default: true when `maxAge` is given; false keeps a call with `maxAge` from storing).' })),
   parsePDF: Type.Optional(Type.Boolean({ description: 'A PDF or office document behind the URL is read to text (default true); false returns it as a temporary file link in `content`.' })),
   proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('default')], { description: "default: through the operator's WEB_PROXY_URL when set; none: directly." })),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'changeTracking: keeps a separate snapshot history per tag for the same URL.' })),

@@ -17,8 +17,13 @@ export interface ChangeTrackingResult {
  * Compares `markdown` with the last snapshot and records the new one. A page that now answers
  * 404 or 410 is `removed` and its snapshot forgotten, so its return later counts as new.
  */
-export async function trackChange(store: PageStore, who: { owner: string; url: string; tag: string }, page: { markdown: string; status: number }): Promise<ChangeTrackingResult> {
-  const before = await store.snapshotGet(who.owner, who.url, who.tag);
+export async function trackChange(
+  store: PageStore,
+  who: { owner: string; url: string; tag: string; retentionMs: number },
+  page: { markdown: string; status: number },
+): Promise<ChangeTrackingResult> {
+  // A snapshot past the retention setting is as good as deleted (the sweep may not have run yet).
+  const before = await store.snapshotGet(who.owner, who.url, who.tag, who.retentionMs);
   const previousScrapeAt = before ? before.takenAt.toISOString() : null;
   if (page.status === 404 || page.status === 410) {
     if (before) await store.snapshotDelete(who.owner, who.url, who.tag);

@@ -53,7 +53,8 @@ export function planScrape(i: ScrapeInput, pageTimeoutMs: number, caller: string
     locale: i.location ? localeFor(i.location) : undefined,
     blockUrls: i.blockAds ? [...AD_URL_PATTERNS] : undefined,
     readCache: (i.maxAge ?? 0) > 0,
-    writeCache: i.storeInCache !== false,
+    // Only calls that use the cache fill it by default: every other scrape would pay a store write for nothing.
+    writeCache: i.storeInCache ?? (i.maxAge ?? 0) > 0,
   };
   // A change-tracking answer is this key's comparison at this moment: never stored or reused.
   if (formats.includes('changeTracking')) return { ...plan, readCache: false, writeCache: false };

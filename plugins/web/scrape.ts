@@ -35,25 +35,30 @@ export async function scrape(input: ScrapeInput, ctx: WebContext): Promise<Out> 
   const plan = planScrape(input, timeoutMs, ctx.caller);
   const store = ctx.engines.pageStore;
   if (plan.readCache && plan.cacheKey) {
-    const hit = await store.cacheGet(plan.cacheKey, input.maxAge!).catch((err: unknown) => void ctx.log.warn({ err: String(err) }, 'scrape cache unreadable; fetching'));
+    // Nothing older than the retention setting is served, whatever maxAge allows.
+    const maxAge = Math.min(input.maxAge!, retention(ctx).cacheMs);
+    const hit = await store.cacheGet(plan.cacheKey, maxAge).catch((err: unknown) => void ctx.log.warn({ err: String(err) }, 'scrape cache unreadable; fetching'));
     if (hit) {
       const out = hit.value as Out;
       return { ...out, metadata: { ...out.metadata, cacheState: 'hit', cachedAt: hit.storedAt.toISOString() } };
     }
   }
   const out = await fresh(input, plan, ctx, maxBytes);
-  if (plan.cacheKey && plan.writeCache) {
-    const json = JSON.stringify(out);
-    // Off the answer's path: a store that is slow or down costs the cache, not the caller.
-    if (json.length <= MAX_CACHED_BYTES) {
-      void store
-        .cachePut(plan.cacheKey, out)
-        .then(() => prune(ctx))
-        .catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'scrape answer not cached'));
-    }
+  // Stored before the answer goes out, so the caller's next call (on any instance) can use it;
+  // a store that is down costs the cache, not the call.
+  if (plan.cacheKey && plan.writeCache && JSON.stringify(out).length <= MAX_CACHED_BYTES) {
+    await store
+      .cachePut(plan.cacheKey, out)
+      .then(() => prune(ctx))
+      .catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'scrape answer not cached'));
   }
   if (plan.readCache) return { ...out, metadata: { ...out.metadata, cacheState: 'miss' } };
   return out;
+}
+
+/** WEB_CACHE_RETENTION_MS and WEB_SNAPSHOT_RETENTION_DAYS, in ms. */
+function retention(ctx: WebContext): { cacheMs: number; snapshotMs: number } {
+  return { cacheMs: Number(ctx.config.cacheRetentionMs) || 86_400_000, snapshotMs: (Number(ctx.config.snapshotRetentionDays) || 90) * 86_400_000 };
 }
 
 let lastPrune = 0;
@@ -61,9 +66,7 @@ let lastPrune = 0;
 async function prune(ctx: WebContext): Promise<void> {
   if (Date.now() - lastPrune < 60_000) return;
   lastPrune = Date.now();
-  const cacheMs = Number(ctx.config.cacheRetentionMs) || 86_400_000;
-  const snapshotMs = (Number(ctx.config.snapshotRetentionDays) || 90) * 86_400_000;
-  await ctx.engines.pageStore.prune({ cacheMs, snapshotMs });
+  await ctx.engines.pageStore.prune(retention(ctx));
 }
 
 async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxBytes: number): Promise<Out> {
@@ -144,7 +147,8 @@ async function actionOutcomes(page: FetchedPage, ctx: WebContext): Promise<NonNu
 async function changeTracking(ctx: WebContext, input: ScrapeInput, plan: ScrapePlan, page: { url: string; status: number }, markdown: string) {
   // Snapshots belong to a key; a call without one (none today) compares against nothing.
   if (!ctx.caller) return { previousScrapeAt: null, changeStatus: 'new' as const, visibility: 'visible' as const };
-  return trackChange(ctx.engines.pageStore, { owner: ctx.caller, url: plan.url, tag: input.tag ?? '' }, { markdown, status: page.status });
+  const retentionMs = retention(ctx).snapshotMs;
+  return trackChange(ctx.engines.pageStore, { owner: ctx.caller, url: plan.url, tag: input.tag ?? '', retentionMs }, { markdown, status: page.status });
 }
 
 /** A plain-text page (or a PDF read by the fallback). */

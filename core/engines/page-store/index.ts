@@ -30,8 +30,11 @@ function sqlStore(db: Queryable): PageStore {
         [key, JSON.stringify(value)],
       );
     },
-    async snapshotGet(owner, url, tag) {
-      const rows = await db.query<{ content: string; taken_at: Date }>('SELECT content, taken_at FROM page_snapshots WHERE key_id = $1 AND url = $2 AND tag = $3', [owner, url, tag]);
+    async snapshotGet(owner, url, tag, maxAgeMs) {
+      const rows = await db.query<{ content: string; taken_at: Date }>(
+        `SELECT content, taken_at FROM page_snapshots WHERE key_id = $1 AND url = $2 AND tag = $3 AND taken_at >= now() - ($4::bigint * interval '1 millisecond')`,
+        [owner, url, tag, Math.floor(maxAgeMs)],
+      );
       const row = rows[0];
       return row ? { content: row.content, takenAt: new Date(row.taken_at) } : undefined;
     },
@@ -65,8 +68,9 @@ function memoryStore(): PageStore {
     async cachePut(key, value) {
       cache.set(key, { value: structuredClone(value), storedAt: new Date() });
     },
-    async snapshotGet(owner, url, tag) {
-      return snaps.get(id(owner, url, tag));
+    async snapshotGet(owner, url, tag, maxAgeMs) {
+      const snap = snaps.get(id(owner, url, tag));
+      return snap && Date.now() - snap.takenAt.getTime() <= maxAgeMs ? snap : undefined;
     },
     async snapshotPut(owner, url, tag, content) {
       const takenAt = new Date();

@@ -23,8 +23,8 @@ export interface PageStore {
   cacheGet(key: string, maxAgeMs: number): Promise<CachedAnswer | undefined>;
   /** Stores (or replaces) the answer under `key`. */
   cachePut(key: string, value: unknown): Promise<void>;
-  /** The last snapshot `owner` took of `url` under `tag` ('' for none). */
-  snapshotGet(owner: string, url: string, tag: string): Promise<PageSnapshot | undefined>;
+  /** The last snapshot `owner` took of `url` under `tag` ('' for none), if taken at most `maxAgeMs` ago. */
+  snapshotGet(owner: string, url: string, tag: string, maxAgeMs: number): Promise<PageSnapshot | undefined>;
   /** Records a snapshot, replacing the last one; returns when it was taken. */
   snapshotPut(owner: string, url: string, tag: string, content: string): Promise<Date>;
   /** Forgets the snapshot (the page was removed). */
