@@ -46,23 +46,30 @@ export async function precheck(guard: SsrfGuard, req: RenderRequest): Promise<UR
  */
 export async function renderPage(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, target: URL): Promise<RenderResult> {
   const max = req.maxBytes;
-  if (!max || !(max > 0)) return render(fresh, guard, req, target);
   let onOver!: (err: ServiceError) => void;
   const over = new Promise<never>((_, reject) => (onOver = reject));
   const check = (total: number) => {
-    if (total > max) onOver(responseTooLarge(target, max));
+    if (max && max > 0 && total > max) onOver(responseTooLarge(target, max));
   };
   fresh.meter.onData = check;
   check(fresh.meter.bytes);
+  // Every step is bounded by the timeout on its own; this bounds their sum (reading and capturing
+  // a page get their usual slack), so no job holds its slot past its time.
+  const timeoutMs = req.timeoutMs ?? 20_000;
+  const timer = setTimeout(() => onOver(new UpstreamError(`Failed to retrieve ${show(target)}: the page was not done within ${Math.round(timeoutMs / 100) / 10} s.`)), timeoutMs + JOB_SLACK_MS);
   const job = render(fresh, guard, req, target);
-  // Once over the cap the job's own outcome no longer matters (it fails when its context closes).
+  // Once over the cap or the time the job's own outcome no longer matters (it fails when its context closes).
   job.catch(() => undefined);
   try {
     return await Promise.race([job, over]);
   } finally {
+    clearTimeout(timer);
     fresh.meter.onData = undefined;
   }
 }
+
+/** Time a job may take beyond its timeout to read, settle and capture the page. */
+const JOB_SLACK_MS = 10_000;
 
 async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, target: URL): Promise<RenderResult> {
   const timeoutMs = req.timeoutMs ?? 20_000;
@@ -166,7 +173,7 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
       throw new UpstreamError(`Failed to retrieve ${show(target)}: no element matched '${req.waitForSelector}' within ${Math.round(timeoutMs / 100) / 10} s.`);
     }
   }
-  if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
+  if (req.waitMs) await new Promise((r) => setTimeout(r, Math.min(req.waitMs!, Math.max(0, deadline - Date.now()))));
   stillThere();
   let actions: RenderResult['actions'];
   if (html && req.actions?.length) {
