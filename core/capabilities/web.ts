@@ -3,7 +3,7 @@
  * come from the service's own `web` plugin and the crawler providers (`crawler_a`, `spider_a`,
  * `shot_a`, `browser_a`), which all map onto the output shapes declared here.
  */
-import { Type, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk-base.js';
+import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk-base.js';
 import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb } from './extract.js';
 import { MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
 
@@ -327,6 +327,18 @@ export const ScreenshotOutput = Type.Object({
     Type.Boolean({ description: "With fullPage: true when the page was taller (or wider) than the provider's capture limit and the image shows only its top (own Chromium: WEB_SCREENSHOT_MAX_HEIGHT, default 16384 px, at widths up to 1280 px; wider captures get the same area)." }),
   ),
 });
+
+/**
+ * The flat fields for a hosted screenshot provider that takes a viewport and a wait but only
+ * PNGs at scale 1: the viewport and wait to send; another format or scale is refused rather
+ * than ignored (issue 28: a silently ignored option is a broken workflow).
+ */
+export function pngScreenshotSettings(i: Partial<ScreenshotRequest>, provider: string): { viewport?: { width: number; height: number }; wait?: number } {
+  const set = screenshotSettings(i);
+  if (set.format !== 'png') throw new UnsupportedOptionError(`'format' ${set.format} is not supported by provider ${provider}; use provider web.`);
+  if ((set.deviceScaleFactor ?? 1) !== 1) throw new UnsupportedOptionError(`'deviceScaleFactor' is not supported by provider ${provider}; use provider web.`);
+  return { viewport: set.viewport, wait: wholeMs(set.wait) };
+}
 
 /** A screenshot `wait` (a number per spec §4.10) as whole milliseconds, for APIs that take integers. */
 export function wholeMs(ms: number | undefined): number | undefined {
