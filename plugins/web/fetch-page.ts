@@ -42,6 +42,8 @@ export interface FetchOptions {
   /** Request headers and cookies of this call only (both paths). */
   headers?: Record<string, string>;
   cookies?: { name: string; value: string; domain?: string; path?: string }[];
+  /** `none`: directly, even when the operator set WEB_PROXY_URL (default: through it). */
+  proxy?: 'none' | 'default';
   /** `bytes`: PDFs and office files come back as their bytes (kind document) instead of text or a 400. */
   documents?: 'text' | 'bytes';
 }
@@ -55,6 +57,7 @@ export function limitsFrom(config: Record<string, string | undefined>): { maxByt
 /** Fetches and classifies `opts.url`. */
 export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): Promise<FetchedPage> {
   const { timeoutMs, maxBytes } = opts;
+  const proxy = webProxy(ctx, opts.proxy);
   if (opts.renderJs || opts.screenshot) {
     const r = await ctx.engines.browser.render({
       url: opts.url,
@@ -67,6 +70,7 @@ export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): P
       signal: ctx.signal,
       headers: opts.headers,
       cookies: opts.cookies,
+      proxy,
       ...opts.browser,
     });
     // The browser shows XML, JSON or plain text as a page too; those are classified from the
@@ -83,7 +87,7 @@ export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): P
   for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = v;
   const cookie = cookieHeader(opts.url, opts.cookies);
   if (cookie) headers.cookie = headers.cookie ? `${headers.cookie}; ${cookie}` : cookie;
-  const res = await ctx.engines.http.request({ url: opts.url, signal: ctx.signal, timeoutMs, maxBytes: maxBytes, ...(Object.keys(headers).length ? { headers } : {}) });
+  const res = await ctx.engines.http.request({ url: opts.url, signal: ctx.signal, timeoutMs, maxBytes: maxBytes, proxy, ...(Object.keys(headers).length ? { headers } : {}) });
   const contentType = res.headers['content-type'] ?? '';
   const contentLanguage = res.headers['content-language'];
   const head = Buffer.from(res.body.subarray(0, 512)).toString('latin1');
@@ -103,6 +107,12 @@ export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): P
   throw new InputError(
     `Unsupported content type '${contentType.split(';')[0] || 'unknown'}' at ${res.url}: only HTML pages, PDF documents and plain text can be scraped.`,
   );
+}
+
+/** The operator's WEB_PROXY_URL unless the call said `proxy: "none"`. */
+export function webProxy(ctx: RunContext<unknown>, choice: 'none' | 'default' | undefined): string | undefined {
+  const url = (ctx.config as { proxyUrl?: string }).proxyUrl;
+  return choice === 'none' || !url ? undefined : url;
 }
 
 /** Office and PDF types a scrape reads to text, by MIME type. */

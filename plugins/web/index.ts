@@ -22,7 +22,7 @@ import {
   screenshotSettings,
   wholeMs,
 } from '../../core/sdk.js';
-import { fetchPage, limitsFrom } from './fetch-page.js';
+import { fetchPage, limitsFrom, webProxy } from './fetch-page.js';
 import { pageData, registerPageWork, type WebContext, type WebState } from './work.js';
 import { crawlSite } from './crawler.js';
 import { imageSize } from './image-size.js';
@@ -33,6 +33,11 @@ const config = {
   maxPageBytes: {
     description: 'Largest page body the web plugin reads, in bytes; with renderJs, everything the page downloads counts (default 10 MB).',
     default: String(10 * 1024 * 1024),
+  },
+  proxyUrl: {
+    type: 'url',
+    description:
+      'HTTP proxy the web plugin fetches pages through, browser and plain fetch alike (`http://[user:pass@]host:port`), for sites that block the server\'s address; a scrape with `proxy: "none"` goes directly. The SSRF guard still checks every address first. Unset: direct.',
   },
   pageTimeoutMs: { description: 'Time allowed to load one page, in ms (default 20000).', default: '20000' },
   crawlMaxDelayMs: { description: 'Longest robots.txt Crawl-delay honoured as written, in ms; longer ones are capped (default 5000).', default: '5000' },
@@ -148,6 +153,7 @@ const shot = defineEndpoint({
       timeoutMs: timeoutMs + (wait ?? 0) + scrollMs,
       signal: ctx.signal,
       owner: ctx.caller,
+      proxy: webProxy(ctx, undefined),
     });
     if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
     const [contentType, extension] = IMAGE_TYPES[set.format];

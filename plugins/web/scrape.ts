@@ -85,6 +85,7 @@ async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxB
     cookies: input.cookies,
     browser: { waitForSelector: input.waitForSelector, actions, blockUrls: plan.blockUrls, locale: plan.locale, owner: ctx.caller },
     documents: 'bytes',
+    proxy: input.proxy,
   });
   if (page.kind === 'document') return document(page, input, plan, ctx);
   if (page.kind !== 'html') return textAnswer(page, input, plan, ctx);

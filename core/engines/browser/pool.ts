@@ -136,7 +136,7 @@ export class BrowserPool {
    * owners in turn. When `signal` fires (the caller hung up, its deadline passed) the job's
    * context is closed at once, which stops everything its page was doing, and the slot is free.
    */
-  async use<T>(job: (fresh: FreshPage) => Promise<T>, signal?: AbortSignal, owner = NO_OWNER): Promise<T> {
+  async use<T>(job: (fresh: FreshPage) => Promise<T>, signal?: AbortSignal, owner = NO_OWNER, proxy?: ContextProxy): Promise<T> {
     await this.acquire(owner, signal);
     let inst: Instance | undefined;
     try {
@@ -148,7 +148,8 @@ export class BrowserPool {
         this.counters.recycles++;
         this.retire(inst);
       }
-      const fresh = await this.take(inst);
+      // A job through a proxy needs a context made for it; the spares go direct.
+      const fresh = proxy ? await prepare(inst.browser, proxy) : await this.take(inst);
       try {
         if (!signal) return await job(fresh);
         signal.throwIfAborted();
@@ -303,9 +304,15 @@ function aborted(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
 }
 
+/** Where a context sends its traffic (Chromium's per-context proxy settings). */
+export interface ContextProxy {
+  proxyServer: string;
+  proxyBypassList?: string[];
+}
+
 /** A new incognito-like context with one blank page at the default viewport. */
-async function prepare(browser: Browser): Promise<FreshPage> {
-  const context = await browser.createBrowserContext();
+async function prepare(browser: Browser, proxy?: ContextProxy): Promise<FreshPage> {
+  const context = await browser.createBrowserContext(proxy ?? {});
   try {
     const page = await context.newPage();
     const [meter] = await Promise.all([attachByteMeter(page), page.setViewport(DEFAULT_VIEWPORT)]);

@@ -19,6 +19,11 @@ export interface RenderRequest {
    * pixels, `mobile` emulates a phone's touch viewport.
    */
   viewport?: { width: number; height: number; deviceScaleFactor?: number; mobile?: boolean };
+  /**
+   * An HTTP proxy for this job's page (`http://[user:pass@]host:port`, the operator's
+   * WEB_PROXY_URL): its own context goes through it, behind the SSRF guard as every job does.
+   */
+  proxy?: string;
   /** User agent for this job (its own context; the default is Chromium's). */
   userAgent?: string;
   /**
