@@ -177,6 +177,10 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
   stillThere();
   let actions: RenderResult['actions'];
   if (html && req.actions?.length) {
+    let navigated = false;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigated = true;
+    });
     actions = await runActions(
       {
         page,
@@ -186,7 +190,10 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
           await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
           stillThere();
           // A navigation the action started: the next step sees the new document once loaded.
-          await page.waitForFunction('document.readyState === "complete"', { timeout: Math.max(1, Math.min(SETTLE_CAP_MS, deadline - Date.now())) }).catch(() => undefined);
+          // Only then: a wait in the page costs a round trip or a frame per action.
+          if (!navigated) return;
+          navigated = false;
+          await page.waitForFunction('document.readyState === "complete"', { polling: 20, timeout: Math.max(1, Math.min(SETTLE_CAP_MS, deadline - Date.now())) }).catch(() => undefined);
           stillThere();
         },
       },
