@@ -8,7 +8,9 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { examplePdfBase64 } from '../core/sdk.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { examplePdfBase64, scrapeOptions, scrapeOutputFields } from '../core/sdk.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -260,5 +262,30 @@ describe('scrape_page options (issue 27)', () => {
     assert.equal(res.json.format, 'markdown');
     assert.doesNotMatch(res.json.content, /Drop this paragraph/);
     assert.deepEqual(res.json.links, [`${base}/late`]);
+  });
+
+  it('discovery, the v1 OpenAPI document and the MCP tool describe every new field', async () => {
+    const described = (where: string, schema: any, fields: string[], resolve: (x: any) => any = (x) => x) => {
+      const props = resolve(schema).properties ?? {};
+      for (const f of fields) assert.ok(typeof resolve(props[f])?.description === 'string' && resolve(props[f]).description.length > 10, `${where}: ${f} described`);
+    };
+    const inputs = Object.keys(scrapeOptions);
+    const outputs = Object.keys(scrapeOutputFields);
+    const details = await s.call('POST', '/api/v2/details', { key, body: { id: 'scrape_page' } });
+    described('details input', details.json.data.input, inputs);
+    described('details output', details.json.data.output, outputs);
+    const v1 = (await s.call('GET', '/openapi/v1.json')).json;
+    const ref = (x: any): any => (x?.$ref ? ref(x.$ref.slice(2).split('/').reduce((o: any, k: string) => o[k], v1)) : x);
+    const op = v1.paths['/api/v1/scrape'].post;
+    described('openapi v1 request', op.requestBody.content['application/json'].schema, inputs, ref);
+    described('openapi v1 answer', op.responses['200'].content['application/json'].schema, outputs, ref);
+    const client = new Client({ name: 'web-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'scrape_page')!;
+      described('mcp input', tool.inputSchema, inputs);
+    } finally {
+      await client.close();
+    }
   });
 });

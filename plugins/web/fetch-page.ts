@@ -71,6 +71,8 @@ export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): P
       headers: opts.headers,
       cookies: opts.cookies,
       proxy,
+      // The pool's queue serves keys in turn (issue 24).
+      owner: ctx.caller,
       ...opts.browser,
     });
     // The browser shows XML, JSON or plain text as a page too; those are classified from the
