@@ -57,6 +57,8 @@ addEventListener('scroll', () => { document.getElementById('y').textContent = 's
       return send(Buffer.concat([Buffer.from('<!doctype html><title>cp</title><p>'), Buffer.from([0x93, 0x71, 0x94, 0x20, 0x80, 0x35, 0x20, 0xe9]), Buffer.from('</p>')]), 'text/html; charset=windows-1252');
     case '/doc.pdf':
       return send(Buffer.from(examplePdfBase64(), 'base64'), 'application/pdf');
+    case '/big300':
+      return send(page(`<p>${'x'.repeat(300_000)}</p>`));
     case '/secret':
       secretHits++;
       return send('secret');
@@ -228,6 +230,14 @@ describe('scrape_page options (issue 27)', () => {
     assert.equal(noWhat.json.error, "Action 1 (wait) needs either 'milliseconds' or 'selector'.");
     const plain = await run({ url: `${base}/form`, renderJs: false, actions: [{ type: 'click', selector: '#go' }] });
     assert.equal(plain.status, 400);
+    assert.equal(await credits(), before);
+  });
+
+  it('the pages scrape actions capture share the page size cap: past it a 413, free', async () => {
+    const before = await credits();
+    const res = await run({ url: `${base}/big300`, actions: Array.from({ length: 40 }, () => ({ type: 'scrape' })) });
+    assert.equal(res.status, 413, res.text.slice(0, 300));
+    assert.match(res.json.error, /^Action 3\d \(scrape\) failed: the pages captured by scrape actions are larger than the 10\.5 MB limit\.$/);
     assert.equal(await credits(), before);
   });
 

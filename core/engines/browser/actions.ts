@@ -5,7 +5,7 @@
  * and each action is bounded by what is left of the job's deadline.
  */
 import type { KeyInput, Page, Viewport } from 'puppeteer-core';
-import { InputError, ServiceError, UpstreamError } from '../../errors.js';
+import { InputError, PayloadTooLargeError, ServiceError, UpstreamError } from '../../errors.js';
 import { capture } from './screenshot.js';
 import { readDom } from './read-dom.js';
 import type { ActionResult, PageAction } from './types.js';
@@ -16,6 +16,8 @@ export interface ActionJob {
   viewport: Viewport;
   /** When the whole job must be done (ms since the epoch). */
   deadline: number;
+  /** Most bytes of HTML the `scrape` actions may capture in all (the page size cap); none when unset. */
+  maxCaptureBytes?: number;
   /** Lets what the action started settle and checks where the page is (throws the guard's refusal). */
   settle(): Promise<void>;
 }
@@ -25,6 +27,7 @@ const CONTEXT_LOST = /Execution context was destroyed|Cannot find context with s
 /** Runs `actions` in order and returns each one's outcome; a failing action ends the job with a 400 naming it. */
 export async function runActions(job: ActionJob, actions: PageAction[]): Promise<ActionResult[]> {
   const out: ActionResult[] = [];
+  let captured = 0;
   for (const [i, action] of actions.entries()) {
     const started = Date.now();
     const left = job.deadline - started;
@@ -39,6 +42,11 @@ export async function runActions(job: ActionJob, actions: PageAction[]): Promise
       throw actionError(label, action, err);
     }
     await job.settle();
+    // Fifty captures of a large page would be fifty pages in one answer: they share the page cap.
+    captured += result.html ? Buffer.byteLength(result.html) : 0;
+    if (job.maxCaptureBytes && captured > job.maxCaptureBytes) {
+      throw new PayloadTooLargeError(`${label} failed: the pages captured by scrape actions are larger than the ${Math.round(job.maxCaptureBytes / 100_000) / 10} MB limit.`);
+    }
     out.push({ type: action.type, ms: Date.now() - started, ...result });
   }
   return out;

@@ -186,6 +186,7 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
         page,
         viewport: vp,
         deadline,
+        maxCaptureBytes: req.maxBytes,
         settle: async () => {
           await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
           stillThere();
