@@ -5,6 +5,12 @@
  * same markdown conversion, measured in-process so the baseline pays no HTTP or ledger cost);
  * then `renderJs:false` pages per second through the API. Prints the ratios; the target is a p50
  * at least 5× faster than launch-per-request. BENCH_RUNS sets the warm sample size.
+ *
+ * Issue 27 adds a floor measured in the same run: one warm page of the same binary reused with no
+ * isolation at all (no fresh context, no HTTP, no ledger), the physical limit of this machine.
+ * Targets: the API's p50 at most 1.5× that floor, at most 80 ms of CPU per page (all processes),
+ * each call still in its own browser context; and a call with 5 actions adding no more than the
+ * actions' own waits + 20 ms to the same call without them.
  */
 import http from 'node:http';
 import os from 'node:os';
@@ -107,14 +113,45 @@ async function launchPerRequest(exe: string): Promise<number> {
   return performance.now() - t;
 }
 
+/** The floor: one browser, one page, reused for every load (no isolation between loads). */
+async function warmPageFloor() {
+  const profile = await mkdtemp(join(os.tmpdir(), 'bench-floor-'));
+  const browser = await puppeteer.launch({ executablePath: POOL_BINARY, headless: headlessModeFor(POOL_BINARY), args: CHROMIUM_ARGS, userDataDir: profile, pipe: true });
+  const page = await browser.newPage();
+  return {
+    async load(): Promise<number> {
+      const t = performance.now();
+      await page.goto(pageUrl, { waitUntil: 'load' });
+      const html = await page.content();
+      const md = toMarkdown(new ParsedPage(html, page.url()).bodyHtml());
+      if (!md.includes('Rendered')) throw new Error('floor did not render the page');
+      return performance.now() - t;
+    },
+    async close() {
+      await browser.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Five actions whose own waits add up to ACTION_WAITS_MS. */
+const ACTIONS = [
+  { type: 'wait', milliseconds: 10 },
+  { type: 'click', selector: '#app' },
+  { type: 'scroll', direction: 'down', amount: 200 },
+  { type: 'executeJavascript', script: 'return document.title' },
+  { type: 'wait', milliseconds: 10 },
+];
+const ACTION_WAITS_MS = 20;
+
 try {
   const key = await createBenchKey(server.url, ADMIN);
-  const scrape = async (renderJs: boolean): Promise<number> => {
+  const scrape = async (renderJs: boolean, extra: Record<string, unknown> = {}): Promise<number> => {
     const t = performance.now();
     const res = await fetch(`${server.url}/api/v1/scrape`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: pageUrl, renderJs }),
+      body: JSON.stringify({ url: pageUrl, renderJs, ...extra }),
     });
     const body = (await res.json()) as { content?: string };
     const ms = performance.now() - t;
@@ -130,11 +167,20 @@ try {
   const coldFull: number[] = [];
   let warmCpu = 0;
   let coldCpu = 0;
+  const floor: number[] = [];
+  const withActions: number[] = [];
+  let floorCpu = 0;
+  const floorPage = await warmPageFloor();
+  for (let i = 0; i < 3; i++) await floorPage.load();
   const every = Math.max(1, Math.floor(RUNS / COLD_RUNS));
   for (let i = 0; i < RUNS; i++) {
     let c = cpuSeconds();
     warm.push(await scrape(true));
     warmCpu += cpuSeconds() - c;
+    c = cpuSeconds();
+    floor.push(await floorPage.load());
+    floorCpu += cpuSeconds() - c;
+    withActions.push(await scrape(true, { actions: ACTIONS }));
     if (i % every === every - 1 && cold.length < COLD_RUNS) {
       c = cpuSeconds();
       cold.push(await launchPerRequest(POOL_BINARY));
@@ -143,6 +189,7 @@ try {
     }
   }
 
+  await floorPage.close();
   for (let i = 0; i < 20; i++) await scrape(false);
   const started = performance.now();
   let next = 0;
@@ -169,6 +216,16 @@ try {
   const wc = (warmCpu / warm.length) * 1000;
   const cc = (coldCpu / cold.length) * 1000;
   console.log(`CPU time per request (all processes): warm ${wc.toFixed(0)} ms, launch-per-request ${cc.toFixed(0)} ms, ratio ${(cc / wc).toFixed(1)}x`);
+  const fl = percentile(floor, 50);
+  const fc = (floorCpu / floor.length) * 1000;
+  console.log(row('warm-page floor (one page reused, in-process)', floor));
+  console.log(
+    `warm pool p50 is ${(percentile(warm, 50) / fl).toFixed(2)}x the warm-page floor (target <= 1.5x: ${percentile(warm, 50) <= 1.5 * fl ? 'met' : 'NOT met'}); ` +
+      `CPU per page: pool ${wc.toFixed(0)} ms, floor ${fc.toFixed(0)} ms (target pool <= 80 ms: ${wc <= 80 ? 'met' : 'NOT met'})`,
+  );
+  console.log(row('scrape renderJs:true with 5 actions (via HTTP)', withActions));
+  const added = percentile(withActions, 50) - percentile(warm, 50);
+  console.log(`5 actions add ${added.toFixed(1)} ms at p50; their own waits are ${ACTION_WAITS_MS} ms (target <= waits + 20 ms: ${added <= ACTION_WAITS_MS + 20 ? 'met' : 'NOT met'})`);
   const pps = PLAIN_REQUESTS / plainSeconds;
   console.log(`scrape renderJs:false: ${pps.toFixed(0)} pages/s (${PLAIN_REQUESTS} requests, ${PLAIN_CONCURRENCY} at a time), ${(pps / (1000 / percentile(warm, 50))).toFixed(1)}x the warm browser's sequential rate`);
 } finally {

@@ -76,7 +76,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
 
     const bytesInFlight = new ByteBudget(settings.bodyBytesInFlightMax);
     const engines: EngineSet = createEngines(
-      { dataDir: settings.dataDir, publicBaseUrl: opts.publicBaseUrl, env: opts.env, log: logger.child({ component: 'engines' }), bytesInFlight },
+      { dataDir: settings.dataDir, publicBaseUrl: opts.publicBaseUrl, env: opts.env, log: logger.child({ component: 'engines' }), bytesInFlight, db },
       opts.engineOverrides,
     );
     closers.push(() => engines.close());

@@ -49,6 +49,8 @@ export {
   UnsupportedOptionError,
 } from './errors.js';
 export type { Engines } from './engines/types.js';
+export type { RenderRequest, RenderResult, PageAction, ActionResult } from './engines/browser/types.js';
+export type { PageStore, PageSnapshot, CachedAnswer } from './engines/page-store/types.js';
 export type { HttpEngine, HttpRequest, HttpResponse } from './engines/http/types.js';
 export type { FileStore, StoredFile, OpenedFile } from './engines/files/types.js';
 export type { OfficeEngine, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './engines/office/types.js';

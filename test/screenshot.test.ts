@@ -20,6 +20,8 @@ const PAGES: Record<string, string> = {
   '/block': html('<div style="position:absolute;left:10px;top:20px;width:150px;height:80px;background:#0f0"></div>'),
   // A consent overlay covering the whole viewport with the scroll locked, as OneTrust does.
   '/banner': html('<p>Content</p><div id="onetrust-consent-sdk"><div style="position:fixed;inset:0;background:#f00;z-index:9999">We use cookies</div></div>', '<style>body{overflow:hidden}</style>'),
+  // White for 300 ms, then a green page: only a capture that waited shows green.
+  '/turns-green': html('<script>setTimeout(() => { document.body.style.background = "#0f0"; }, 300)</script>'),
   // 1,500 px of page, then a sentinel that fetches 3,000 px more once it is scrolled into view.
   '/lazy': html(
     `<div style="height:1500px">Top</div><div id="sentinel" style="height:10px"></div>
@@ -41,6 +43,28 @@ new IntersectionObserver((entries, obs) => {
 let site: http.Server;
 let base = '';
 let moreHits = 0;
+
+/** Width and height of a JPEG from its first start-of-frame segment. */
+function jpegSize(jpg: Buffer): [number, number] {
+  for (let off = 2; off + 9 < jpg.length; ) {
+    const marker = jpg[off + 1]!;
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) return [jpg.readUInt16BE(off + 7), jpg.readUInt16BE(off + 5)];
+    off += 2 + jpg.readUInt16BE(off + 2);
+  }
+  assert.fail('no frame header in the JPEG');
+}
+
+/** Width and height of a lossy (VP8) or lossless (VP8L) WebP. */
+function webpSize(webp: Buffer): [number, number] {
+  const chunk = webp.toString('latin1', 12, 16);
+  if (chunk === 'VP8 ') return [webp.readUInt16LE(26) & 0x3fff, webp.readUInt16LE(28) & 0x3fff];
+  if (chunk === 'VP8L') {
+    const bits = webp.readUInt32LE(21);
+    return [(bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1];
+  }
+  assert.equal(chunk, 'VP8X');
+  return [1 + webp.readUIntLE(24, 3), 1 + webp.readUIntLE(27, 3)];
+}
 
 /** RGB of pixel (x, y) of an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium writes). */
 function pixel(png: Buffer, x: number, y: number): [number, number, number] {
@@ -190,5 +214,60 @@ describe('POST /api/v1/screenshot (issue 14), own Chromium', () => {
     assert.ok(scrolled.json.pageHeight >= 4500, `with autoScroll the lazy part is on the page: ${scrolled.json.pageHeight}`);
     const png = await download(scrolled.json.screenshotUrl);
     assert.equal(png.readUInt32BE(20), scrolled.json.pageHeight);
+  });
+
+  it('flat width, height, waitFor, format, quality and deviceScaleFactor are honoured (issue 28), read from the bytes', async () => {
+    const flat = await shoot({ url: `${base}/block`, width: 800, height: 600 });
+    assert.equal(flat.status, 200, flat.text);
+    const png = await download(flat.json.screenshotUrl);
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [800, 600]);
+    assert.deepEqual([flat.json.width, flat.json.height, flat.json.contentType], [800, 600, 'image/png']);
+
+    const jpeg = await shoot({ url: `${base}/block`, width: 640, height: 480, format: 'jpeg', quality: 40 });
+    assert.equal(jpeg.status, 200, jpeg.text);
+    const jpg = await download(jpeg.json.screenshotUrl);
+    assert.deepEqual([jpg[0], jpg[1]], [0xff, 0xd8]);
+    assert.deepEqual(jpegSize(jpg), [640, 480]);
+    assert.deepEqual([jpeg.json.width, jpeg.json.height, jpeg.json.contentType], [640, 480, 'image/jpeg']);
+    assert.equal((await fetch(jpeg.json.screenshotUrl)).headers.get('content-type'), 'image/jpeg');
+    const better = await download((await shoot({ url: `${base}/block`, width: 640, height: 480, format: 'jpeg', quality: 95 })).json.screenshotUrl);
+    assert.ok(better.length > jpg.length, `quality 95 (${better.length} B) is a bigger file than quality 40 (${jpg.length} B)`);
+
+    const webp = await shoot({ url: `${base}/block`, width: 300, height: 200, format: 'webp' });
+    assert.equal(webp.status, 200, webp.text);
+    const wp = await download(webp.json.screenshotUrl);
+    assert.equal(wp.toString('latin1', 8, 12), 'WEBP');
+    assert.deepEqual(webpSize(wp), [300, 200]);
+    assert.equal(webp.json.contentType, 'image/webp');
+
+    const scaled = await shoot({ url: `${base}/block`, width: 400, height: 300, deviceScaleFactor: 2 });
+    const big = await download(scaled.json.screenshotUrl);
+    assert.deepEqual([big.readUInt32BE(16), big.readUInt32BE(20)], [800, 600]);
+    assert.deepEqual(pixel(big, 40, 60), [0, 255, 0], 'the block at (10, 20) CSS px lies at twice that in device pixels');
+
+    const before = await balance();
+    const waited = await shoot({ url: `${base}/turns-green`, width: 200, height: 200, waitFor: 1500 });
+    assert.equal(waited.status, 200, waited.text);
+    assert.deepEqual(pixel(await download(waited.json.screenshotUrl), 100, 100), [0, 255, 0]);
+    assert.equal(await balance(), before - 30, 'waitFor is priced as wait');
+  });
+
+  it('refuses flat fields out of range with their 400 texts, free', async () => {
+    const before = await balance();
+    const cases: [unknown, string][] = [
+      [{ url: `${base}/block`, width: 99 }, "'width' must be an integer between 100 and 3840."],
+      [{ url: `${base}/block`, height: 10241 }, "'height' must be an integer between 100 and 10240."],
+      [{ url: `${base}/block`, waitFor: 6000 }, "'waitFor' must be a number of milliseconds between 0 and 5000."],
+      [{ url: `${base}/block`, format: 'gif' }, "'format' must be one of: png, jpeg, webp."],
+      [{ url: `${base}/block`, format: 'jpeg', quality: 0 }, "'quality' must be an integer between 1 and 100."],
+      [{ url: `${base}/block`, quality: 50 }, "'quality' applies to jpeg and webp only: set 'format' to jpeg or webp."],
+      [{ url: `${base}/block`, deviceScaleFactor: 4 }, "'deviceScaleFactor' must be a number between 1 and 3."],
+    ];
+    for (const [body, error] of cases) {
+      const res = await shoot(body);
+      assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+      assert.equal(res.json.error, error, JSON.stringify(body));
+    }
+    assert.equal(await balance(), before);
   });
 });

@@ -3,8 +3,11 @@
  * come from the service's own `web` plugin and the crawler providers (`crawler_a`, `spider_a`,
  * `shot_a`, `browser_a`), which all map onto the output shapes declared here.
  */
-import { Type, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk-base.js';
+import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk-base.js';
 import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb } from './extract.js';
+import { MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
+
+export * from './web-scrape.js';
 
 /** Spec §7.1: the 400 text for a missing or empty `url`. */
 export const URL_REQUIRED = "'url' parameter is required and must be a non-empty string.";
@@ -50,6 +53,9 @@ const Metadata = Type.Object(
     ogSiteName: Type.Optional(Type.String({ description: 'og:site_name.' })),
     statusCode: Type.Integer({ description: 'HTTP status of the page.' }),
     contentType: Type.String({ description: 'Content-Type of the page.' }),
+    cacheState: Type.Optional(Type.Union([Type.Literal('hit'), Type.Literal('miss')], { description: 'With maxAge: hit when the answer came from the cache, miss when the page was fetched.' })),
+    cachedAt: Type.Optional(Type.String({ description: 'On a cache hit: when the cached answer was made (ISO 8601).' })),
+    expiresAt: Type.Optional(Type.String({ description: 'When a temporary file link in `content` stops working (format screenshot, or a document with parsePDF false), ISO 8601.' })),
   },
   { additionalProperties: true, description: 'Page metadata (description, language, canonical, status code, content type) and every og:* property of the page, camel-cased (og:site_name → ogSiteName; URL values absolute; ogLocaleAlternate is an array of strings).' },
 );
@@ -63,7 +69,26 @@ const ScrapeInput = Type.Object({
   ),
   cleaned: Type.Optional(Type.Boolean({ description: 'Main content only (article extraction), without navigation, ads and footers.' })),
   renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript in a browser (default true); false is a plain, faster fetch.' })),
+  ...scrapeOptions,
 });
+
+/** `scrape_page` input as the capability declares it. */
+export type ScrapePageInput = Static<typeof ScrapeInput>;
+
+/** Cross-field checks of a scrape: the URL, headers, and waits that say what to wait for. */
+function checkScrape(i: ScrapePageInput): string | undefined {
+  const url = checkUrl(i.url);
+  if (url) return url;
+  const headers = checkScrapeHeaders(i.headers);
+  if (headers) return headers;
+  for (const [n, a] of (i.actions ?? []).entries()) {
+    if (a.type === 'wait' && (a.milliseconds === undefined) === (a.selector === undefined)) return `Action ${n + 1} (wait) needs either 'milliseconds' or 'selector'.`;
+  }
+  if (i.renderJs === false && (i.actions?.length || i.waitForSelector || i.mobile || i.blockAds || (i.formats ?? []).some((f) => f.startsWith('screenshot')))) {
+    return "'renderJs: false' cannot be combined with actions, waitForSelector, mobile, blockAds or a screenshot format: those need the browser.";
+  }
+  return undefined;
+}
 
 /** Output of `scrape_page` (spec §4.5). */
 export const ScrapeOutput = Type.Object({
@@ -73,6 +98,7 @@ export const ScrapeOutput = Type.Object({
   metadata: Metadata,
   format: Type.String({ description: 'The format returned.' }),
   cleaned: Type.Boolean({ description: 'Whether only the main content was kept.' }),
+  ...scrapeOutputFields,
 });
 
 export const scrapePage = defineCapability({
@@ -83,12 +109,30 @@ export const scrapePage = defineCapability({
   input: ScrapeInput,
   output: ScrapeOutput,
   cost: flat(10),
-  validate: (i: Static<typeof ScrapeInput>) => checkUrl(i.url),
+  validate: checkScrape,
   messages: {
     url: URL_REQUIRED,
     format: "'format' must be one of: markdown, html, screenshot.",
     cleaned: "'cleaned' must be a boolean.",
     renderJs: "'renderJs' must be a boolean.",
+    formats: "'formats' must be a list of distinct formats among: markdown, html, rawHtml, links, screenshot, screenshot@fullPage, changeTracking.",
+    onlyMainContent: "'onlyMainContent' must be a boolean.",
+    includeTags: "'includeTags' must be a list of at most 50 CSS selectors.",
+    excludeTags: "'excludeTags' must be a list of at most 50 CSS selectors.",
+    waitFor: "'waitFor' must be an integer number of milliseconds between 0 and 60000.",
+    waitForSelector: "'waitForSelector' must be a non-empty CSS selector.",
+    timeout: "'timeout' must be an integer number of milliseconds between 1000 and 80000.",
+    mobile: "'mobile' must be a boolean.",
+    headers: "'headers' must be an object of header names to string values.",
+    cookies: "'cookies' must be a list of at most 50 objects with string 'name' and 'value' (and optional 'domain', 'path').",
+    location: "'location' must be an object with an optional two-letter 'country' and a list of language tags 'languages'.",
+    blockAds: "'blockAds' must be a boolean.",
+    actions: `'actions' must be a list of at most ${MAX_ACTIONS} actions, each with a 'type' among wait, click, write, press, scroll, screenshot, scrape, executeJavascript and that type's fields.`,
+    maxAge: "'maxAge' must be an integer number of milliseconds (0 or more, at most 30 days).",
+    storeInCache: "'storeInCache' must be a boolean.",
+    parsePDF: "'parsePDF' must be a boolean.",
+    proxy: "'proxy' must be one of: none, default.",
+    tag: "'tag' must be a string of 1 to 128 characters.",
   },
 });
 
@@ -247,13 +291,33 @@ const ScreenshotInput = Type.Object({
   ),
   blockCookieBanners: Type.Optional(Type.Boolean({ description: 'Hide common cookie-consent banners before the capture (default true; best effort, by known selectors).' })),
   autoScroll: Type.Optional(Type.Boolean({ description: 'Scroll through the page first so lazily loaded content appears (adds 10 credits).' })),
+  // Issue 28: the flat spellings clients send.
+  width: Type.Optional(Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels (100-3840); the flat form of `viewport.width` (height defaults to 800).' })),
+  height: Type.Optional(Type.Integer({ minimum: 100, maximum: 10240, description: 'Viewport height in CSS pixels (100-10240); the flat form of `viewport.height` (width defaults to 1280).' })),
+  waitFor: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'The same as `wait` (ms, 0-5000; more than 0 adds 10 credits); `wait` wins when both are given.' })),
+  format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], { description: 'Image format: png (default), jpeg or webp.' })),
+  quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'jpeg or webp quality, 1-100 (default 80); not for png.' })),
+  deviceScaleFactor: Type.Optional(Type.Number({ minimum: 1, maximum: 3, description: 'Device pixels per CSS pixel, 1-3 (default 1): the image is this many times the viewport in each direction.' })),
 });
+
+/** A screenshot request with the flat spellings folded in: one viewport, one wait, the image type. */
+export function screenshotSettings(i: Partial<ScreenshotRequest>): {
+  viewport?: { width: number; height: number };
+  wait?: number;
+  format: 'png' | 'jpeg' | 'webp';
+  quality?: number;
+  deviceScaleFactor?: number;
+} {
+  const viewport = i.viewport ?? (i.width !== undefined || i.height !== undefined ? { width: i.width ?? 1280, height: i.height ?? 800 } : undefined);
+  const format = i.format ?? 'png';
+  return { viewport, wait: i.wait ?? i.waitFor, format, quality: format === 'png' ? undefined : (i.quality ?? 80), deviceScaleFactor: i.deviceScaleFactor };
+}
 
 /** Output of `screenshot`. */
 export const ScreenshotOutput = Type.Object({
   screenshotUrl: Type.String({ description: 'Temporary URL of the image (24 h); the field v1 clients read.' }),
   url: Type.String({ description: 'Temporary URL of the image (same as `screenshotUrl`).' }),
-  contentType: Type.String({ description: 'Image type, e.g. image/png.' }),
+  contentType: Type.String({ description: 'Image type: image/png, image/jpeg or image/webp.' }),
   expiresAt: Type.Optional(Type.String({ description: 'When the URL stops working (ISO 8601).' })),
   width: Type.Optional(Type.Integer({ description: 'Image width in pixels.' })),
   height: Type.Optional(Type.Integer({ description: 'Image height in pixels.' })),
@@ -263,6 +327,18 @@ export const ScreenshotOutput = Type.Object({
     Type.Boolean({ description: "With fullPage: true when the page was taller (or wider) than the provider's capture limit and the image shows only its top (own Chromium: WEB_SCREENSHOT_MAX_HEIGHT, default 16384 px, at widths up to 1280 px; wider captures get the same area)." }),
   ),
 });
+
+/**
+ * The flat fields for a hosted screenshot provider that takes a viewport and a wait but only
+ * PNGs at scale 1: the viewport and wait to send; another format or scale is refused rather
+ * than ignored (issue 28: a silently ignored option is a broken workflow).
+ */
+export function pngScreenshotSettings(i: Partial<ScreenshotRequest>, provider: string): { viewport?: { width: number; height: number }; wait?: number } {
+  const set = screenshotSettings(i);
+  if (set.format !== 'png') throw new UnsupportedOptionError(`'format' ${set.format} is not supported by provider ${provider}; use provider web.`);
+  if ((set.deviceScaleFactor ?? 1) !== 1) throw new UnsupportedOptionError(`'deviceScaleFactor' is not supported by provider ${provider}; use provider web.`);
+  return { viewport: set.viewport, wait: wholeMs(set.wait) };
+}
 
 /** A screenshot `wait` (a number per spec §4.10) as whole milliseconds, for APIs that take integers. */
 export function wholeMs(ms: number | undefined): number | undefined {
@@ -274,7 +350,7 @@ export type ScreenshotRequest = Static<typeof ScreenshotInput>;
 
 /** Credits one screenshot request costs (issue 14): 20, +10 with autoScroll, +10 with wait > 0. */
 export function screenshotCredits(i: Partial<ScreenshotRequest>): number {
-  return SCREENSHOT_CREDITS.base + (i.autoScroll ? SCREENSHOT_CREDITS.autoScroll : 0) + ((i.wait ?? 0) > 0 ? SCREENSHOT_CREDITS.wait : 0);
+  return SCREENSHOT_CREDITS.base + (i.autoScroll ? SCREENSHOT_CREDITS.autoScroll : 0) + ((i.wait ?? i.waitFor ?? 0) > 0 ? SCREENSHOT_CREDITS.wait : 0);
 }
 
 /**
@@ -295,9 +371,15 @@ export const screenshot = defineCapability({
   input: ScreenshotInput,
   output: ScreenshotOutput,
   cost: screenshotCost,
-  validate: (i: Static<typeof ScreenshotInput>) => checkUrl(i.url),
+  validate: (i: Static<typeof ScreenshotInput>) => checkUrl(i.url) ?? (i.quality !== undefined && (i.format ?? 'png') === 'png' ? "'quality' applies to jpeg and webp only: set 'format' to jpeg or webp." : undefined),
   messages: {
     url: URL_REQUIRED,
+    width: "'width' must be an integer between 100 and 3840.",
+    height: "'height' must be an integer between 100 and 10240.",
+    waitFor: "'waitFor' must be a number of milliseconds between 0 and 5000.",
+    format: "'format' must be one of: png, jpeg, webp.",
+    quality: "'quality' must be an integer between 1 and 100.",
+    deviceScaleFactor: "'deviceScaleFactor' must be a number between 1 and 3.",
     fullPage: "'fullPage' must be a boolean.",
     wait: "'wait' must be a number of milliseconds between 0 and 5000.",
     viewport: "'viewport' must be an object with integer 'width' (100-3840) and 'height' (100-10240).",

@@ -13,6 +13,8 @@ import { createJsSandbox, createPythonSandbox } from './sandbox/index.js';
 import { createComputeEngine } from './compute/index.js';
 import { createToolEngine } from './tools/index.js';
 
+import { createPageStore } from './page-store/index.js';
+
 type Factories = { [K in keyof Engines]: (opts: EngineOptions) => Engines[K] & Closable };
 
 const FACTORIES: Factories = {
@@ -25,6 +27,8 @@ const FACTORIES: Factories = {
   python: createPythonSandbox,
   compute: createComputeEngine,
   tools: createToolEngine,
+
+  pageStore: createPageStore,
 };
 
 /** Engines plus the means to stop them; `started()` lists the engines created so far. */

@@ -2,6 +2,8 @@
 import type { PluginLogger } from '../plugin/types.js';
 import type { ByteBudget } from './http/byte-budget.js';
 
+import type { Queryable } from '../storage/db.js';
+
 /** Service-wide settings an engine may need. */
 export interface EngineOptions {
   /** Root of the embedded data (files, profiles, sandboxes live below it). */
@@ -13,4 +15,7 @@ export interface EngineOptions {
   log: PluginLogger;
   /** The service's in-flight byte budget, shared with request bodies; URL downloads count in it. */
   bytesInFlight?: ByteBudget;
+
+  /** The service's database, for engines that keep state there (the page store); absent in plugin harnesses. */
+  db?: Queryable;
 }

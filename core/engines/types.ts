@@ -12,6 +12,8 @@ import type { JsSandbox, PythonSandbox } from './sandbox/types.js';
 import type { ComputeEngine } from './compute/types.js';
 import type { ToolEngine } from './tools/types.js';
 
+import type { PageStore } from './page-store/types.js';
+
 /** Everything a plugin can reach on this machine. */
 export interface Engines {
   /** Outbound HTTP through undici with the SSRF guard, size cap, timeouts and decoding. */
@@ -32,6 +34,9 @@ export interface Engines {
   readonly compute: ComputeEngine;
   /** Confined, memory-capped local tools (ffmpeg, tesseract, poppler, qpdf) and image admission. */
   readonly tools: ToolEngine;
+
+  /** The scrape cache and change-tracking snapshots, in the service's store (shared by instances on PostgreSQL). */
+  readonly pageStore: PageStore;
 }
 
 /** Something that holds processes or handles and must be stopped at shutdown. */

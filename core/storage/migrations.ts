@@ -117,6 +117,29 @@ const MIGRATIONS: { id: number; sql: string }[] = [
       INSERT INTO usage_rollup_mark (id, upto) VALUES (1, NULL) ON CONFLICT (id) DO NOTHING
     `,
   },
+  {
+    // Issue 27: the scrape cache (shared by instances on one store; the key is a hash of the URL
+    // and every option that shapes the answer) and change-tracking snapshots, one per key, URL
+    // and tag, removed with their key.
+    id: 6,
+    sql: `
+      CREATE TABLE IF NOT EXISTS scrape_cache (
+        cache_key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        stored_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE INDEX IF NOT EXISTS scrape_cache_age ON scrape_cache (stored_at);
+      CREATE TABLE IF NOT EXISTS page_snapshots (
+        key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        tag TEXT NOT NULL DEFAULT '',
+        content TEXT NOT NULL,
+        taken_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (key_id, url, tag)
+      );
+      CREATE INDEX IF NOT EXISTS page_snapshots_age ON page_snapshots (taken_at)
+    `,
+  },
 ];
 
 /** Brings the schema up to date. */

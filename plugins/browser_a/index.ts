@@ -3,7 +3,7 @@
  * `screenshot` capability when `provider: "browser_a"` is given (spec §4.10); the image is kept
  * in the service's file store and returned as a temporary URL.
  */
-import { Type, UpstreamError, cookieBannerCss, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, wholeMs, userUrl } from '../../core/sdk.js';
+import { Type, UpstreamError, cookieBannerCss, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, pngScreenshotSettings, userUrl } from '../../core/sdk.js';
 import { browserCall, jsonOf } from './client.js';
 
 const config = {
@@ -113,8 +113,7 @@ export default definePlugin({
       mapInput: (i) => ({
         url: userUrl(i.url),
         fullPage: i.fullPage,
-        viewport: i.viewport,
-        wait: wholeMs(i.wait),
+        ...pngScreenshotSettings(i, 'browser_a'),
         clip: i.clipRectangle,
         scrollPage: i.autoScroll,
         // blockCookieBanners (default true): the same selectors the service's own Chromium hides.

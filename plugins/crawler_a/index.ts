@@ -3,7 +3,7 @@
  * screenshot. Serves `crawl_site` first in the deployment order (spec §4.10) and `screenshot`
  * when asked for by `provider`.
  */
-import { CRAWL_CREDITS_PER_PAGE, InputError, Type, UnsupportedOptionError, UpstreamError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit, screenshot as screenshotCapability, wholeMs, userUrl, type RunContext, type Static } from '../../core/sdk.js';
+import { CRAWL_CREDITS_PER_PAGE, InputError, Type, UnsupportedOptionError, UpstreamError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit, screenshot as screenshotCapability, wholeMs, pngScreenshotSettings, userUrl, type RunContext, type Static } from '../../core/sdk.js';
 import { copyScreenshot } from './screenshot-copy.js';
 import { CrawlerAClient, type CrawlerADocument } from './client.js';
 
@@ -205,7 +205,8 @@ export default definePlugin({
       mapInput: (i) => {
         if (i.clipRectangle) throw new UnsupportedOptionError("'clipRectangle' is not supported by provider crawler_a; use provider web, shot_a or browser_a.");
         if (i.autoScroll) throw new UnsupportedOptionError("'autoScroll' is not supported by provider crawler_a; use provider web or browser_a.");
-        return { url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, waitFor: wholeMs(i.wait), blockAds: i.blockCookieBanners ?? true };
+        const { viewport, wait } = pngScreenshotSettings(i, 'crawler_a');
+        return { url: userUrl(i.url), fullPage: i.fullPage, viewport, waitFor: wait, blockAds: i.blockCookieBanners ?? true };
       },
       mapOutput: (o) => ({ screenshotUrl: o.url, url: o.url, contentType: o.contentType, ...(o.pageUrl ? { pageUrl: o.pageUrl } : {}) }),
     }),

@@ -3,7 +3,7 @@
  * capability when `provider: "shot_a"` is given (spec §4.10). The image is kept in the service's
  * file store and returned as a temporary URL, like the service's own screenshots.
  */
-import { Type, UnsupportedOptionError, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, wholeMs, userUrl } from '../../core/sdk.js';
+import { Type, UnsupportedOptionError, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, pngScreenshotSettings, userUrl } from '../../core/sdk.js';
 import { take, type TakeOptions } from './client.js';
 
 const config = {
@@ -72,7 +72,7 @@ export default definePlugin({
       // autoScroll has no ScreenshotOne option in contracts §7a: refused rather than ignored.
       mapInput: (i) => {
         if (i.autoScroll) throw new UnsupportedOptionError("'autoScroll' is not supported by provider shot_a; use provider web or browser_a.");
-        return { url: userUrl(i.url), fullPage: i.fullPage, viewport: i.viewport, wait: wholeMs(i.wait), blockCookieBanners: i.blockCookieBanners, clip: i.clipRectangle };
+        return { url: userUrl(i.url), fullPage: i.fullPage, ...pngScreenshotSettings(i, 'shot_a'), blockCookieBanners: i.blockCookieBanners, clip: i.clipRectangle };
       },
       mapOutput: (o) => ({ screenshotUrl: o.url, url: o.url, contentType: o.contentType, expiresAt: o.expiresAt }),
     }),

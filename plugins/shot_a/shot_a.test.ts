@@ -74,3 +74,15 @@ test('error codes map to the catalogue', async () => {
   assert.match(await status(run({ url: 'https://example.org' })) as string, /^502 Failed to retrieve data from shot_a service\.$/);
   fake.failWith = undefined;
 });
+
+test('the flat screenshot fields reach shot_a as its viewport and delay; a format or scale it cannot make is refused, not ignored (issue 28)', async () => {
+  await h.capability('screenshot', { url: 'example.org', width: 800, height: 600, waitFor: 1000 });
+  const sent = fake.requests.at(-1)!;
+  assert.deepEqual([sent.viewport_width, sent.viewport_height, sent.delay], [800, 600, 1]);
+  for (const [extra, text] of [
+    [{ format: 'jpeg' }, "'format' jpeg is not supported by provider shot_a; use provider web."],
+    [{ deviceScaleFactor: 2 }, "'deviceScaleFactor' is not supported by provider shot_a; use provider web."],
+  ] as const) {
+    await assert.rejects(h.capability('screenshot', { url: 'example.org', ...extra }), (err: ServiceError) => err.status === 400 && err.message === text);
+  }
+});

@@ -19,17 +19,25 @@ import {
   webExtractRules,
   userUrl,
   screenshot as screenshotCapability,
+  screenshotSettings,
   wholeMs,
 } from '../../core/sdk.js';
-import { fetchPage, limitsFrom } from './fetch-page.js';
+import { fetchPage, limitsFrom, webProxy } from './fetch-page.js';
 import { pageData, registerPageWork, type WebContext, type WebState } from './work.js';
 import { crawlSite } from './crawler.js';
+import { imageSize } from './image-size.js';
+import { scrape } from './scrape.js';
 
 
 const config = {
   maxPageBytes: {
     description: 'Largest page body the web plugin reads, in bytes; with renderJs, everything the page downloads counts (default 10 MB).',
     default: String(10 * 1024 * 1024),
+  },
+  proxyUrl: {
+    type: 'url',
+    description:
+      'HTTP proxy the web plugin fetches pages through, browser and plain fetch alike (`http://[user:pass@]host:port`), for sites that block the server\'s address; a scrape with `proxy: "none"` goes directly. The SSRF guard still checks every address first. Unset: direct.',
   },
   pageTimeoutMs: { description: 'Time allowed to load one page, in ms (default 20000).', default: '20000' },
   crawlMaxDelayMs: { description: 'Longest robots.txt Crawl-delay honoured as written, in ms; longer ones are capped (default 5000).', default: '5000' },
@@ -40,6 +48,20 @@ const config = {
     default: 16384,
     min: 100,
     max: 65535,
+  },
+  cacheRetentionMs: {
+    description: 'How long a scrape answer stays in the shared cache for `maxAge` calls, in ms; older entries are deleted (default 86400000, a day).',
+    type: 'integer',
+    default: 86_400_000,
+    min: 1000,
+    max: 30 * 86_400_000,
+  },
+  snapshotRetentionDays: {
+    description: 'How long a change-tracking snapshot is kept without a newer scrape of its page, in days; older ones are deleted and the next scrape counts as new (default 90). Snapshots are also deleted with their key.',
+    type: 'integer',
+    default: 90,
+    min: 1,
+    max: 3650,
   },
   screenshotScrollMs: {
     description: 'Longest time a screenshot with `autoScroll` spends scrolling through the page so lazy content loads, in ms (default 8000).',
@@ -52,23 +74,13 @@ const config = {
 
 type Ctx = WebContext;
 
-/** Width and height from a PNG's IHDR chunk. */
-function pngSize(png: Uint8Array): { width?: number; height?: number } {
-  if (png.byteLength < 24) return {};
-  const b = Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
-}
+/** The MIME type and extension of each screenshot image format. */
+const IMAGE_TYPES = { png: ['image/png', 'png'], jpeg: ['image/jpeg', 'jpg'], webp: ['image/webp', 'webp'] } as const;
 
-async function storePng(ctx: Ctx, png: Uint8Array) {
-  const file = await ctx.engines.files.put(png, { contentType: 'image/png', extension: 'png' });
-  ctx.usage.add('output_bytes', png.byteLength);
-  return file;
-}
-
-const scrape = defineEndpoint({
+const scrapeEndpoint = defineEndpoint({
   operation: 'scrape',
   title: 'Scrape a page on this machine',
-  summary: 'Fetches a page (Chromium when renderJs, else plain HTTP) and returns markdown, HTML or a PNG screenshot URL.',
+  summary: 'Fetches a page (Chromium when renderJs, else plain HTTP) and returns markdown, HTML, raw HTML, links, screenshots and change tracking, after page actions, from the shared cache when maxAge allows.',
   input: scrapePage.input,
   output: ScrapeOutput,
   perKeyConcurrency: 16,
@@ -76,35 +88,7 @@ const scrape = defineEndpoint({
   timeoutMs: 90_000,
   validate: scrapePage.validate,
   messages: scrapePage.messages,
-  async run(input, ctx: Ctx): Promise<Static<typeof ScrapeOutput>> {
-    const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
-    const format = input.format ?? 'markdown';
-    const cleaned = input.cleaned ?? false;
-    const url = userUrl(input.url);
-    if (format === 'screenshot') {
-      const page = await fetchPage(ctx, { url, renderJs: true, screenshot: { fullPage: false }, timeoutMs, maxBytes });
-      if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
-      const file = await storePng(ctx, page.screenshot);
-      const summary = await ctx.state.pages.run('pageSummary', pageData(page), { signal: ctx.signal });
-      const metadata = { ...summary.metadata, expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot) };
-      return {
-        title: page.title || summary.title,
-        url: page.url,
-        content: file.url,
-        metadata,
-        format,
-        cleaned,
-      };
-    }
-    const page = await fetchPage(ctx, { url, renderJs: input.renderJs ?? true, timeoutMs, maxBytes });
-    if (page.kind !== 'html') {
-      const title = page.body.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
-      return { title, url: page.url, content: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, format, cleaned };
-    }
-    const out = await ctx.state.pages.run('scrapeContent', { ...pageData(page), format, cleaned }, { signal: ctx.signal });
-    if (out.warning) ctx.log.warn({ url: page.url }, out.warning);
-    return { title: out.title || page.title || '', url: page.url, content: out.content, metadata: out.metadata, format, cleaned };
-  },
+  run: (input, ctx: Ctx) => scrape(input, ctx),
 });
 
 const crawl = defineEndpoint({
@@ -147,6 +131,9 @@ const shot = defineEndpoint({
   messages: screenshotCapability.messages,
   async run(input, ctx: Ctx) {
     const { timeoutMs, maxBytes } = limitsFrom(ctx.config);
+    // Issue 28: the flat spellings (width, height, waitFor, format, quality, deviceScaleFactor).
+    const set = screenshotSettings(input);
+    const wait = wholeMs(set.wait);
     // Issue 14: scrolling is bounded by its own budget, which the job's deadline makes room for.
     const scrollMs = input.autoScroll ? Number(ctx.config.screenshotScrollMs ?? 8000) : 0;
     const page = await ctx.engines.browser.render({
@@ -157,17 +144,23 @@ const shot = defineEndpoint({
         maxHeight: Number(ctx.config.screenshotMaxHeight) || undefined,
         clip: input.clipRectangle,
         hideSelectors: input.blockCookieBanners === false ? undefined : [...COOKIE_BANNER_SELECTORS],
+        type: set.format,
+        quality: set.quality,
       },
       autoScroll: input.autoScroll ? { maxMs: scrollMs } : undefined,
-      viewport: input.viewport,
-      waitMs: wholeMs(input.wait),
-      timeoutMs: timeoutMs + (wholeMs(input.wait) ?? 0) + scrollMs,
+      viewport: set.viewport || set.deviceScaleFactor ? { ...(set.viewport ?? { width: 1280, height: 800 }), deviceScaleFactor: set.deviceScaleFactor } : undefined,
+      waitMs: wait,
+      timeoutMs: timeoutMs + (wait ?? 0) + scrollMs,
       signal: ctx.signal,
+      owner: ctx.caller,
+      proxy: webProxy(ctx, undefined),
     });
     if (!page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
-    const file = await storePng(ctx, page.screenshot);
+    const [contentType, extension] = IMAGE_TYPES[set.format];
+    const file = await ctx.engines.files.put(page.screenshot, { contentType, extension });
+    ctx.usage.add('output_bytes', page.screenshot.byteLength);
     const full = page.fullPage ? { pageHeight: page.fullPage.pageHeight, clipped: page.fullPage.clipped } : {};
-    return { screenshotUrl: file.url, url: file.url, contentType: 'image/png', expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot), pageUrl: page.url, ...full };
+    return { screenshotUrl: file.url, url: file.url, contentType, expiresAt: file.expiresAt.toISOString(), ...imageSize(page.screenshot), pageUrl: page.url, ...full };
   },
 });
 
@@ -206,7 +199,7 @@ export default definePlugin<WebState>({
   config,
   // The CPU-heavy page work is handed to the compute engine by this plugin's own module URL.
   setup: ({ engines }) => registerPageWork(engines),
-  endpoints: [scrape, crawl, shot, extract],
+  endpoints: [scrapeEndpoint, crawl, shot, extract],
   implements: [
     { capability: 'scrape_page', endpoint: 'scrape' },
     { capability: 'crawl_site', endpoint: 'crawl' },

@@ -140,6 +140,30 @@ export class ParsedPage {
     return out;
   }
 
+  /**
+   * Keeps only the elements matching `include` (all of them, in document order, as the body) and
+   * removes those matching `exclude`. A selector the parser cannot read is a 400 upstream of here
+   * in the browser; here it is skipped.
+   */
+  select(include: string[], exclude: string[]): void {
+    const all = (sel: string): Element[] => {
+      try {
+        return [...this.document.querySelectorAll(sel)] as unknown as Element[];
+      } catch {
+        return [];
+      }
+    };
+    for (const sel of exclude) for (const el of all(sel)) el.remove();
+    if (!include.length || !this.document.body) return;
+    const kept = new Set<Element>();
+    for (const sel of include) for (const el of all(sel)) kept.add(el);
+    // An element inside another kept one comes with it.
+    const roots = [...kept].filter((el) => ![...kept].some((other) => other !== el && other.contains(el)));
+    const order = (x: Element, y: Element) => (x.compareDocumentPosition(y) & 4 ? -1 : 1);
+    const html = roots.sort(order).map((el) => el.outerHTML).join('\n');
+    this.document.body.innerHTML = html;
+  }
+
   /** The full document's body HTML without scripts, styles and other non-content elements. */
   bodyHtml(): string {
     for (const el of this.document.querySelectorAll('script, style, noscript, template, link, meta')) el.remove();

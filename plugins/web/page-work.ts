@@ -46,6 +46,44 @@ export function scrapeContent(a: PageData & { format: 'markdown' | 'html'; clean
   return { title, metadata, ...markdownOrText(html, parsed) };
 }
 
+/** What `scrapeFormats` returns: title, metadata and each text format asked for. */
+export interface ScrapedFormats {
+  title: string;
+  metadata: PageMetadata;
+  markdown?: string;
+  html?: string;
+  rawHtml?: string;
+  links?: string[];
+  warning?: string;
+}
+
+/**
+ * `scrape` with several formats (issue 27): `includeTags` keeps only the matching elements and
+ * `excludeTags` removes matching ones before any conversion; `rawHtml` is the document as given,
+ * before either.
+ */
+export function scrapeFormats(
+  a: PageData & { formats: ('markdown' | 'html' | 'rawHtml' | 'links')[]; cleaned: boolean; includeTags?: string[]; excludeTags?: string[]; fullDocument?: boolean },
+): ScrapedFormats {
+  const parsed = new ParsedPage(a.html, a.url);
+  const metadata = parsed.metadata(a.status, a.contentType, { contentLanguage: a.contentLanguage });
+  const out: ScrapedFormats = { title: parsed.title(), metadata };
+  if (a.formats.includes('rawHtml')) out.rawHtml = a.html;
+  if (a.excludeTags?.length || a.includeTags?.length) parsed.select(a.includeTags ?? [], a.excludeTags ?? []);
+  if (a.formats.includes('links')) out.links = [...new Set(parsed.links())];
+  if (!a.formats.includes('markdown') && !a.formats.includes('html')) return out;
+  // The v1 `format: html` answer is the whole document (head included) unless cleaned.
+  const whole = !a.cleaned && a.fullDocument && !a.formats.includes('markdown');
+  const html = a.cleaned ? (parsed.mainContent()?.html ?? parsed.bodyHtml()) : whole ? parsed.document.toString() : parsed.bodyHtml();
+  if (a.formats.includes('html')) out.html = html;
+  if (a.formats.includes('markdown')) {
+    const md = markdownOrText(html, parsed);
+    out.markdown = md.content;
+    if (md.warning) out.warning = md.warning;
+  }
+  return out;
+}
+
 /** Title and metadata only (a screenshot's page). */
 export function pageSummary(a: PageData): { title: string; metadata: PageMetadata } {
   const parsed = new ParsedPage(a.html, a.url);

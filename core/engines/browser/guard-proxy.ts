@@ -31,8 +31,51 @@ function refusal(err: unknown): [number, string] {
   return err instanceof ServiceError && err.status === 400 ? [403, err.message] : [502, 'Upstream unreachable'];
 }
 
-/** Starts the proxy on 127.0.0.1 (random port). */
-export async function startGuardProxy(guard: SsrfGuard): Promise<GuardProxy> {
+/** `Proxy-Authorization` for an upstream proxy URL with credentials. */
+function upstreamAuth(upstream: URL | undefined): Record<string, string> {
+  if (!upstream?.username) return {};
+  const creds = `${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`;
+  return { 'proxy-authorization': `Basic ${Buffer.from(creds).toString('base64')}` };
+}
+
+/**
+ * Opens a tunnel to `host:port` through the upstream proxy (HTTP CONNECT); resolves with the
+ * socket once the upstream answered 200, and with the bytes it sent past its answer.
+ */
+function tunnel(upstream: URL, host: string, port: string): Promise<{ socket: net.Socket; rest: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: upstream.hostname.replace(/^\[|\]$/g, ''), port: Number(upstream.port || 80) });
+    let got = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      got = Buffer.concat([got, chunk]);
+      const end = got.indexOf('\r\n\r\n');
+      if (end < 0) {
+        if (got.length > 16_384) fail(new Error('upstream proxy answer too long'));
+        return;
+      }
+      socket.off('data', onData);
+      if (!/^HTTP\/1\.[01] 200/.test(got.toString('latin1', 0, 16))) return fail(new Error(`upstream proxy refused: ${got.toString('latin1', 0, got.indexOf('\r\n'))}`));
+      resolve({ socket, rest: got.subarray(end + 4) });
+    };
+    const fail = (err: Error) => {
+      socket.destroy();
+      reject(err);
+    };
+    socket.on('data', onData);
+    socket.once('error', fail);
+    socket.once('connect', () => {
+      const auth = upstreamAuth(upstream)['proxy-authorization'];
+      socket.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n${auth ? `Proxy-Authorization: ${auth}\r\n` : ''}\r\n`);
+    });
+  });
+}
+
+/**
+ * Starts the proxy on 127.0.0.1 (random port). With `upstream` (the operator's `WEB_PROXY_URL`),
+ * what the guard lets through goes on through that proxy instead of directly: the guard still
+ * decides by the target's own addresses, so a proxy can never become a way to the private network.
+ */
+export async function startGuardProxy(guard: SsrfGuard, upstream?: URL): Promise<GuardProxy> {
   const sockets = new Set<net.Socket>();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const lookup = guard.lookup();
@@ -50,32 +93,42 @@ export async function startGuardProxy(guard: SsrfGuard): Promise<GuardProxy> {
       return;
     }
     try {
-      // Sockets skip `lookup` for IP literals, so those are checked here.
-      if (net.isIP(target.hostname.replace(/^\[|\]$/g, ''))) await guard.checkHost(target.hostname);
+      // Sockets skip `lookup` for IP literals, so those are checked here (and every name when an
+      // upstream proxy, not this process, resolves it).
+      if (upstream || net.isIP(target.hostname.replace(/^\[|\]$/g, ''))) await guard.checkHost(target.hostname);
     } catch (err) {
       const [status, text] = refusal(err);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
       return;
     }
-    const upstream = http.request({
-      host: target.hostname.replace(/^\[|\]$/g, ''),
-      port: target.port || 80,
-      method: req.method,
-      path: target.pathname + target.search,
-      headers: strip(req.headers),
-      agent,
-      lookup,
-    });
-    upstream.on('response', (ur) => {
+    const upstreamReq = upstream
+      ? http.request({
+          host: upstream.hostname.replace(/^\[|\]$/g, ''),
+          port: upstream.port || 80,
+          method: req.method,
+          path: target.href,
+          headers: { ...strip(req.headers), host: target.host, ...upstreamAuth(upstream) },
+          agent,
+        })
+      : http.request({
+          host: target.hostname.replace(/^\[|\]$/g, ''),
+          port: target.port || 80,
+          method: req.method,
+          path: target.pathname + target.search,
+          headers: strip(req.headers),
+          agent,
+          lookup,
+        });
+    upstreamReq.on('response', (ur) => {
       res.writeHead(ur.statusCode ?? 502, strip(ur.headers));
       ur.pipe(res);
     });
-    upstream.on('error', (err) => {
+    upstreamReq.on('error', (err) => {
       if (res.headersSent) return res.destroy();
       const [status, text] = refusal(err);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
     });
-    req.pipe(upstream);
+    req.pipe(upstreamReq);
   });
 
   server.on('connect', async (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
@@ -92,17 +145,34 @@ export async function startGuardProxy(guard: SsrfGuard): Promise<GuardProxy> {
       const [status, text] = refusal(err);
       return void client.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\nContent-Type: text/plain\r\n\r\n${text}`);
     }
-    const upstream = net.connect({ host: address, port: Number(m[2]) });
-    sockets.add(upstream);
-    upstream.on('close', () => sockets.delete(upstream));
-    upstream.once('connect', () => {
+    if (upstream) {
+      try {
+        const { socket, rest } = await tunnel(upstream, m[1]!, m[2]!);
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        socket.on('error', () => client.destroy());
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (rest.length) client.write(rest);
+        if (head.length) socket.write(head);
+        socket.pipe(client);
+        client.pipe(socket);
+        client.on('close', () => socket.destroy());
+      } catch {
+        client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      }
+      return;
+    }
+    const direct = net.connect({ host: address, port: Number(m[2]) });
+    sockets.add(direct);
+    direct.on('close', () => sockets.delete(direct));
+    direct.once('connect', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
+      if (head.length) direct.write(head);
+      direct.pipe(client);
+      client.pipe(direct);
     });
-    upstream.on('error', () => (client.writable && upstream.connecting ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : client.destroy()));
-    client.on('close', () => upstream.destroy());
+    direct.on('error', () => (client.writable && direct.connecting ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : client.destroy()));
+    client.on('close', () => direct.destroy());
   });
   // ws:// without a tunnel would need its own forwarding; refuse it rather than let it bypass the check.
   server.on('upgrade', (_req, socket: net.Socket) => socket.end('HTTP/1.1 403 Forbidden\r\n\r\n'));

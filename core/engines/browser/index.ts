@@ -4,7 +4,7 @@
  */
 import type { EngineOptions } from '../options.js';
 import type { BrowserEngine } from './types.js';
-import { BrowserPool, poolSettingsFromEnv } from './pool.js';
+import { BrowserPool, poolSettingsFromEnv, type ContextProxy } from './pool.js';
 import { precheck, renderPage } from './render.js';
 import { startGuardProxy, type GuardProxy } from './guard-proxy.js';
 import { SsrfGuard, guardPolicyFromEnv } from '../http/guard.js';
@@ -23,11 +23,24 @@ export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { clos
     return [`--proxy-server=${url}`, '--proxy-bypass-list=<-loopback>', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp'];
   };
   const pool = new BrowserPool(poolSettingsFromEnv(opts.env, opts.dataDir), opts.log, launchArgs);
+  // A job through an operator's proxy: a guard proxy of its own that forwards to it (the guard
+  // decides as for any job, and it carries the proxy's credentials, which Chromium's proxy
+  // setting cannot). Loopback goes through too.
+  const chained = new Map<string, Promise<GuardProxy>>();
+  const contextProxy = async (upstream: string): Promise<ContextProxy> => {
+    let p = chained.get(upstream);
+    if (!p) {
+      p = startGuardProxy(guard, new URL(upstream));
+      chained.set(upstream, p);
+    }
+    return { proxyServer: (await p).url, proxyBypassList: ['<-loopback>'] };
+  };
   return {
     async render(req) {
       const target = await precheck(guard, req);
       try {
-        return await pool.use((fresh) => renderPage(fresh, guard, req, target), req.signal);
+        const proxy = req.proxy ? await contextProxy(req.proxy) : undefined;
+        return await pool.use((fresh) => renderPage(fresh, guard, req, target), req.signal, req.owner, proxy);
       } catch (err) {
         // A crash or protocol error mid-job: the pool replaces the browser; the caller gets a 502.
         if (err instanceof ServiceError || req.signal?.aborted) throw err;
@@ -38,6 +51,7 @@ export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { clos
     async close() {
       await pool.close();
       await (await proxy?.catch(() => undefined))?.close();
+      for (const p of chained.values()) await (await p.catch(() => undefined))?.close();
     },
   };
 }

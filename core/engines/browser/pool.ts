@@ -11,6 +11,17 @@ import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppete
 import { BusyError } from '../../errors.js';
 import type { PluginLogger } from '../../plugin/types.js';
 import { attachByteMeter, type ByteMeter } from './byte-meter.js';
+import { TurnQueue } from './turn-queue.js';
+
+/** A job waiting for a page slot, and whom it is for. */
+interface Waiter {
+  owner: string;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** The owner of jobs that name none (they keep first-come-first-served order among themselves). */
+const NO_OWNER = '';
 
 /** Pool settings (from the environment, see `poolSettingsFromEnv`). */
 export interface PoolSettings {
@@ -97,7 +108,8 @@ export class BrowserPool {
   private launching: Promise<Instance> | undefined;
   private readonly all = new Set<Instance>();
   private active = 0;
-  private readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  /** Waiting jobs, served owner by owner (issue 24: one key's backlog never holds up another's first job). */
+  private readonly waiters = new TurnQueue<Waiter>();
   private closed = false;
   /** Browsers launched, jobs run, and why browsers were replaced: their job limit (routine) or a crash. */
   readonly counters = { launches: 0, jobs: 0, recycles: 0, crashes: 0 };
@@ -120,10 +132,12 @@ export class BrowserPool {
   /**
    * Runs `job` with a fresh context and page once a page slot is free; the slot is released
    * afterwards. Starting a renderer is the slowest part of a warm job (hundreds of ms on a busy
-   * machine), so a spare context is prepared in the background for the next job.
+   * machine), so a spare context is prepared in the background for the next job. Slots go to
+   * owners in turn. When `signal` fires (the caller hung up, its deadline passed) the job's
+   * context is closed at once, which stops everything its page was doing, and the slot is free.
    */
-  async use<T>(job: (fresh: FreshPage) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    await this.acquire(signal);
+  async use<T>(job: (fresh: FreshPage) => Promise<T>, signal?: AbortSignal, owner = NO_OWNER, proxy?: ContextProxy): Promise<T> {
+    await this.acquire(owner, signal);
     let inst: Instance | undefined;
     try {
       inst = await this.instance();
@@ -134,11 +148,17 @@ export class BrowserPool {
         this.counters.recycles++;
         this.retire(inst);
       }
-      const fresh = await this.take(inst);
+      // A job through a proxy needs a context made for it; the spares go direct.
+      const fresh = proxy ? await prepare(inst.browser, proxy) : await this.take(inst);
       try {
-        return await job(fresh);
+        if (!signal) return await job(fresh);
+        signal.throwIfAborted();
+        const work = job(fresh);
+        work.catch(() => undefined);
+        return await Promise.race([work, aborted(signal)]);
       } finally {
         // Closing is off the response path; the slot is free as soon as the job's result is.
+        // On an abort this is what stops the page: its loads, scripts and waits end with it.
         void fresh.context.close().catch(() => undefined);
       }
     } finally {
@@ -146,7 +166,7 @@ export class BrowserPool {
         inst.active--;
         if (inst.retired && inst.active === 0) void this.shutdown(inst);
       }
-      this.release();
+      this.release(owner);
     }
   }
 
@@ -167,36 +187,40 @@ export class BrowserPool {
     }
   }
 
-  private acquire(signal?: AbortSignal): Promise<void> {
+  private acquire(owner: string, signal?: AbortSignal): Promise<void> {
     if (this.closed) return Promise.reject(new BusyError('The browser is shutting down. Please retry.'));
-    if (this.active < this.settings.maxPages) {
-      this.active++;
-      return Promise.resolve();
-    }
-    if (this.waiters.length >= this.settings.queueMax) {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.active >= this.settings.maxPages && this.waiters.length >= this.settings.queueMax) {
       return Promise.reject(new BusyError('Too many pages are being rendered right now. Please try again later.'));
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter = { resolve, reject };
+      const waiter: Waiter = { owner, resolve, reject };
       this.waiters.push(waiter);
       signal?.addEventListener(
         'abort',
         () => {
-          const i = this.waiters.indexOf(waiter);
-          if (i >= 0) {
-            this.waiters.splice(i, 1);
-            reject(signal.reason);
-          }
+          if (this.waiters.remove(waiter)) reject(signal.reason);
         },
         { once: true },
       );
+      this.drain();
     });
   }
 
-  private release(): void {
-    const next = this.waiters.shift();
-    if (next) next.resolve();
-    else this.active--;
+  /** Hands free slots to waiting jobs, the owner holding fewest slots first. */
+  private drain(): void {
+    while (this.active < this.settings.maxPages) {
+      const next = this.waiters.take();
+      if (!next) return;
+      this.active++;
+      next.resolve();
+    }
+  }
+
+  private release(owner: string): void {
+    this.waiters.done(owner);
+    this.active--;
+    this.drain();
   }
 
   /** The warm browser, launching one when there is none (first use, crash or recycle). */
@@ -268,16 +292,27 @@ export class BrowserPool {
   /** Stops every browser and refuses queued jobs. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const w of this.waiters.splice(0)) w.reject(new BusyError('The browser is shutting down. Please retry.'));
+    for (const w of this.waiters.drain()) w.reject(new BusyError('The browser is shutting down. Please retry.'));
     const pending = this.launching?.catch(() => undefined);
     await pending;
     await Promise.allSettled([...this.all].map((i) => this.shutdown(i)));
   }
 }
 
+/** Rejects with the signal's reason once it fires. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+}
+
+/** Where a context sends its traffic (Chromium's per-context proxy settings). */
+export interface ContextProxy {
+  proxyServer: string;
+  proxyBypassList?: string[];
+}
+
 /** A new incognito-like context with one blank page at the default viewport. */
-async function prepare(browser: Browser): Promise<FreshPage> {
-  const context = await browser.createBrowserContext();
+async function prepare(browser: Browser, proxy?: ContextProxy): Promise<FreshPage> {
+  const context = await browser.createBrowserContext(proxy ?? {});
   try {
     const page = await context.newPage();
     const [meter] = await Promise.all([attachByteMeter(page), page.setViewport(DEFAULT_VIEWPORT)]);

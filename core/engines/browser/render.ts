@@ -4,11 +4,14 @@
  * ≥ 500 ms on every page), then the DOM and an optional PNG.
  */
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
-import { DEFAULT_VIEWPORT, type FreshPage } from './pool.js';
+import type { FreshPage } from './pool.js';
 import { InputError, ServiceError, UpstreamError } from '../../errors.js';
 import { responseTooLarge, show } from '../http/index.js';
+import { charsetOfContentType, isNonAsciiUtf8, singleByteCharacters } from '../http/decode.js';
 import { capture, scrollThrough } from './screenshot.js';
 import { readSettledDom } from './read-dom.js';
+import { runActions } from './actions.js';
+import { prepareContext } from './job-setup.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
 
@@ -43,23 +46,30 @@ export async function precheck(guard: SsrfGuard, req: RenderRequest): Promise<UR
  */
 export async function renderPage(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, target: URL): Promise<RenderResult> {
   const max = req.maxBytes;
-  if (!max || !(max > 0)) return render(fresh, guard, req, target);
   let onOver!: (err: ServiceError) => void;
   const over = new Promise<never>((_, reject) => (onOver = reject));
   const check = (total: number) => {
-    if (total > max) onOver(responseTooLarge(target, max));
+    if (max && max > 0 && total > max) onOver(responseTooLarge(target, max));
   };
   fresh.meter.onData = check;
   check(fresh.meter.bytes);
+  // Every step is bounded by the timeout on its own; this bounds their sum (reading and capturing
+  // a page get their usual slack), so no job holds its slot past its time.
+  const timeoutMs = req.timeoutMs ?? 20_000;
+  const timer = setTimeout(() => onOver(new UpstreamError(`Failed to retrieve ${show(target)}: the page was not done within ${Math.round(timeoutMs / 100) / 10} s.`)), timeoutMs + JOB_SLACK_MS);
   const job = render(fresh, guard, req, target);
-  // Once over the cap the job's own outcome no longer matters (it fails when its context closes).
+  // Once over the cap or the time the job's own outcome no longer matters (it fails when its context closes).
   job.catch(() => undefined);
   try {
     return await Promise.race([job, over]);
   } finally {
+    clearTimeout(timer);
     fresh.meter.onData = undefined;
   }
 }
+
+/** Time a job may take beyond its timeout to read, settle and capture the page. */
+const JOB_SLACK_MS = 10_000;
 
 async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, target: URL): Promise<RenderResult> {
   const timeoutMs = req.timeoutMs ?? 20_000;
@@ -67,15 +77,25 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
   const blocked: RenderResult['blocked'] = [];
   let mainBlock: InputError | undefined;
   const page = fresh.page;
+  const deadline = Date.now() + timeoutMs;
   page.setDefaultTimeout(timeoutMs);
-  const vp = req.viewport ?? DEFAULT_VIEWPORT;
-  if (vp.width !== DEFAULT_VIEWPORT.width || vp.height !== DEFAULT_VIEWPORT.height) await page.setViewport(vp);
+  const vp = await prepareContext(fresh, req, target);
   const inflight = trackNetwork(page);
+  // A document served again as UTF-8 (see `fixCharset`): answered from its bytes, not fetched.
+  let again: { url: string; body: Buffer; headers: Record<string, string>; status: number } | undefined;
+  const reserved = (r: HTTPRequest): boolean => {
+    if (!again || !r.isNavigationRequest() || r.frame() !== page.mainFrame() || r.url() !== again.url) return false;
+    const { body, headers, status } = again;
+    again = undefined;
+    r.respond({ status, headers, body }).catch(() => undefined);
+    return true;
+  };
   // Interception costs a round trip per request; skip it when the operator opened everything.
   if (useGuard && !guard.policy.allowPrivate) {
     await page.setRequestInterception(true);
     const verdicts = new Map<string, Promise<void>>();
     page.on('request', (r) => {
+      if (reserved(r)) return;
       void screen(r, guard, verdicts).then(
         () => r.continue().catch(() => undefined),
         (err: unknown) => {
@@ -122,14 +142,67 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
   const headers = response?.headers() ?? {};
   const contentType = headers['content-type'] ?? '';
   const html = /html|xml/i.test(contentType) || !response;
+  if (html && response && !charsetOfContentType(contentType)) {
+    // Issue 27: a meta charset that contradicts valid UTF-8 bytes loses to the bytes. Chromium
+    // follows the meta, so such a document is loaded once more, served as UTF-8 from its bytes.
+    const body = await utf8Against(page, response);
+    if (body) {
+      again = { url: response.url(), body, status: response.status(), headers: { ...headers, 'content-type': `${contentType.split(';')[0] || 'text/html'}; charset=utf-8` } };
+      if (!useGuard || guard.policy.allowPrivate) {
+        await page.setRequestInterception(true);
+        page.on('request', (r) => {
+          if (!reserved(r)) r.continue().catch(() => undefined);
+        });
+      }
+      response = (await page.goto(response.url(), { waitUntil: 'load', timeout: Math.max(1, deadline - Date.now()) })) ?? response;
+      again = undefined;
+    }
+  }
   if (html) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
   if (html && req.autoScroll) {
     // Lazy content loads as it comes into view; what it fetched settles before the DOM is read.
     await scrollThrough(page, req.autoScroll.maxMs);
     await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
   }
-  if (req.waitMs) await new Promise((r) => setTimeout(r, req.waitMs));
+  if (html && req.waitForSelector) {
+    try {
+      await page.waitForSelector(req.waitForSelector, { timeout: Math.max(1, deadline - Date.now()) });
+    } catch (err) {
+      stillThere();
+      if (/is not a valid selector|SyntaxError/i.test(String(err))) throw new InputError(`'waitForSelector' is not a valid CSS selector: '${req.waitForSelector}'.`);
+      throw new UpstreamError(`Failed to retrieve ${show(target)}: no element matched '${req.waitForSelector}' within ${Math.round(timeoutMs / 100) / 10} s.`);
+    }
+  }
+  if (req.waitMs) await new Promise((r) => setTimeout(r, Math.min(req.waitMs!, Math.max(0, deadline - Date.now()))));
   stillThere();
+  let actions: RenderResult['actions'];
+  if (html && req.actions?.length) {
+    let navigated = false;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigated = true;
+    });
+    actions = await runActions(
+      {
+        page,
+        viewport: vp,
+        deadline,
+        maxCaptureBytes: req.maxBytes,
+        settle: async () => {
+          await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+          stillThere();
+          // A navigation the action started: the next step sees the new document once loaded.
+          // Only then: a wait in the page costs a round trip or a frame per action.
+          if (!navigated) return;
+          navigated = false;
+          await page.waitForFunction('document.readyState === "complete"', { polling: 20, timeout: Math.max(1, Math.min(SETTLE_CAP_MS, deadline - Date.now())) }).catch(() => undefined);
+          stillThere();
+        },
+      },
+      req.actions,
+    );
+    // Actions may have moved the page on: its status and headers are then the new document's.
+    response = (lastMain as HTTPResponse | null) ?? response;
+  }
   try {
     let dom = { html: '', title: '', href: page.url() };
     let doc = response;
@@ -147,7 +220,7 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
     }
     stillThere(dom.href);
     const docHeaders = doc?.headers() ?? {};
-    const result: RenderResult = { status: doc?.status() ?? 0, url: page.url(), headers: docHeaders, contentType: docHeaders['content-type'] ?? contentType, html: dom.html, title: dom.title, blocked };
+    const result: RenderResult = { status: doc?.status() ?? 0, url: page.url(), headers: docHeaders, contentType: docHeaders['content-type'] ?? contentType, html: dom.html, title: dom.title, blocked, ...(actions ? { actions } : {}) };
     if (req.screenshot) {
       Object.assign(result, await capture(page, vp, req.screenshot));
       stillThere();
@@ -158,6 +231,36 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
     stillThere();
     throw err;
   }
+}
+
+/**
+ * The document's bytes when Chromium decoded them as something other than UTF-8 although they
+ * are valid UTF-8 with non-ASCII in them (what a lying meta charset does), else undefined.
+ * Chromium hands out a text document's body already decoded with the charset it chose, so the
+ * bytes are recovered by encoding that text back, which is exact for single-byte charsets (the
+ * ones such pages claim: windows-1252, ISO-8859-x); other charsets are left as Chromium read them.
+ */
+async function utf8Against(page: Page, response: HTTPResponse): Promise<Buffer | undefined> {
+  const used = String(await page.evaluate('document.characterSet').catch(() => 'UTF-8'));
+  if (/^utf-?8$/i.test(used)) return undefined;
+  const text = await response.text().catch(() => undefined);
+  const bytes = text === undefined ? undefined : encodeSingleByte(text, used);
+  return bytes && isNonAsciiUtf8(bytes) ? bytes : undefined;
+}
+
+/** `text` encoded in the single-byte charset `label`, or undefined (not single-byte, or a character it lacks). */
+function encodeSingleByte(text: string, label: string): Buffer | undefined {
+  const chars = singleByteCharacters(label);
+  if (!chars) return undefined;
+  const table = new Map(chars.map((ch, b) => [ch, b]));
+  const out = Buffer.allocUnsafe(text.length);
+  let i = 0;
+  for (const ch of text) {
+    const b = table.get(ch);
+    if (b === undefined) return undefined;
+    out[i++] = b;
+  }
+  return out.subarray(0, i);
 }
 
 /** Decides one request: data/blob URLs pass, other schemes are refused, hosts go through the guard. */

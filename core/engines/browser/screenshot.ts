@@ -5,7 +5,7 @@
  * default 16,384) at widths up to 1,280 px and the same area beyond; past it the image shows the
  * top (and left) of the page, and the result says it was clipped.
  */
-import type { Page } from 'puppeteer-core';
+import type { Page, Viewport } from 'puppeteer-core';
 import type { RenderRequest, RenderResult } from './types.js';
 
 /** Default tallest full-page capture, in CSS pixels (Chromium's usual largest texture side). */
@@ -21,8 +21,9 @@ export const MAX_SCREENSHOT_WIDTH = 3_840;
 export const FULL_HEIGHT_WIDTH = 1_280;
 
 /** Captures the viewport, the page up to the limits when `fullPage`, or the `clip` area of it. */
-export async function capture(page: Page, viewport: { width: number; height: number }, shot: NonNullable<RenderRequest['screenshot']>): Promise<Pick<RenderResult, 'screenshot' | 'fullPage' | 'clip'>> {
+export async function capture(page: Page, viewport: Viewport, shot: NonNullable<RenderRequest['screenshot']>): Promise<Pick<RenderResult, 'screenshot' | 'fullPage' | 'clip'>> {
   if (shot.hideSelectors?.length) await hide(page, shot.hideSelectors);
+  const png = (p: Page) => image(p, shot);
   if (!shot.fullPage && !shot.clip) return { screenshot: await png(page) };
   const size = await page.evaluate(() => {
     const el = document.documentElement;
@@ -46,7 +47,7 @@ export async function capture(page: Page, viewport: { width: number; height: num
     const y = Math.min(c.y, limitH - 1);
     const clip = { x, y, width: Math.max(1, Math.min(c.width, limitW - x)), height: Math.max(1, Math.min(c.height, limitH - y)) };
     if (area.width !== viewport.width || area.height !== viewport.height) await page.setViewport({ ...viewport, ...area });
-    const shotPng = new Uint8Array(await page.screenshot({ type: 'png', clip, captureBeyondViewport: false }));
+    const shotPng = new Uint8Array(await page.screenshot({ ...imageType(shot), clip, captureBeyondViewport: false }));
     const fullPage = shot.fullPage ? { pageWidth: size.width, pageHeight: size.height, clipped: size.width > area.width || size.height > area.height } : undefined;
     return { screenshot: shotPng, clip, ...(fullPage ? { fullPage } : {}) };
   }
@@ -104,6 +105,11 @@ async function hide(page: Page, selectors: string[]): Promise<void> {
     .catch(() => undefined);
 }
 
-async function png(page: Page): Promise<Uint8Array> {
-  return new Uint8Array(await page.screenshot({ type: 'png', fullPage: false, captureBeyondViewport: false }));
+function imageType(shot: NonNullable<RenderRequest['screenshot']>): { type: 'png' | 'jpeg' | 'webp'; quality?: number } {
+  const type = shot.type ?? 'png';
+  return type === 'png' || shot.quality === undefined ? { type } : { type, quality: shot.quality };
+}
+
+async function image(page: Page, shot: NonNullable<RenderRequest['screenshot']>): Promise<Uint8Array> {
+  return new Uint8Array(await page.screenshot({ ...imageType(shot), fullPage: false, captureBeyondViewport: false }));
 }

@@ -14,8 +14,38 @@ export interface RenderRequest {
   timeoutMs?: number;
   /** Extra wait after the page settled, in ms (screenshot `wait`). */
   waitMs?: number;
-  /** Viewport in CSS pixels (default 1280×800). */
-  viewport?: { width: number; height: number };
+  /**
+   * Viewport in CSS pixels (default 1280×800); `deviceScaleFactor` (1-3) multiplies the image's
+   * pixels, `mobile` emulates a phone's touch viewport.
+   */
+  viewport?: { width: number; height: number; deviceScaleFactor?: number; mobile?: boolean };
+  /**
+   * An HTTP proxy for this job's page (`http://[user:pass@]host:port`, the operator's
+   * WEB_PROXY_URL): its own context goes through it, behind the SSRF guard as every job does.
+   */
+  proxy?: string;
+  /** User agent for this job (its own context; the default is Chromium's). */
+  userAgent?: string;
+  /**
+   * Extra request headers for this job only (its own context): sent with every request the page
+   * makes. Callers must have refused Host and hop-by-hop headers.
+   */
+  headers?: Record<string, string>;
+  /** Cookies set in this job's context before it navigates (domain defaults to the page's host). */
+  cookies?: { name: string; value: string; domain?: string; path?: string }[];
+  /** Locale emulation: Accept-Language and navigator.languages, the Intl locale, the timezone. */
+  locale?: { acceptLanguage?: string; locale?: string; timezone?: string };
+  /** URL patterns (`*` wildcards, CDP syntax) the page may not load: ads and trackers. */
+  blockUrls?: string[];
+  /** Wait until an element matching this CSS selector exists (within the timeout). */
+  waitForSelector?: string;
+  /** Page actions run in order after load and waits (see `PageAction`). */
+  actions?: PageAction[];
+  /**
+   * Whom the job is for (an opaque API key id): the pool's queue serves owners in turn, so one
+   * owner's backlog does not hold up another's first job. Jobs without one share an owner.
+   */
+  owner?: string;
   /**
    * Most bytes the job may download (the document and everything it loads, workers included);
    * past it the job stops with 413 PayloadTooLarge, as a plain fetch over its cap does. No cap
@@ -30,6 +60,9 @@ export interface RenderRequest {
    */
   screenshot?: {
     fullPage?: boolean;
+    /** Image type (default png); `quality` (1-100) for jpeg and webp. */
+    type?: 'png' | 'jpeg' | 'webp';
+    quality?: number;
     maxHeight?: number;
     /** Area to capture, in page CSS pixels; cut to the page and to the same area limits as `fullPage`. */
     clip?: { x: number; y: number; width: number; height: number };
@@ -56,8 +89,10 @@ export interface RenderResult {
   /** Serialised DOM after scripts ran; empty for non-HTML documents. */
   html: string;
   title: string;
-  /** PNG bytes when a screenshot was asked for. */
+  /** Image bytes (PNG unless another type was asked for) when a screenshot was asked for. */
   screenshot?: Uint8Array;
+  /** What each action did, in order (with `actions`). */
+  actions?: ActionResult[];
   /** A full-page capture's page size (CSS pixels) and whether the image was cut to the limits. */
   fullPage?: { pageWidth: number; pageHeight: number; clipped: boolean };
   /** With `screenshot.clip`: the area captured (the requested one cut to the page and limits). */
@@ -83,4 +118,29 @@ export interface BrowserEngine {
   /** Loads a page, waits until it settles and returns its DOM (and optionally a PNG). */
   render(req: RenderRequest): Promise<RenderResult>;
   stats(): BrowserStats;
+}
+
+/** One page action (the scrape's `actions`). */
+export type PageAction =
+  | { type: 'wait'; milliseconds?: number; selector?: string }
+  | { type: 'click'; selector: string }
+  | { type: 'write'; text: string; selector?: string }
+  | { type: 'press'; key: string }
+  | { type: 'scroll'; direction?: 'up' | 'down'; amount?: number; selector?: string }
+  | { type: 'screenshot'; fullPage?: boolean }
+  | { type: 'scrape' }
+  | { type: 'executeJavascript'; script: string };
+
+/** What one action did. */
+export interface ActionResult {
+  type: PageAction['type'];
+  /** Time it took, in ms. */
+  ms: number;
+  /** scrape: the URL and HTML at that point. */
+  url?: string;
+  html?: string;
+  /** screenshot: PNG bytes. */
+  screenshot?: Uint8Array;
+  /** executeJavascript: the script's JSON-serialisable return value. */
+  returnValue?: unknown;
 }

@@ -35,13 +35,70 @@ function bomCharset(body: Uint8Array): string | undefined {
   return undefined;
 }
 
+/** True when `body` holds non-ASCII bytes and all of it is well-formed UTF-8. */
+export function isNonAsciiUtf8(body: Uint8Array): boolean {
+  try {
+    // Every non-ASCII character takes two or more bytes: fewer characters than bytes means some.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body).length !== body.byteLength;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Decodes a body as text: BOM first (it is authoritative), then the header's charset, then an
- * HTML meta declaration, then UTF-8. Unknown labels fall back to UTF-8 rather than failing.
+ * The charset of a text body: BOM first (it is authoritative), then the header's charset, then
+ * an HTML meta declaration, then UTF-8. A meta declaration naming another charset loses to bytes
+ * that are valid UTF-8 with non-ASCII in them (issue 27): pages saved as UTF-8 from a template
+ * that still says `windows-1252` are common, and bytes outside ASCII are almost never valid UTF-8
+ * by accident, so trusting the meta there turned every accented letter into mojibake.
  */
-export function decodeText(body: Uint8Array, contentType: string | undefined): string {
+export function textCharset(body: Uint8Array, contentType: string | undefined): string {
   const isHtml = /html|xml/i.test(contentType ?? '');
-  const label = bomCharset(body) ?? charsetOfContentType(contentType) ?? (isHtml ? sniffHtmlCharset(body) : undefined) ?? 'utf-8';
+  const declared = bomCharset(body) ?? charsetOfContentType(contentType);
+  if (declared) return declared;
+  const meta = isHtml ? sniffHtmlCharset(body) : undefined;
+  if (meta && !/^utf-?8$/.test(meta) && isNonAsciiUtf8(body)) return 'utf-8';
+  return meta ?? 'utf-8';
+}
+
+/** windows-1252's characters for bytes 0x80-0x9F (the rest of its range is Latin-1). */
+const CP1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+/**
+ * Whether `label` means windows-1252. The Encoding Standard maps latin1, iso-8859-1 and ascii to
+ * it as well, and Node's TextDecoder decodes all of them as plain Latin-1, which turns the
+ * typographic quotes, dashes and € of such pages into control characters: decoded here instead.
+ */
+export function isWindows1252(label: string): boolean {
+  return ['windows-1252', 'cp1252', 'x-cp1252', 'latin1', 'iso-8859-1', 'iso8859-1', 'iso_8859-1', 'l1', 'ascii', 'us-ascii', 'cp819', 'ibm819'].includes(label.trim().toLowerCase());
+}
+
+/** The 256 characters of a single-byte charset in byte order, or undefined when `label` is not one (or unknown). */
+export function singleByteCharacters(label: string): string[] | undefined {
+  if (isWindows1252(label)) return Array.from({ length: 256 }, (_, b) => String.fromCharCode(b >= 0x80 && b < 0xa0 ? CP1252_HIGH[b - 0x80]! : b));
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(label);
+  } catch {
+    return undefined;
+  }
+  const chars = Array.from({ length: 256 }, (_, b) => decoder.decode(Uint8Array.of(b)));
+  // A multi-byte charset decodes lone high bytes to U+FFFD: not 256 distinct characters.
+  return new Set(chars).size === 256 ? chars : undefined;
+}
+
+/** Decodes a body as text in its {@link textCharset}. Unknown labels fall back to UTF-8 rather than failing. */
+export function decodeText(body: Uint8Array, contentType: string | undefined): string {
+  const label = textCharset(body, contentType);
+  if (isWindows1252(label)) {
+    const chars = singleByteCharacters(label)!;
+    let out = '';
+    for (let i = 0; i < body.length; i += 8192) out += Array.from(body.subarray(i, i + 8192), (b) => chars[b]).join('');
+    return out;
+  }
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(label);

@@ -3,7 +3,7 @@
  * connect time, redirects followed by hand so each hop is re-checked, a size cap counted on the
  * decoded body, an overall timeout, gzip/deflate/br and charset decoding.
  */
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { open } from 'node:fs/promises';
 import { isIP } from 'node:net';
@@ -42,6 +42,17 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
   // (guard: false) use the system resolver, since a provider may legitimately live on a LAN.
   const guarded = new Agent({ ...pool, connect: { lookup: guard.lookup() } });
   const trusted = new Agent(pool);
+  // One agent per proxy URL (the operator's WEB_PROXY_URL, in practice one).
+  const proxies = new Map<string, ProxyAgent>();
+  const viaProxy = (proxy: string) => {
+    let agent = proxies.get(proxy);
+    if (!agent) {
+      // Plain http is forwarded (as browsers do; many proxies allow CONNECT to port 443 only), https tunnelled.
+      agent = new ProxyAgent({ uri: proxy, proxyTunnel: false, ...pool });
+      proxies.set(proxy, agent);
+    }
+    return agent;
+  };
 
   /** Headers that carry credentials and are dropped when a redirect leaves the origin. */
   const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'x-access-key'];
@@ -63,14 +74,15 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
 
     try {
       for (let hop = 0; ; hop++) {
-        // IP literals never reach `lookup`, so they are checked here; names are checked at connect.
-        if (useGuard && isIP(url.hostname.replace(/^\[|\]$/g, ''))) await guard.checkHost(url.hostname);
+        // IP literals never reach `lookup`, so they are checked here; names are checked at connect,
+        // or here too when a proxy, not this process, will resolve them.
+        if (useGuard && (req.proxy || isIP(url.hostname.replace(/^\[|\]$/g, '')))) await guard.checkHost(url.hostname);
         const res = await undiciRequest(url, {
           method: method as Dispatcher.HttpMethod,
           headers,
           body,
           signal,
-          dispatcher: useGuard ? guarded : trusted,
+          dispatcher: req.proxy ? viaProxy(req.proxy) : useGuard ? guarded : trusted,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         });
@@ -134,7 +146,7 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
     request,
     download,
     async close() {
-      await Promise.allSettled([guarded.close(), trusted.close()]);
+      await Promise.allSettled([guarded.close(), trusted.close(), ...[...proxies.values()].map((p) => p.close())]);
     },
   };
 }

@@ -20,6 +20,11 @@ export interface HttpRequest {
    */
   guard?: boolean;
   signal?: AbortSignal;
+  /**
+   * An HTTP proxy to go through (`http://[user:pass@]host:port`, operator-configured). With the
+   * guard on, every hop's host is still checked here first, by its own addresses.
+   */
+  proxy?: string;
 }
 
 /** A fully read response. */

@@ -1,0 +1,195 @@
+/**
+ * The options of `scrape_page` beyond `url, format, cleaned, renderJs` (issue 27): several formats
+ * in one call, selectors, waits, device and locale emulation, per-request headers and cookies,
+ * page actions, the shared cache (`maxAge`), documents behind a URL and change tracking. Kept
+ * apart from web.ts so each file has one job; web.ts assembles the capability.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Most actions one scrape runs (issue 27). */
+export const MAX_ACTIONS = 50;
+/** Longest single wait (an action's or `waitFor`), in ms; the call's timeout bounds the sum. */
+export const MAX_WAIT_MS = 60_000;
+/** Longest `timeout` a scrape accepts, in ms (the endpoint's own limit leaves room for the rest). */
+export const MAX_SCRAPE_TIMEOUT_MS = 80_000;
+
+/** Every format `formats` accepts. */
+export const SCRAPE_FORMATS = ['markdown', 'html', 'rawHtml', 'links', 'screenshot', 'screenshot@fullPage', 'changeTracking'] as const;
+/** One of {@link SCRAPE_FORMATS}. */
+export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
+
+const Selector = (description: string) => Type.String({ minLength: 1, maxLength: 1000, description });
+
+/** One page action (issue 27 `actions`), run in order after the page loaded. */
+export const ScrapeAction = Type.Union(
+  [
+    Type.Object(
+      {
+        type: Type.Literal('wait', { description: 'Wait a number of milliseconds, or until an element appears.' }),
+        milliseconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'Milliseconds to wait (0-60000).' })),
+        selector: Type.Optional(Selector('CSS selector to wait for (instead of a time).')),
+      },
+      { additionalProperties: false, description: 'wait: a time or a selector.' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('click', { description: 'Click an element.' }),
+        selector: Selector('CSS selector of the element to click (the first match).'),
+      },
+      { additionalProperties: false, description: 'click: the first element matching a selector.' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('write', { description: 'Type text.' }),
+        text: Type.String({ maxLength: 10_000, description: 'Text typed key by key into the focused element (click a field first), or into `selector`.' }),
+        selector: Type.Optional(Selector('CSS selector of the field to type into (default: the focused element).')),
+      },
+      { additionalProperties: false, description: 'write: type text.' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('press', { description: 'Press a key.' }),
+        key: Type.String({ minLength: 1, maxLength: 40, description: 'Key name as browsers name it: Enter, Tab, Escape, ArrowDown, a…' }),
+      },
+      { additionalProperties: false, description: 'press: one key.' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('scroll', { description: 'Scroll the page (or an element).' }),
+        direction: Type.Optional(Type.Union([Type.Literal('up'), Type.Literal('down')], { description: 'up or down (default down).' })),
+        amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'CSS pixels to scroll (default one viewport height).' })),
+        selector: Type.Optional(Selector('CSS selector of a scrollable element (default the page).')),
+      },
+      { additionalProperties: false, description: 'scroll: up or down by an amount.' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('screenshot', { description: 'Capture the page as it is now.' }),
+        fullPage: Type.Optional(Type.Boolean({ description: 'The whole page (default the viewport).' })),
+      },
+      { additionalProperties: false, description: 'screenshot: a PNG of the page at this point; its temporary URL is in the outcome.' },
+    ),
+    Type.Object(
+      { type: Type.Literal('scrape', { description: 'Capture the page content at this point.' }) },
+      { additionalProperties: false, description: 'scrape: the page URL and HTML at this point, in the outcome.' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('executeJavascript', { description: 'Run a script in the page.' }),
+        script: Type.String({ minLength: 1, maxLength: 100_000, description: "JavaScript run in the page (never in the service); a function body's `return` value (JSON) is in the outcome." }),
+      },
+      { additionalProperties: false, description: 'executeJavascript: run a script in the page.' },
+    ),
+  ],
+  { description: 'One page action.' },
+);
+/** One page action. */
+export type ScrapeActionInput = Static<typeof ScrapeAction>;
+
+/** What one action did, in the order given. */
+export const ActionOutcome = Type.Object(
+  {
+    type: Type.String({ description: 'The action type.' }),
+    ms: Type.Integer({ description: 'Time the action took, in ms.' }),
+    url: Type.Optional(Type.String({ description: 'scrape: the page URL at that point.' })),
+    html: Type.Optional(Type.String({ description: 'scrape: the page HTML at that point.' })),
+    screenshot: Type.Optional(Type.String({ description: 'screenshot: temporary URL of the PNG (24 h).' })),
+    returnValue: Type.Optional(Type.Unknown({ description: 'executeJavascript: the value the script returned (JSON), if any.' })),
+  },
+  { description: 'The outcome of one action.' },
+);
+
+/** The change-tracking answer (issue 27 `changeTracking` format). */
+export const ChangeTracking = Type.Object(
+  {
+    previousScrapeAt: Type.Union([Type.String(), Type.Null()], { description: 'When the snapshot compared against was taken (ISO 8601), or null for the first scrape.' }),
+    changeStatus: Type.Union([Type.Literal('new'), Type.Literal('same'), Type.Literal('changed'), Type.Literal('removed')], {
+      description: 'new: no earlier snapshot for this key, URL and tag; same or changed: the markdown against the last snapshot; removed: the page now answers 404 or 410.',
+    }),
+    visibility: Type.Union([Type.Literal('visible'), Type.Literal('hidden')], { description: 'visible: the page was reached directly by its URL (always so for a scrape).' }),
+    diff: Type.Optional(Type.String({ description: 'changed: a git-style unified diff of the markdown, previous → current.' })),
+  },
+  { description: 'With the changeTracking format: how the page compares with the last snapshot this key took of it (same URL and tag).' },
+);
+
+/** The options added by issue 27, as properties of the `scrape_page` input. */
+export const scrapeOptions = {
+  formats: Type.Optional(
+    Type.Array(
+      Type.Union(SCRAPE_FORMATS.map((f) => Type.Literal(f)), { description: 'A format.' }),
+      {
+        minItems: 1,
+        maxItems: SCRAPE_FORMATS.length,
+        uniqueItems: true,
+        description:
+          'Formats returned in one call, each in its own field: markdown, html (cleaned HTML), rawHtml (the document as served or rendered), links, screenshot / screenshot@fullPage (temporary PNG URL), changeTracking. `content` holds the first of them (for changeTracking, the markdown).',
+      },
+    ),
+  ),
+  onlyMainContent: Type.Optional(Type.Boolean({ description: 'The same as `cleaned`: main content only.' })),
+  includeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Keep only elements matching these CSS selectors (applied before conversion).' })),
+  excludeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Remove elements matching these CSS selectors (applied before conversion).' })),
+  waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'Extra wait after the page loaded, in ms (0-60000); renders the page.' })),
+  waitForSelector: Type.Optional(Selector('Wait until an element matching this CSS selector exists (within `timeout`); renders the page.')),
+  timeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SCRAPE_TIMEOUT_MS, description: 'Time allowed for the page, its waits and actions, in ms (1000-80000; default WEB_PAGE_TIMEOUT_MS plus the waits).' })),
+  mobile: Type.Optional(Type.Boolean({ description: 'Emulate a phone (390×844 touch viewport, scale 3, a mobile user agent); renders the page.' })),
+  headers: Type.Optional(
+    Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 8192 }), {
+      description: 'Request headers sent with the page request (this call only; never cached with others, never sent to another caller). Host and hop-by-hop headers are refused.',
+    }),
+  ),
+  cookies: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 256, description: 'Cookie name.' }),
+          value: Type.String({ maxLength: 4096, description: 'Cookie value.' }),
+          domain: Type.Optional(Type.String({ maxLength: 255, description: "Domain the cookie is for (default the page's host)." })),
+          path: Type.Optional(Type.String({ maxLength: 1024, description: 'Path (default /).' })),
+        },
+        { additionalProperties: false, description: 'One cookie.' },
+      ),
+      { maxItems: 50, description: 'Cookies set for this call only (in its own browser context, or as a Cookie header on a plain fetch).' },
+    ),
+  ),
+  location: Type.Optional(
+    Type.Object(
+      {
+        country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 country (e.g. DE): locale and timezone emulation.' })),
+        languages: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'A language tag.' }), { maxItems: 10, description: 'Preferred languages, first first (Accept-Language and navigator.languages).' })),
+      },
+      { additionalProperties: false, description: 'Where the visit appears to come from: Accept-Language, locale and timezone emulation (the address stays the server\'s).' },
+    ),
+  ),
+  blockAds: Type.Optional(Type.Boolean({ description: 'Block requests to common ad and tracker hosts (default false); renders the page.' })),
+  actions: Type.Optional(Type.Array(ScrapeAction, { maxItems: MAX_ACTIONS, description: 'Page actions run in order after load (at most 50, within `timeout`); renders the page. Each outcome is in `actions` of the answer.' })),
+  maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600 * 1000, description: 'Answer from a scrape of the same URL and options made at most this many ms ago, if one is stored (0 = always fetch). Cached answers cost the same.' })),
+  storeInCache: Type.Optional(Type.Boolean({ description: 'Store this answer for later `maxAge` calls (default: true when `maxAge` is given; false keeps a call with `maxAge` from storing).' })),
+  parsePDF: Type.Optional(Type.Boolean({ description: 'A PDF or office document behind the URL is read to text (default true); false returns it as a temporary file link in `content`.' })),
+  proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('default')], { description: "default: through the operator's WEB_PROXY_URL when set; none: directly." })),
+  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'changeTracking: keeps a separate snapshot history per tag for the same URL.' })),
+};
+
+/** The fields the answer gains (issue 27), each only when asked for. */
+export const scrapeOutputFields = {
+  markdown: Type.Optional(Type.String({ description: 'formats markdown (or changeTracking): the page as markdown.' })),
+  html: Type.Optional(Type.String({ description: 'formats html: the cleaned HTML (scripts and styles removed).' })),
+  rawHtml: Type.Optional(Type.String({ description: 'formats rawHtml: the document as served (or as rendered, with renderJs).' })),
+  links: Type.Optional(Type.Array(Type.String(), { description: 'formats links: every absolute http(s) link on the page.' })),
+  screenshot: Type.Optional(Type.String({ description: 'formats screenshot or screenshot@fullPage: temporary URL of the PNG (24 h).' })),
+  actions: Type.Optional(Type.Array(ActionOutcome, { description: 'The outcome of each action, in order.' })),
+  changeTracking: Type.Optional(ChangeTracking),
+};
+
+/** Headers a caller may not set: the connection's own and the host. */
+const REFUSED_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'expect', 'http2-settings']);
+
+/** The 400 text for a header a caller may not set, or undefined. */
+export function checkScrapeHeaders(headers: Record<string, string> | undefined): string | undefined {
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return `'headers' has an invalid header name: '${name.slice(0, 100)}'.`;
+    if (REFUSED_HEADERS.has(name.toLowerCase())) return `'headers' must not set Host or hop-by-hop headers (got '${name}').`;
+    if (/[\r\n\0]/.test(value)) return `'headers' value of '${name}' must not contain line breaks.`;
+  }
+  return undefined;
+}

@@ -1,0 +1,190 @@
+/**
+ * The web plugin's scrape (spec §4.5, issue 27): the cache first when `maxAge` allows, then the
+ * page (browser with the call's own context, or a plain fetch), its formats made off the main
+ * thread, screenshots and action captures stored as files, documents read to text by the
+ * service's doc-to-text capability, and the change-tracking comparison.
+ */
+import { InputError, NotConfiguredError, ProviderNotAllowedError, type ScrapeOutput, type Static } from '../../core/sdk.js';
+import { fetchPage, limitsFrom, pdfText, type FetchedPage } from './fetch-page.js';
+import { pageData, type WebContext } from './work.js';
+import { planScrape, type ScrapeInput, type ScrapePlan } from './scrape-plan.js';
+import { trackChange } from './change-tracking.js';
+
+type Out = Static<typeof ScrapeOutput>;
+
+/** Largest answer stored in the cache, in bytes of JSON (a bigger one is answered, not stored). */
+const MAX_CACHED_BYTES = 5 * 1024 * 1024;
+
+/** Width and height from a PNG's IHDR chunk. */
+export function pngSize(png: Uint8Array): { width?: number; height?: number } {
+  if (png.byteLength < 24) return {};
+  const b = Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+}
+
+/** Stores a PNG behind a temporary URL. */
+export async function storePng(ctx: WebContext, png: Uint8Array) {
+  const file = await ctx.engines.files.put(png, { contentType: 'image/png', extension: 'png' });
+  ctx.usage.add('output_bytes', png.byteLength);
+  return file;
+}
+
+/** Runs one scrape. */
+export async function scrape(input: ScrapeInput, ctx: WebContext): Promise<Out> {
+  const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
+  const plan = planScrape(input, timeoutMs, ctx.caller);
+  const store = ctx.engines.pageStore;
+  if (plan.readCache && plan.cacheKey) {
+    // Nothing older than the retention setting is served, whatever maxAge allows.
+    const maxAge = Math.min(input.maxAge!, retention(ctx).cacheMs);
+    const hit = await store.cacheGet(plan.cacheKey, maxAge).catch((err: unknown) => void ctx.log.warn({ err: String(err) }, 'scrape cache unreadable; fetching'));
+    if (hit) {
+      const out = hit.value as Out;
+      return { ...out, metadata: { ...out.metadata, cacheState: 'hit', cachedAt: hit.storedAt.toISOString() } };
+    }
+  }
+  const out = await fresh(input, plan, ctx, maxBytes);
+  // Stored before the answer goes out, so the caller's next call (on any instance) can use it;
+  // a store that is down costs the cache, not the call.
+  if (plan.cacheKey && plan.writeCache && JSON.stringify(out).length <= MAX_CACHED_BYTES) {
+    await store
+      .cachePut(plan.cacheKey, out)
+      .then(() => prune(ctx))
+      .catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'scrape answer not cached'));
+  }
+  if (plan.readCache) return { ...out, metadata: { ...out.metadata, cacheState: 'miss' } };
+  return out;
+}
+
+/** WEB_CACHE_RETENTION_MS and WEB_SNAPSHOT_RETENTION_DAYS, in ms. */
+function retention(ctx: WebContext): { cacheMs: number; snapshotMs: number } {
+  return { cacheMs: Number(ctx.config.cacheRetentionMs) || 86_400_000, snapshotMs: (Number(ctx.config.snapshotRetentionDays) || 90) * 86_400_000 };
+}
+
+let lastPrune = 0;
+/** Drops cache entries and snapshots past their retention, at most once a minute per process. */
+async function prune(ctx: WebContext): Promise<void> {
+  if (Date.now() - lastPrune < 60_000) return;
+  lastPrune = Date.now();
+  await ctx.engines.pageStore.prune(retention(ctx));
+}
+
+async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxBytes: number): Promise<Out> {
+  const shots = plan.formats.filter((f) => f === 'screenshot' || f === 'screenshot@fullPage');
+  // The engine takes one capture per render; with both kinds, the viewport one is an action at the end.
+  const actions = shots.length === 2 ? [...plan.actions, { type: 'screenshot' as const, fullPage: false }] : plan.actions;
+  const page = await fetchPage(ctx, {
+    url: plan.url,
+    renderJs: plan.renderJs,
+    screenshot: shots.length ? { fullPage: shots.includes('screenshot@fullPage') } : undefined,
+    viewport: input.mobile ? { width: 390, height: 844, mobile: true } : undefined,
+    waitMs: input.waitFor,
+    timeoutMs: plan.timeoutMs,
+    maxBytes,
+    headers: input.headers,
+    cookies: input.cookies,
+    browser: { waitForSelector: input.waitForSelector, actions, blockUrls: plan.blockUrls, locale: plan.locale, owner: ctx.caller },
+    documents: 'bytes',
+    proxy: input.proxy,
+  });
+  if (page.kind === 'document') return document(page, input, plan, ctx);
+  if (page.kind !== 'html') return textAnswer(page, input, plan, ctx);
+  if (shots.length && !page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
+
+  const wanted = plan.formats.filter((f): f is 'markdown' | 'html' | 'rawHtml' | 'links' => ['markdown', 'html', 'rawHtml', 'links'].includes(f));
+  if (plan.formats.includes('changeTracking') && !wanted.includes('markdown')) wanted.push('markdown');
+  const done = await ctx.state.pages.run(
+    'scrapeFormats',
+    { ...pageData(page), formats: wanted, cleaned: plan.cleaned, includeTags: input.includeTags, excludeTags: input.excludeTags, fullDocument: plan.legacy },
+    { signal: ctx.signal },
+  );
+  if (done.warning) ctx.log.warn({ url: page.url }, done.warning);
+  const out: Out = { title: done.title || page.title || '', url: page.url, content: '', metadata: done.metadata, format: plan.formats[0]!, cleaned: plan.cleaned };
+
+  let shotUrl: string | undefined;
+  let fullShotUrl: string | undefined;
+  if (page.screenshot) {
+    const file = await storePng(ctx, page.screenshot);
+    if (shots.includes('screenshot@fullPage')) fullShotUrl = file.url;
+    else shotUrl = file.url;
+    // The v1 screenshot format's metadata: when the link expires and the image's size.
+    if (plan.legacy) Object.assign(out.metadata, { expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot) });
+  }
+  const outcomes = page.actions ? await actionOutcomes(page, ctx) : undefined;
+  if (shots.length === 2) shotUrl = outcomes?.pop()?.screenshot;
+  if (plan.actions.length) out.actions = outcomes;
+
+  const values: Record<string, string | undefined> = {
+    markdown: done.markdown,
+    html: done.html,
+    rawHtml: done.rawHtml,
+    links: done.links?.join('\n'),
+    screenshot: shotUrl,
+    'screenshot@fullPage': fullShotUrl,
+    changeTracking: done.markdown,
+  };
+  out.content = values[plan.formats[0]!] ?? '';
+  if (!plan.legacy) {
+    if (done.markdown !== undefined && plan.formats.includes('markdown')) out.markdown = done.markdown;
+    if (done.html !== undefined) out.html = done.html;
+    if (done.rawHtml !== undefined) out.rawHtml = done.rawHtml;
+    if (done.links) out.links = done.links;
+    if (shotUrl ?? fullShotUrl) out.screenshot = fullShotUrl ?? shotUrl;
+  }
+  if (plan.formats.includes('changeTracking')) out.changeTracking = await changeTracking(ctx, input, plan, page, done.markdown ?? '');
+  return out;
+}
+
+/** Stores each action's capture and turns the engine's results into the answer's outcomes. */
+async function actionOutcomes(page: FetchedPage, ctx: WebContext): Promise<NonNullable<Out['actions']>> {
+  const out: NonNullable<Out['actions']> = [];
+  for (const a of page.actions ?? []) {
+    const { screenshot, ...rest } = a;
+    out.push(screenshot ? { ...rest, screenshot: (await storePng(ctx, screenshot)).url } : rest);
+  }
+  return out;
+}
+
+async function changeTracking(ctx: WebContext, input: ScrapeInput, plan: ScrapePlan, page: { url: string; status: number }, markdown: string) {
+  // Snapshots belong to a key; a call without one (none today) compares against nothing.
+  if (!ctx.caller) return { previousScrapeAt: null, changeStatus: 'new' as const, visibility: 'visible' as const };
+  const retentionMs = retention(ctx).snapshotMs;
+  return trackChange(ctx.engines.pageStore, { owner: ctx.caller, url: plan.url, tag: input.tag ?? '', retentionMs }, { markdown, status: page.status });
+}
+
+/** A plain-text page (or a PDF read by the fallback). */
+async function textAnswer(page: FetchedPage, input: ScrapeInput, plan: ScrapePlan, ctx: WebContext): Promise<Out> {
+  const title = page.body.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
+  const out: Out = { title, url: page.url, content: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, format: plan.formats[0]!, cleaned: plan.cleaned };
+  if (!plan.legacy && (plan.formats.includes('markdown') || plan.formats.includes('changeTracking'))) out.markdown = page.body;
+  if (plan.formats.includes('changeTracking')) out.changeTracking = await changeTracking(ctx, input, plan, page, page.body);
+  return out;
+}
+
+/**
+ * A PDF or office document behind the URL (issue 27): read to text by the service's doc-to-text
+ * capability (`ctx.call`, priced inside this scrape), or with `parsePDF: false` stored as a file
+ * and answered as its temporary link. Without a doc-to-text provider a PDF is still read by
+ * pdftotext, as before; an office file is then refused.
+ */
+async function document(page: FetchedPage, input: ScrapeInput, plan: ScrapePlan, ctx: WebContext): Promise<Out> {
+  const bytes = page.bytes!;
+  if (input.parsePDF === false) {
+    const file = await ctx.engines.files.put(bytes, { contentType: page.contentType.split(';')[0]!, extension: page.extension! });
+    ctx.usage.add('output_bytes', bytes.byteLength);
+    const metadata = { statusCode: page.status, contentType: page.contentType, expiresAt: file.expiresAt.toISOString() };
+    return { title: '', url: page.url, content: file.url, metadata, format: plan.formats[0]!, cleaned: plan.cleaned };
+  }
+  let text: string;
+  try {
+    const r = await ctx.call<{ text: string }>('doc_to_text', { inputMethod: 'base64', file: Buffer.from(bytes).toString('base64'), fileExtension: page.extension });
+    text = r.text;
+  } catch (err) {
+    if (!(err instanceof NotConfiguredError || err instanceof ProviderNotAllowedError)) throw err;
+    if (page.extension !== 'pdf') {
+      throw new InputError(`Unsupported content type '${page.contentType.split(';')[0]}' at ${page.url}: office documents need the doc-to-text capability, which is not available.`);
+    }
+    text = await pdfText(bytes, ctx.signal, ctx.engines.tools);
+  }
+  return textAnswer({ ...page, kind: 'pdf', body: text }, input, plan, ctx);
+}
