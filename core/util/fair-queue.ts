@@ -1,7 +1,7 @@
 /**
  * A queue fair between owners, for every bounded engine queue: the JavaScript pool (issue 18,
  * item 9: one key with two sleeping runs held every worker of a 2-worker pool while other keys
- * waited), the local-tool gates, the office pool and the PDF threads (issue 24: one key's backlog
+ * waited), the local-tool gates, the office pool, the PDF threads and the browser pool (issue 24: one key's backlog
  * delayed every other key's first job). An owner is the API key a job is for; jobs without one share a single owner, which keeps
  * first-come-first-served order. A free slot goes to the earliest job of the owner holding the
  * fewest slots, and among owners holding equally few, to the one served least recently (so a

@@ -11,7 +11,7 @@ import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppete
 import { BusyError } from '../../errors.js';
 import type { PluginLogger } from '../../plugin/types.js';
 import { attachByteMeter, type ByteMeter } from './byte-meter.js';
-import { TurnQueue } from './turn-queue.js';
+import { FairQueue } from '../../util/fair-queue.js';
 
 /** A job waiting for a page slot, and whom it is for. */
 interface Waiter {
@@ -109,7 +109,7 @@ export class BrowserPool {
   private readonly all = new Set<Instance>();
   private active = 0;
   /** Waiting jobs, served owner by owner (issue 24: one key's backlog never holds up another's first job). */
-  private readonly waiters = new TurnQueue<Waiter>();
+  private readonly waiters = new FairQueue<Waiter>();
   private closed = false;
   /** Browsers launched, jobs run, and why browsers were replaced: their job limit (routine) or a crash. */
   readonly counters = { launches: 0, jobs: 0, recycles: 0, crashes: 0 };
