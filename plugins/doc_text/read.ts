@@ -9,8 +9,7 @@ import { InputError, OperationFailedError, ServiceError, type Engines } from '..
 import { OFFICE_EXTENSIONS, routeOf } from './format.js';
 import { type LoadedInput } from '../../core/sdk.js';
 import { selectPages } from './pages.js';
-import { imageSize } from './image-size.js';
-import { Gate, ToolError, runTool, withScratch } from '../../core/sdk.js';
+import { Gate, ToolError, readImageHeader, runTool, withScratch } from '../../core/sdk.js';
 
 /** One page read. */
 export interface PageText {
@@ -77,7 +76,7 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
     if (route.kind === 'image') {
       selectPages(opts.pages, 1);
       // Its declared size is checked before Tesseract decodes it (a small file can hold a huge bitmap).
-      const size = imageSize(input.data, route.ext);
+      const size = readImageHeader(input.data);
       if (size && (size.width * size.height > opts.maxPixels || Math.max(size.width, size.height) > MAX_SIDE_PX)) {
         throw new InputError(`The image is too large to read by OCR (${size.width} × ${size.height} pixels): at most ${Math.round(opts.maxPixels / 1_000_000)} megapixels and ${MAX_SIDE_PX} pixels a side.`);
       }

@@ -3,7 +3,7 @@
  * extract done on this machine with no key — a plain guarded fetch or the warm Chromium pool,
  * Readability for main content, turndown (GFM) for markdown, the file store for images.
  */
-import { InputError, defineEndpoint, definePlugin, flat, perUnit, type ConfigField, type Static } from '../../core/sdk.js';
+import { InputError, defineEndpoint, definePlugin, flat, perUnit, readImageHeader, type ConfigField, type Static } from '../../core/sdk.js';
 import {
   COOKIE_BANNER_SELECTORS,
   CRAWL_CREDITS_PER_PAGE,
@@ -25,7 +25,6 @@ import {
 import { fetchPage, limitsFrom, webProxy } from './fetch-page.js';
 import { pageData, registerPageWork, type WebContext, type WebState } from './work.js';
 import { crawlSite } from './crawler.js';
-import { imageSize } from './image-size.js';
 import { scrape } from './scrape.js';
 
 
@@ -160,9 +159,15 @@ const shot = defineEndpoint({
     const file = await ctx.engines.files.put(page.screenshot, { contentType, extension });
     ctx.usage.add('output_bytes', page.screenshot.byteLength);
     const full = page.fullPage ? { pageHeight: page.fullPage.pageHeight, clipped: page.fullPage.clipped } : {};
-    return { screenshotUrl: file.url, url: file.url, contentType, expiresAt: file.expiresAt.toISOString(), ...imageSize(page.screenshot), pageUrl: page.url, ...full };
+    return { screenshotUrl: file.url, url: file.url, contentType, expiresAt: file.expiresAt.toISOString(), ...pixelSize(page.screenshot), pageUrl: page.url, ...full };
   },
 });
+
+/** The width and height the screenshot file really has, read from its header, so the answer states them. */
+function pixelSize(image: Uint8Array): { width?: number; height?: number } {
+  const header = readImageHeader(image);
+  return header ? { width: header.width, height: header.height } : {};
+}
 
 const extract = defineEndpoint({
   operation: 'extract',

@@ -10,6 +10,7 @@ import type { EngineOptions } from '../options.js';
 import type { ComputeEngine, ComputeOptions, ComputeStats, ComputeWork } from './types.js';
 import type { ComputeMessage, ComputeReply } from './worker.js';
 import { BusyError, UpstreamError } from '../../errors.js';
+import { intOr } from '../../util/int-setting.js';
 
 interface Job {
   call: Extract<ComputeMessage, { kind: 'call' }>;
@@ -35,11 +36,6 @@ interface Registered {
 }
 
 const QUEUE_MAX = 256;
-
-function int(env: Record<string, string | undefined>, name: string, dflt: number, min = 1): number {
-  const n = Number(env[name]);
-  return Number.isInteger(n) && n >= min ? n : dflt;
-}
 
 /**
  * The URL of a work module. Only absolute URLs: a relative path would be resolved against this
@@ -226,5 +222,5 @@ class ComputePool implements ComputeEngine {
 export function createComputeEngine(opts: EngineOptions): ComputeEngine & { close(): Promise<void> } {
   const env = opts.env;
   const dflt = Math.max(1, Math.min(4, availableParallelism()));
-  return new ComputePool(int(env, 'COMPUTE_WORKERS', dflt), int(env, 'COMPUTE_TIMEOUT_MS', 30_000, 100), int(env, 'COMPUTE_MEMORY_MB', 1024, 64), opts.log);
+  return new ComputePool(intOr(env, 'COMPUTE_WORKERS', dflt), intOr(env, 'COMPUTE_TIMEOUT_MS', 30_000, 100), intOr(env, 'COMPUTE_MEMORY_MB', 1024, 64), opts.log);
 }

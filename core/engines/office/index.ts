@@ -25,11 +25,7 @@ import { jailWorks } from './jail.js';
 import { withOwnUids } from '../sandbox/confinement/uid-block.js';
 import { canSwitchUid } from '../sandbox/confinement/os-sandbox.js';
 import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from '../sandbox/confinement/cgroup.js';
-
-function int(env: EngineOptions['env'], name: string, dflt: number, min = 1): number {
-  const n = Number(env[name]);
-  return Number.isInteger(n) && n >= min ? n : dflt;
-}
+import { intOr } from '../../util/int-setting.js';
 
 /** Creates the LibreOffice pool; processes start at `warm()` or at the first conversion. */
 export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(): Promise<void> } {
@@ -41,29 +37,29 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
   writeFileSync(driverPath, DRIVER_SOURCE, { mode: 0o644 });
   // A block of uids no other engine or instance on this host uses (workers take base + index),
   // so a worker owns its profile alone; the same default base as the sandboxes (61000).
-  const { settings, block } = withOwnUids({ uidBase: int(env, 'SANDBOX_UID_BASE', 61_000, 1000) }, canSwitchUid());
+  const { settings, block } = withOwnUids({ uidBase: intOr(env, 'SANDBOX_UID_BASE', 61_000, 1000) }, canSwitchUid());
   const uidBase = block ? settings.uidBase : null;
   const bwrap = env.OFFICE_BWRAP_BIN?.trim() || '/usr/bin/bwrap';
   const binary = env.OFFICE_BINARY?.trim() || '/usr/lib/libreoffice/program/soffice';
   // Probed with the shape of a real worker's jail (uid drop included) on the work dir itself.
   const probe = { bwrap, driverPath, binary, profileDir: root, jobDir: root, uid: uidBase, env: { PATH: '/usr/bin:/bin' } };
-  const memoryMb = int(env, 'OFFICE_MEMORY_MB', 1536, 0);
+  const memoryMb = intOr(env, 'OFFICE_MEMORY_MB', 1536, 0);
   const cgroups = memoryMb > 0 ? new SandboxCgroups(true, cgroupWarning(opts.log), cgroupUnavailableWarning(opts.log, 'LibreOffice')) : undefined;
   const pool = new OfficePool({
-    size: int(env, 'OFFICE_POOL_SIZE', 2),
-    queueLimit: int(env, 'OFFICE_QUEUE_SIZE', 16, 0),
-    timeoutMs: int(env, 'OFFICE_TIMEOUT_MS', 60_000),
-    maxConversions: int(env, 'OFFICE_MAX_CONVERSIONS', 200),
-    startTimeoutMs: int(env, 'OFFICE_START_TIMEOUT_MS', 60_000),
+    size: intOr(env, 'OFFICE_POOL_SIZE', 2),
+    queueLimit: intOr(env, 'OFFICE_QUEUE_SIZE', 16, 0),
+    timeoutMs: intOr(env, 'OFFICE_TIMEOUT_MS', 60_000),
+    maxConversions: intOr(env, 'OFFICE_MAX_CONVERSIONS', 200),
+    startTimeoutMs: intOr(env, 'OFFICE_START_TIMEOUT_MS', 60_000),
     binary,
     python: env.OFFICE_PYTHON?.trim() || '/usr/bin/python3',
     driverPath,
     profileRoot: root,
     workDir: join(root, 'jobs'),
     zip: {
-      maxUncompressedBytes: int(env, 'OFFICE_ZIP_MAX_UNCOMPRESSED_MB', 256) * 1_000_000,
-      maxRatio: int(env, 'OFFICE_ZIP_MAX_RATIO', 100),
-      maxEntries: int(env, 'OFFICE_ZIP_MAX_ENTRIES', 10_000),
+      maxUncompressedBytes: intOr(env, 'OFFICE_ZIP_MAX_UNCOMPRESSED_MB', 256) * 1_000_000,
+      maxRatio: intOr(env, 'OFFICE_ZIP_MAX_RATIO', 100),
+      maxEntries: intOr(env, 'OFFICE_ZIP_MAX_ENTRIES', 10_000),
     },
     bwrap: jailWorks(probe, opts.log) ? bwrap : null,
     uidBase,

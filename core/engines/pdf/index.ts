@@ -11,11 +11,7 @@ import type { PdfEngine } from './types.js';
 import { findSrgbProfile, toPdfA } from './pdfa.js';
 import { check, inspect } from './inspect.js';
 import { PdfThreadPool } from './thread-pool.js';
-
-function int(env: EngineOptions['env'], name: string, dflt: number, min = 1): number {
-  const n = Number(env[name]);
-  return Number.isInteger(n) && n >= min ? n : dflt;
-}
+import { intOr } from '../../util/int-setting.js';
 
 /** Creates the PDF tools. `GS_BINARY` and `PDF_ICC_PROFILE` override the defaults. */
 export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Promise<void> } {
@@ -23,11 +19,11 @@ export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Pro
   const gs = opts.env.GS_BINARY?.trim() || 'gs';
   const threads = new PdfThreadPool(
     {
-      threads: int(opts.env, 'PDF_THREADS', 2),
-      queueLimit: int(opts.env, 'PDF_QUEUE_SIZE', 32, 0),
-      timeoutMs: int(opts.env, 'PDF_TIMEOUT_MS', 60_000, 100),
-      memoryMb: int(opts.env, 'PDF_MEMORY_MB', 512, 64),
-      decodeLimitBytes: int(opts.env, 'PDF_MAX_DECODED_MB', 100) * 1_000_000,
+      threads: intOr(opts.env, 'PDF_THREADS', 2),
+      queueLimit: intOr(opts.env, 'PDF_QUEUE_SIZE', 32, 0),
+      timeoutMs: intOr(opts.env, 'PDF_TIMEOUT_MS', 60_000, 100),
+      memoryMb: intOr(opts.env, 'PDF_MEMORY_MB', 512, 64),
+      decodeLimitBytes: intOr(opts.env, 'PDF_MAX_DECODED_MB', 100) * 1_000_000,
     },
     opts.log,
   );

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { guardPolicyFromEnv, type GuardPolicy } from '../http/guard.js';
+import { intSetting } from '../../util/int-setting.js';
 
 /** Limits and pool sizes shared by both sandboxes. */
 export interface SandboxSettings {
@@ -78,33 +79,25 @@ export const SANDBOX_SETTINGS_DOC: Record<string, { description: string; default
   },
 };
 
-function int(env: Record<string, string | undefined>, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'.`);
-  return n;
-}
-
 /** Reads the sandbox settings; throws with the variable's name on a bad value. */
 export function loadSandboxSettings(env: Record<string, string | undefined>): SandboxSettings {
   return {
-    timeoutMs: int(env, 'SANDBOX_TIMEOUT_MS', 10_000, 100),
-    commandsTimeoutMs: int(env, 'SANDBOX_COMMANDS_TIMEOUT_MS', 60_000, 1000),
-    jsMemoryMb: int(env, 'SANDBOX_JS_MEMORY_MB', 128, 8),
-    pythonMemoryMb: int(env, 'SANDBOX_PYTHON_MEMORY_MB', 512, 64),
-    commandsMemoryMb: int(env, 'SANDBOX_COMMANDS_MEMORY_MB', 2048, 256),
-    jsWorkers: int(env, 'SANDBOX_JS_WORKERS', Math.min(4, Math.max(2, availableParallelism()))),
-    jsRecycleAfter: int(env, 'SANDBOX_JS_RECYCLE_AFTER', 500),
-    maxConcurrent: int(env, 'SANDBOX_MAX_CONCURRENT', 8),
-    maxQueue: int(env, 'SANDBOX_MAX_QUEUE', 200, 0),
-    maxOutputLines: int(env, 'SANDBOX_MAX_OUTPUT_LINES', 1000),
-    maxOutputBytes: int(env, 'SANDBOX_MAX_OUTPUT_BYTES', 1_000_000),
-    maxProcesses: int(env, 'SANDBOX_MAX_PROCESSES', 64),
-    maxFileMb: int(env, 'SANDBOX_MAX_FILE_MB', 16),
-    tmpfsMb: int(env, 'SANDBOX_TMPFS_MB', 64),
-    runDirMb: int(env, 'SANDBOX_RUN_DIR_MB', 2048, 64),
-    uidBase: int(env, 'SANDBOX_UID_BASE', 61_000, 1000),
+    timeoutMs: intSetting(env, 'SANDBOX_TIMEOUT_MS', 10_000, 100),
+    commandsTimeoutMs: intSetting(env, 'SANDBOX_COMMANDS_TIMEOUT_MS', 60_000, 1000),
+    jsMemoryMb: intSetting(env, 'SANDBOX_JS_MEMORY_MB', 128, 8),
+    pythonMemoryMb: intSetting(env, 'SANDBOX_PYTHON_MEMORY_MB', 512, 64),
+    commandsMemoryMb: intSetting(env, 'SANDBOX_COMMANDS_MEMORY_MB', 2048, 256),
+    jsWorkers: intSetting(env, 'SANDBOX_JS_WORKERS', Math.min(4, Math.max(2, availableParallelism()))),
+    jsRecycleAfter: intSetting(env, 'SANDBOX_JS_RECYCLE_AFTER', 500),
+    maxConcurrent: intSetting(env, 'SANDBOX_MAX_CONCURRENT', 8),
+    maxQueue: intSetting(env, 'SANDBOX_MAX_QUEUE', 200, 0),
+    maxOutputLines: intSetting(env, 'SANDBOX_MAX_OUTPUT_LINES', 1000),
+    maxOutputBytes: intSetting(env, 'SANDBOX_MAX_OUTPUT_BYTES', 1_000_000),
+    maxProcesses: intSetting(env, 'SANDBOX_MAX_PROCESSES', 64),
+    maxFileMb: intSetting(env, 'SANDBOX_MAX_FILE_MB', 16),
+    tmpfsMb: intSetting(env, 'SANDBOX_TMPFS_MB', 64),
+    runDirMb: intSetting(env, 'SANDBOX_RUN_DIR_MB', 2048, 64),
+    uidBase: intSetting(env, 'SANDBOX_UID_BASE', 61_000, 1000),
     pythonBin: env.SANDBOX_PYTHON_BIN?.trim() || '/usr/bin/python3',
     bwrapBin: env.SANDBOX_BWRAP_BIN?.trim() || '/usr/bin/bwrap',
     egress: guardPolicyFromEnv(env),

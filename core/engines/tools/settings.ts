@@ -3,6 +3,7 @@
  * time-limited), read from the environment at boot. Each limit applies to one tool run (one
  * ffmpeg, ffprobe, tesseract, pdftoppm, pdftotext, pdfinfo or qpdf process and whatever it starts).
  */
+import { intSetting } from '../../util/int-setting.js';
 
 /** The resolved settings. */
 export interface ToolSettings {
@@ -38,25 +39,17 @@ export const TOOL_SETTINGS_DOC: Record<string, { description: string; default: s
   IMAGE_MAX_PIXELS: { description: 'Largest image (width × height, read from its header) any image input admits; larger is a free 400.', default: '50000000' },
 };
 
-function int(env: Record<string, string | undefined>, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'.`);
-  return n;
-}
-
 /** Reads the settings; throws with the variable's name on a bad value. */
 export function loadToolSettings(env: Record<string, string | undefined>): ToolSettings {
   return {
     bwrapBin: env.TOOLS_BWRAP_BIN?.trim() || '/usr/bin/bwrap',
-    memoryBytes: int(env, 'TOOLS_MEMORY_MB', 1024, 16) * 1024 * 1024,
-    cpuSeconds: int(env, 'TOOLS_CPU_SECONDS', 600),
-    maxTimeoutMs: int(env, 'TOOLS_MAX_TIMEOUT_MS', 900_000, 1000),
-    maxFileBytes: int(env, 'TOOLS_MAX_FILE_MB', 2048) * 1024 * 1024,
-    maxProcesses: int(env, 'TOOLS_MAX_PROCESSES', 64, 4),
-    slots: int(env, 'TOOLS_SLOTS', 16),
-    uidBase: int(env, 'SANDBOX_UID_BASE', 61_000, 1000),
-    imageMaxPixels: int(env, 'IMAGE_MAX_PIXELS', 50_000_000, 1),
+    memoryBytes: intSetting(env, 'TOOLS_MEMORY_MB', 1024, 16) * 1024 * 1024,
+    cpuSeconds: intSetting(env, 'TOOLS_CPU_SECONDS', 600),
+    maxTimeoutMs: intSetting(env, 'TOOLS_MAX_TIMEOUT_MS', 900_000, 1000),
+    maxFileBytes: intSetting(env, 'TOOLS_MAX_FILE_MB', 2048) * 1024 * 1024,
+    maxProcesses: intSetting(env, 'TOOLS_MAX_PROCESSES', 64, 4),
+    slots: intSetting(env, 'TOOLS_SLOTS', 16),
+    uidBase: intSetting(env, 'SANDBOX_UID_BASE', 61_000, 1000),
+    imageMaxPixels: intSetting(env, 'IMAGE_MAX_PIXELS', 50_000_000, 1),
   };
 }
