@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { readdir, readFile } from 'node:fs/promises';
+import { descendsFrom } from '../core/engines/processes.js';
 
 let s: TestServer;
 let key: string;
@@ -19,13 +20,20 @@ const gauge = async (name: string, engine: string): Promise<number> => {
   return line === undefined ? 0 : Number(line.split(' ')[1]);
 };
 
-/** Processes of the sandbox uid range (SANDBOX_UID_BASE and up) that are running on a CPU now. */
+/**
+ * Threads of this server's sandbox processes running on a CPU now: its descendants under a uid of the
+ * sandbox range (SANDBOX_UID_BASE and up; each engine claims a block of its own there, wherever
+ * the other servers of the suite left room).
+ */
 async function spinningSandboxes(): Promise<number> {
   let n = 0;
   for (const pid of (await readdir('/proc')).filter((d) => /^\d+$/.test(d))) {
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
     const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? -1);
-    if (uid >= 61000 && uid < 62000 && /^State:\s+R/m.test(status)) n++;
+    if (uid < 61000 || !descendsFrom(Number(pid), process.pid)) continue;
+    // The loop may spin in any thread (the JavaScript isolates run in worker threads).
+    const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+    for (const tid of tasks) if (/^State:\s+R/m.test(await readFile(`/proc/${pid}/task/${tid}/status`, 'utf8').catch(() => ''))) n++;
   }
   return n;
 }

@@ -84,7 +84,7 @@ describe('provider plugins through the real server', () => {
     }
   });
 
-  it('screenshot chooses its provider with `provider`: shot_a and browser_a store the image, crawler_a links it', async () => {
+  it('screenshot chooses its provider with `provider`: each provider\'s image is stored here and linked by our own signed URL', async () => {
     for (const provider of ['shot_a', 'browser_a']) {
       const res = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'screenshot', provider, input: { url: 'https://example.org', viewport: { width: 320, height: 240 } } } });
       assert.equal(res.status, 200, res.text);
@@ -94,7 +94,9 @@ describe('provider plugins through the real server', () => {
     }
     const fc = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'screenshot', provider: 'crawler_a', input: { url: 'https://example.org' } } });
     assert.equal(fc.status, 200, fc.text);
-    assert.match(fc.json.data.url, /^http:\/\/127\.0\.0\.1:\d+\/screenshots\//);
+    // The crawler's own link is copied into the file store (issue 28), like the other providers' images.
+    assert.match(fc.json.data.url, new RegExp(`^${s.url}/files/`));
+    assert.equal((await fetch(fc.json.data.url)).status, 200);
     shotA.failWith = 'concurrency_limit_reached';
     const busy = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'screenshot', provider: 'shot_a', input: { url: 'https://example.org' } } });
     shotA.failWith = undefined;

@@ -24,18 +24,18 @@ const CodeInput = (language: string, install: string, memory: string) =>
       Type.Number({
         exclusiveMinimum: 0,
         description:
-          "Wall-clock limit of the code in milliseconds. Honoured as a lower limit within the service's own cap (`SANDBOX_TIMEOUT_MS`, 10 s by default) and at least 100 ms; `limits.timeoutMs` in the answer says which applied.",
+          "Wall-clock limit in ms (at least 100), within the service's cap `SANDBOX_TIMEOUT_MS` (10 s by default); `limits.timeoutMs` in the answer says which applied.",
       }),
     ),
     memory: Type.Optional(
       Type.Number({
         exclusiveMinimum: 0,
-        description: `Memory of the run in MB (${memory}). Honoured as a lower limit within the service's own cap; \`limits.memoryMb\` in the answer says which applied.`,
+        description: `Memory of the run in MB (${memory}); \`limits.memoryMb\` in the answer says which applied.`,
       }),
     ),
     saveOutputFiles: Type.Optional(
       Type.Boolean({
-        description: `Return the files the code writes (or changes) in its working directory as \`files: [{ name, url, size }]\`: signed download links valid 24 hours, at most ${MAX_SAVED_FILES} files and the run's work-dir size (\`SANDBOX_TMPFS_MB\`, 64 MB) in all, names reduced to letters, digits, \`.\`, \`_\` and \`-\`. Without it nothing is stored.${language === 'JavaScript' ? ' JavaScript code has no file system, so its `files` is always empty.' : ''}`,
+        description: `Return the files the code writes or changes in its working directory as \`files: [{ name, url, size }]\` (24-hour links; at most ${MAX_SAVED_FILES} files within the work-dir size, \`SANDBOX_TMPFS_MB\`).${language === 'JavaScript' ? ' JavaScript code has no file system, so its `files` is always empty.' : ''}`,
       }),
     ),
     commands: Type.Optional(
@@ -52,9 +52,9 @@ const CodeInput = (language: string, install: string, memory: string) =>
   });
 
 /** Input of run-js-code (spec §4.8). */
-export const JsInput = CodeInput('JavaScript', 'npm install lodash', "the isolate's heap; cap `SANDBOX_JS_MEMORY_MB`, 128 by default; at least 8");
+export const JsInput = CodeInput('JavaScript', 'npm install lodash', "the isolate's heap, at least 8, within the cap `SANDBOX_JS_MEMORY_MB`, 128 by default");
 /** Input of run-python-code (spec §4.8). */
-export const PythonInput = CodeInput('Python', 'pip install requests', 'every process and the run as a whole; cap `SANDBOX_PYTHON_MEMORY_MB`, 512 by default; at least 32');
+export const PythonInput = CodeInput('Python', 'pip install requests', 'at least 32, within the cap `SANDBOX_PYTHON_MEMORY_MB`, 512 by default');
 
 /** `{ logs: { stdout, stderr }, limits, files? }` (spec §4.8, issue 19 item 2). */
 export const LogsOutput = Type.Object({

@@ -55,7 +55,7 @@ export const MergeInput = Type.Object({
     ),
   ),
   pdfa: Type.Optional(PdfALevel),
-  pdfua: Type.Optional(Type.Boolean({ description: 'Attempt PDF/UA: the inputs’ structure trees merged (pages of untagged inputs get page-level tags), a title shown in the window bar, a document language, MarkInfo and pdfuaid in XMP. With pdfa, ghostscript drops the tags: PDF/A is produced and PDF/UA not claimed.' })),
+  pdfua: Type.Optional(Type.Boolean({ description: 'Attempt PDF/UA: structure trees merged (untagged pages get page-level tags), title, language, MarkInfo and pdfuaid. With pdfa the tags are dropped and PDF/UA is not claimed.' })),
 });
 
 const urlsValid = (values: string[]) =>

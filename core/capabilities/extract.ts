@@ -286,7 +286,7 @@ export const docToText = defineCapability({
 /** Input of `extract_web` per issue 15 (`url`, and `schema` or `prompt`). */
 export const ExtractWebInput = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 8192, description: 'Page to extract from (http or https).' }),
-  schema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'What `results` must look like: a JSON Schema of an object, or a shorthand map of field names to type names (`{"title": "string", "price": "number"}`; nested maps and `["string"]` lists allowed), which becomes a JSON Schema with every field required.' })),
+  schema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'What `results` must look like: a JSON Schema of an object, or a map of field names to type names (`{"title": "string", "price": "number"}`, nesting and `["string"]` allowed), all fields required.' })),
   prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: 'What to extract, when no schema is given (or to guide it).' })),
 });
 

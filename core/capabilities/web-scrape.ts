@@ -122,7 +122,7 @@ export const scrapeOptions = {
         maxItems: SCRAPE_FORMATS.length,
         uniqueItems: true,
         description:
-          'Formats returned in one call, each in its own field: markdown, html (cleaned HTML), rawHtml (the document as served or rendered), links, screenshot / screenshot@fullPage (temporary PNG URL), changeTracking. `content` holds the first of them (for changeTracking, the markdown).',
+          'Formats returned in one call, each in its own field (html: cleaned; rawHtml: as served or rendered; screenshots: temporary PNG URLs); `content` holds the first.',
       },
     ),
   ),
@@ -131,11 +131,11 @@ export const scrapeOptions = {
   excludeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Remove elements matching these CSS selectors (applied before conversion).' })),
   waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'Extra wait after the page loaded, in ms (0-60000); renders the page.' })),
   waitForSelector: Type.Optional(Selector('Wait until an element matching this CSS selector exists (within `timeout`); renders the page.')),
-  timeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SCRAPE_TIMEOUT_MS, description: 'Time allowed for the page, its waits and actions, in ms (1000-80000; default WEB_PAGE_TIMEOUT_MS plus the waits).' })),
-  mobile: Type.Optional(Type.Boolean({ description: 'Emulate a phone (390×844 touch viewport, scale 3, a mobile user agent); renders the page.' })),
+  timeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SCRAPE_TIMEOUT_MS, description: 'Time for the page, its waits and actions, in ms (1000-80000).' })),
+  mobile: Type.Optional(Type.Boolean({ description: 'Emulate a phone (390×844 touch viewport, mobile user agent).' })),
   headers: Type.Optional(
     Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 8192 }), {
-      description: 'Request headers sent with the page request (this call only; never cached with others, never sent to another caller). Host and hop-by-hop headers are refused.',
+      description: 'Request headers for this call only (never shared with other callers); Host and hop-by-hop headers are refused.',
     }),
   ),
   cookies: Type.Optional(
@@ -149,7 +149,7 @@ export const scrapeOptions = {
         },
         { additionalProperties: false, description: 'One cookie.' },
       ),
-      { maxItems: 50, description: 'Cookies set for this call only (in its own browser context, or as a Cookie header on a plain fetch).' },
+      { maxItems: 50, description: 'Cookies for this call only.' },
     ),
   ),
   location: Type.Optional(
@@ -158,14 +158,14 @@ export const scrapeOptions = {
         country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 country (e.g. DE): locale and timezone emulation.' })),
         languages: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'A language tag.' }), { maxItems: 10, description: 'Preferred languages, first first (Accept-Language and navigator.languages).' })),
       },
-      { additionalProperties: false, description: 'Where the visit appears to come from: Accept-Language, locale and timezone emulation (the address stays the server\'s).' },
+      { additionalProperties: false, description: 'Accept-Language, locale and timezone the visit appears to come from.' },
     ),
   ),
-  blockAds: Type.Optional(Type.Boolean({ description: 'Block requests to common ad and tracker hosts (default false); renders the page.' })),
-  actions: Type.Optional(Type.Array(ScrapeAction, { maxItems: MAX_ACTIONS, description: 'Page actions run in order after load (at most 50, within `timeout`); renders the page. Each outcome is in `actions` of the answer.' })),
-  maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600 * 1000, description: 'Answer from a scrape of the same URL and options made at most this many ms ago, if one is stored (0 = always fetch). Cached answers cost the same.' })),
-  storeInCache: Type.Optional(Type.Boolean({ description: 'Store this answer for later `maxAge` calls (default: true when `maxAge` is given; false keeps a call with `maxAge` from storing).' })),
-  parsePDF: Type.Optional(Type.Boolean({ description: 'A PDF or office document behind the URL is read to text (default true); false returns it as a temporary file link in `content`.' })),
+  blockAds: Type.Optional(Type.Boolean({ description: 'Block common ad and tracker hosts (default false).' })),
+  actions: Type.Optional(Type.Array(ScrapeAction, { maxItems: MAX_ACTIONS, description: 'Page actions run in order after load (at most 50, within `timeout`); outcomes in the answer\'s `actions`.' })),
+  maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600 * 1000, description: 'Reuse a stored scrape of the same URL and options at most this many ms old (0: always fetch); same price.' })),
+  storeInCache: Type.Optional(Type.Boolean({ description: 'Store this answer for later `maxAge` calls (default: true when `maxAge` is given).' })),
+  parsePDF: Type.Optional(Type.Boolean({ description: 'Read a PDF or office document behind the URL to text (default true); false: a temporary file link.' })),
   proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('default')], { description: "default: through the operator's WEB_PROXY_URL when set; none: directly." })),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'changeTracking: keeps a separate snapshot history per tag for the same URL.' })),
 };

@@ -292,12 +292,12 @@ const ScreenshotInput = Type.Object({
   blockCookieBanners: Type.Optional(Type.Boolean({ description: 'Hide common cookie-consent banners before the capture (default true; best effort, by known selectors).' })),
   autoScroll: Type.Optional(Type.Boolean({ description: 'Scroll through the page first so lazily loaded content appears (adds 10 credits).' })),
   // Issue 28: the flat spellings clients send.
-  width: Type.Optional(Type.Integer({ minimum: 100, maximum: 3840, description: 'Viewport width in CSS pixels (100-3840); the flat form of `viewport.width` (height defaults to 800).' })),
-  height: Type.Optional(Type.Integer({ minimum: 100, maximum: 10240, description: 'Viewport height in CSS pixels (100-10240); the flat form of `viewport.height` (width defaults to 1280).' })),
-  waitFor: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'The same as `wait` (ms, 0-5000; more than 0 adds 10 credits); `wait` wins when both are given.' })),
+  width: Type.Optional(Type.Integer({ minimum: 100, maximum: 3840, description: 'The flat form of `viewport.width` (100-3840; height defaults to 800).' })),
+  height: Type.Optional(Type.Integer({ minimum: 100, maximum: 10240, description: 'The flat form of `viewport.height` (100-10240; width defaults to 1280).' })),
+  waitFor: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'The same as `wait`; `wait` wins when both are given.' })),
   format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], { description: 'Image format: png (default), jpeg or webp.' })),
   quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'jpeg or webp quality, 1-100 (default 80); not for png.' })),
-  deviceScaleFactor: Type.Optional(Type.Number({ minimum: 1, maximum: 3, description: 'Device pixels per CSS pixel, 1-3 (default 1): the image is this many times the viewport in each direction.' })),
+  deviceScaleFactor: Type.Optional(Type.Number({ minimum: 1, maximum: 3, description: 'Device pixels per CSS pixel, 1-3 (default 1).' })),
 });
 
 /** A screenshot request with the flat spellings folded in: one viewport, one wait, the image type. */

@@ -39,15 +39,25 @@ function enumOf(s: Obj): Obj {
   return { ...rest, type: [...types][0], enum: alt.map((o) => (o as Obj).const) };
 }
 
-/** One pass over a schema: enums, spec references, and (for outputs) prose and closed-object flags dropped. */
+/**
+ * One pass over a schema: enums, spec references, for inputs the limits the executor enforces
+ * anyway, and for outputs prose and closed-object flags dropped.
+ */
 function tidy(v: Json, output: boolean, depth = 0): Json {
   if (depth > 64) return v;
   if (Array.isArray(v)) return v.map((x) => tidy(x, output, depth + 1));
   if (!isObj(v)) return v;
   const out: Obj = {};
   for (const [k, x] of Object.entries(v)) {
-    if (output && (k === 'description' || k === 'additionalProperties' || k === 'examples' || k === 'title')) continue;
+    // An answer's field names speak for themselves; which of them are always present is not worth
+    // the context (the answer itself shows it).
+    if (output && (k === 'description' || k === 'additionalProperties' || k === 'examples' || k === 'title' || k === 'required')) continue;
     if (k === 'format' && output) continue;
+    // Limits the executor enforces with a clear 400 anyway (closed objects, string lengths and
+    // patterns, list sizes) cost an agent's context on every session and rarely guide what it sends.
+    if (!output && ((k === 'additionalProperties' && x === false) || k === 'minLength' || k === 'maxLength' || k === 'pattern' || k === 'minItems' || k === 'maxItems')) continue;
+    // A constant (a union member's discriminator) says all there is; its variant carries the prose.
+    if (k === 'description' && 'const' in v) continue;
     if (k === 'description' && typeof x === 'string') out[k] = withoutSpecRefs(x);
     // `properties` maps names to schemas: its keys are field names, not keywords.
     else if (k === 'properties' && isObj(x)) out[k] = Object.fromEntries(Object.entries(x).map(([n, s]) => [n, tidy(s, output, depth + 1)]));
