@@ -7,6 +7,7 @@
  *
  * Run: npm run bench:abuse [-- seconds-per-attack=20]
  */
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '../test/helpers/server.js';
@@ -92,7 +93,6 @@ async function main() {
     processMode: true,
     env: { ...model.env, ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', DOCUMENTS_PREWARM: 'true' },
   });
-  const attacker = (await server.createKey({ name: 'attacker', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 })).key;
   const victim = (await server.createKey({ name: 'victim', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 })).key;
   const sampler = new MemorySampler(server.pid);
 
@@ -124,10 +124,16 @@ async function main() {
   for (const a of attacks) {
     const victimCall = (signal: AbortSignal) => call(server, victim, a.victim.method ?? 'POST', a.victim.path, a.victim.body, signal);
     const quietStop = AbortSignal.timeout(quietSeconds * 1000);
+    setMaxListeners(0, quietStop);
     const quiet = await loop(victimCall, quietStop);
 
+    // Each attack comes from a fresh ordinary key (the deployment's default rate limit, so one
+    // attack does not spend the next one's minute); the victim's limit is out of the way.
+    const attacker = (await server.createKey({ name: 'attacker', credits: 1_000_000_000 })).key;
     sampler.start();
     const stop = new AbortController();
+    // Every call of the phase listens to it; thousands of short calls are expected, not a leak.
+    setMaxListeners(0, stop.signal);
     const phase = setTimeout(() => stop.abort(), attackSeconds * 1000);
     const healthLoop = loop((s) => fetch(server.url + '/healthz', { signal: s }).then(async (r) => (await r.arrayBuffer(), r.status)), stop.signal, 100);
     const attackDone = runAttack(server, attacker, a, stop.signal).then((s) => {
