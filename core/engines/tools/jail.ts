@@ -11,6 +11,7 @@
  *   folders are that group's, so successive tools of one call read each other's files), the
  *   memory cgroup joined before anything of the run starts; rlimits through `prlimit`.
  */
+import { bwrapBase, prlimitArgs } from '../sandbox/confinement/bwrap-base.js';
 
 /** Read-only host files tools need besides `/usr` (bound when present). */
 const TOOL_ETC = ['/etc/ld.so.cache', '/etc/alternatives', '/etc/fonts', '/etc/localtime', '/etc/mime.types'];
@@ -65,26 +66,9 @@ export function presentEtc(exists: (p: string) => boolean): string[] {
 /** The whole argv of one run: [sh → setpriv →] prlimit → bwrap → the tool. */
 export function toolArgv(jail: ToolJail, argv: string[]): string[] {
   const l = jail.limits;
-  const prlimit = ['/usr/bin/prlimit', `--fsize=${l.fsizeBytes}`, '--nofile=256', `--cpu=${l.cpuSeconds}`, '--core=0'];
-  if (l.nproc !== undefined) prlimit.push(`--nproc=${l.nproc}`);
-  if (l.asBytes !== undefined) prlimit.push(`--as=${l.asBytes}`);
-  prlimit.push('--');
+  const prlimit = prlimitArgs({ ...l, nofile: 256 });
   const bw = [
-    jail.bwrapBin ?? '',
-    '--unshare-all',
-    '--unshare-user',
-    '--disable-userns',
-    '--die-with-parent',
-    '--new-session',
-    '--cap-drop', 'ALL',
-    '--hostname', 'tools',
-    '--ro-bind', '/usr', '/usr',
-    '--symlink', 'usr/lib', '/lib',
-    '--symlink', 'usr/lib64', '/lib64',
-    '--symlink', 'usr/bin', '/bin',
-    '--symlink', 'usr/sbin', '/sbin',
-    '--proc', '/proc',
-    '--dev', '/dev',
+    ...bwrapBase(jail.bwrapBin ?? '', 'tools'),
     '--remount-ro', '/dev',
     '--size', String(TMPFS_MB * 1024 * 1024), '--tmpfs', '/tmp',
   ];

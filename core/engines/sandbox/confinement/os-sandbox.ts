@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { seccompProgram } from './seccomp.js';
+import { bwrapBase, prlimitArgs } from './bwrap-base.js';
 
 /** Size of the sandbox's `/dev/shm` (POSIX semaphores and shared memory of multiprocessing). */
 export const DEV_SHM_MB = 16;
@@ -73,31 +74,10 @@ function seccompFd(spec: OsSandboxSpec): number {
 /** Builds the full argv: [prlimit →] bwrap → command (`seccomp`: pass the filter on its fd). */
 export function sandboxArgv(spec: OsSandboxSpec, seccomp = false): string[] {
   const l = spec.limits;
-  const prlimit: string[] = [];
-  if (l) {
-    prlimit.push('/usr/bin/prlimit', `--fsize=${l.fsizeBytes}`, `--nofile=${l.nofile}`, `--cpu=${l.cpuSeconds}`, '--core=0');
-    if (l.nproc !== undefined) prlimit.push(`--nproc=${l.nproc}`);
-    if (l.asBytes !== undefined) prlimit.push(`--as=${l.asBytes}`);
-    prlimit.push('--');
-  }
+  const prlimit = l ? prlimitArgs(l) : [];
   const bw = [
-    spec.bwrapBin,
     // Every namespace, network included: even `commands` only get out through the egress proxy.
-    '--unshare-all',
-    '--unshare-user',
-    // No nested user namespaces: they are the usual door to kernel code paths root-only otherwise.
-    '--disable-userns',
-    '--die-with-parent',
-    '--new-session',
-    '--cap-drop', 'ALL',
-    '--hostname', 'sandbox',
-    '--ro-bind', '/usr', '/usr',
-    '--symlink', 'usr/lib', '/lib',
-    '--symlink', 'usr/lib64', '/lib64',
-    '--symlink', 'usr/bin', '/bin',
-    '--symlink', 'usr/sbin', '/sbin',
-    '--proc', '/proc',
-    '--dev', '/dev',
+    ...bwrapBase(spec.bwrapBin, 'sandbox'),
     // `--dev` is a tmpfs of its own that the read-only root does not cover: bound /dev/shm, then
     // make the rest of /dev read-only.
     '--size', String(DEV_SHM_MB * 1024 * 1024), '--tmpfs', '/dev/shm',
