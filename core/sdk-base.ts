@@ -9,6 +9,7 @@ export { runTool, ToolError, Gate, withScratch, type ToolResult, type ToolFailur
 export { readImageHeader, IMAGE_FORMATS_TEXT } from './engines/tools/image-header.js';
 export { refuseReferencing, demuxerOf, MEDIA_DEMUXERS, IMAGE_DEMUXERS, LOCAL_ONLY } from './engines/tools/media-guard.js';
 export { loadInput, loadInputToFile, fromBase64, fromUrl, tooLarge, sizeText, type LoadedInput, type FileInput } from './plugin/inputs.js';
+export { DOCUMENT_MEDIA_TYPES } from './plugin/document-types.js';
 export { providerRequest, providerMessage, mapProviderStatus, invalidStructure, type ProviderCall, type ProviderAnswer, type ProviderAuth } from './plugin/provider-request.js';
 export { serveLoopback, type LoopbackServer } from './testing/loopback.js';
 export type {

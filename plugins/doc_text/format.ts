@@ -2,7 +2,7 @@
  * What an input is: a PDF (read with poppler), an image (OCR), plain text (as is), or a document
  * LibreOffice turns into PDF first — any format convert-to-pdf accepts (spec §4.6 list).
  */
-import { InputError } from '../../core/sdk.js';
+import { DOCUMENT_MEDIA_TYPES, InputError } from '../../core/sdk.js';
 import { type LoadedInput } from '../../core/sdk.js';
 
 /** Spec §4.6: every extension convert-to-pdf accepts (the office route of this lane). */
@@ -18,18 +18,7 @@ export const OFFICE_EXTENSIONS: readonly string[] = (
 const IMAGE_EXTENSIONS = new Set(['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tif', 'tiff', 'webp', 'pbm', 'pgm', 'ppm']);
 
 const MEDIA_TYPES: Record<string, string> = {
-  'application/pdf': 'pdf',
-  'application/msword': 'doc',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'application/vnd.ms-excel': 'xls',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
-  'application/vnd.ms-powerpoint': 'ppt',
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
-  'application/vnd.oasis.opendocument.text': 'odt',
-  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
-  'application/vnd.oasis.opendocument.presentation': 'odp',
-  'application/rtf': 'rtf',
-  'text/rtf': 'rtf',
+  ...DOCUMENT_MEDIA_TYPES,
   'text/html': 'html',
   'text/csv': 'csv',
   'text/plain': 'txt',

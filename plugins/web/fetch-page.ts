@@ -3,7 +3,7 @@
  * run (`renderJs`, default true) or a screenshot is wanted, else a plain guarded fetch. HTML and
  * plain text are returned as text; a PDF becomes its text; any other type is a 400.
  */
-import { InputError, OperationFailedError, PayloadTooLargeError, ToolError, runTool, type RunContext, type ToolEngine } from '../../core/sdk.js';
+import { DOCUMENT_MEDIA_TYPES, InputError, OperationFailedError, PayloadTooLargeError, ToolError, runTool, type RunContext, type ToolEngine } from '../../core/sdk.js';
 import type { ActionResult, RenderRequest } from '../../core/sdk.js';
 
 /** What a fetched page is, once classified. */
@@ -116,30 +116,14 @@ export function webProxy(ctx: RunContext<unknown>, choice: 'none' | 'default' | 
   return choice === 'none' || !url ? undefined : url;
 }
 
-/** Office and PDF types a scrape reads to text, by MIME type. */
-const DOCUMENT_TYPES: Record<string, string> = {
-  'application/pdf': 'pdf',
-  'application/msword': 'doc',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'application/vnd.ms-excel': 'xls',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
-  'application/vnd.ms-powerpoint': 'ppt',
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
-  'application/vnd.oasis.opendocument.text': 'odt',
-  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
-  'application/vnd.oasis.opendocument.presentation': 'odp',
-  'application/rtf': 'rtf',
-  'text/rtf': 'rtf',
-};
-
 /** The extension of a PDF or office document by its type, its bytes, or (for generic types) its URL; undefined for anything else. */
 function documentExtension(contentType: string, url: string, head: string): string | undefined {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (DOCUMENT_TYPES[type]) return DOCUMENT_TYPES[type];
+  if (DOCUMENT_MEDIA_TYPES[type]) return DOCUMENT_MEDIA_TYPES[type];
   if (head.startsWith('%PDF-')) return 'pdf';
   if (type && type !== 'application/octet-stream' && type !== 'binary/octet-stream') return undefined;
   const ext = /\.([a-z0-9]{2,5})$/i.exec(new URL(url).pathname)?.[1]?.toLowerCase();
-  return ext && Object.values(DOCUMENT_TYPES).includes(ext) ? ext : undefined;
+  return ext && Object.values(DOCUMENT_MEDIA_TYPES).includes(ext) ? ext : undefined;
 }
 
 /** A Cookie header with the cookies meant for `url`'s host (a cookie's domain covers its subdomains). */
