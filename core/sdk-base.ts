@@ -28,6 +28,7 @@ export type {
   UsageRecorder,
   Visibility,
 } from './plugin/types.js';
+export type { JobItemSpec, JobStepResult, JobSteps } from './plugin/job-steps.js';
 export { flat, perUnit, perOutputMb, MB, type CostRule, type Units } from './credits/cost.js';
 export {
   AuthError,

@@ -5,6 +5,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { CostRule, Units } from '../credits/cost.js';
 import type { Engines } from '../engines/types.js';
+import type { JobSteps } from './job-steps.js';
 
 /** Where an entry is visible: `public` in v2 discovery, `legacy` only through the v1 table (spec §9.1). */
 export type Visibility = 'public' | 'legacy';
@@ -153,6 +154,13 @@ export interface CapabilityDef<IS extends TSchema = TSchema, OS extends TSchema 
   tags?: string[];
   aliases?: string[];
   input: IS;
+  /**
+   * The input accepted when the capability runs as a job, where it may ask for more than one
+   * call can (a crawl of 10,000 pages instead of 100); `input` when omitted.
+   */
+  jobInput?: TSchema;
+  /** The 400 text per top-level field of `jobInput`, where it differs from `messages`. */
+  jobMessages?: Record<string, string>;
   /** Output contract every provider mapping must meet; omit for free-form outputs. */
   output?: OS;
   /** What the caller pays for a capability run, whichever provider serves it. */
@@ -174,6 +182,11 @@ export interface Implementation {
   mapInput?(input: any): any;
   /** Endpoint output → capability output (identity when omitted). */
   mapOutput?(output: any, input: any): any;
+  /**
+   * The stepwise form jobs use to run this capability item by item (crawl, batch); without it a
+   * job runs the endpoint once.
+   */
+  steps?: JobSteps;
 }
 
 /** A provider or capability plugin as exported by `plugins/<id>/index.ts`. */
