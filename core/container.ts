@@ -24,6 +24,11 @@ import { createEngines, type EngineSet } from './engines/index.js';
 import { buildRegistry, type BuildOptions } from './registry/build.js';
 import type { ServiceConfig } from './registry/types.js';
 import { Executor } from './execution/executor.js';
+import { loadJobSettings } from './jobs/settings.js';
+import { startBoss } from './jobs/boss.js';
+import { JobService } from './jobs/service.js';
+import { JobStore } from './jobs/store.js';
+import { noWebhooks } from './jobs/webhooks.js';
 
 /** Inputs of the composition root. */
 export interface ContainerOptions {
@@ -103,6 +108,17 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     c.register(TOKENS.Registry, { useValue: registry });
     c.register(TOKENS.Executor, { useValue: executor });
     c.register(TOKENS.ServiceConfig, { useValue: opts.serviceConfig });
+
+    // Jobs (issue 25) on pg-boss in the same store; stopped first (closers run in reverse), so
+    // running turns hand their work back while the ledger and database are still open.
+    const jobSettings = loadJobSettings(opts.env);
+    const boss = await startBoss(db, settings.databaseUrl, jobSettings, (err) => logger.error({ err }, 'job queue error'));
+    c.register(TOKENS.JobBoss, { useValue: boss });
+    c.register(TOKENS.JobWebhooks, { useValue: noWebhooks });
+    const jobs = new JobService({ store: new JobStore(db), registry, executor, ledger, keys, engines, log: logger, settings: jobSettings, boss, webhooks: () => c.resolve(TOKENS.JobWebhooks) });
+    closers.push(() => jobs.stop());
+    c.register(TOKENS.Jobs, { useValue: jobs });
+    await jobs.start();
     return { container: c, settings, advertise: (url) => embedded?.lock?.advertise(url), close: closeAll };
   } catch (err) {
     await closeAll();

@@ -12,6 +12,9 @@ import type { EngineSet } from './engines/index.js';
 import type { ServiceConfig } from './registry/types.js';
 import type { Logger } from 'pino';
 import type { ByteBudget } from './engines/http/byte-budget.js';
+import type PgBoss from 'pg-boss';
+import type { JobService } from './jobs/service.js';
+import type { JobWebhookSink } from './jobs/webhooks.js';
 
 /** Every service the server resolves. */
 export const TOKENS = {
@@ -29,4 +32,10 @@ export const TOKENS = {
   ServiceConfig: Symbol('ServiceConfig') as InjectionToken<ServiceConfig>,
   /** Bytes received and held at once: request bodies and URL downloads (BODY_BYTES_IN_FLIGHT_MAX). */
   BytesInFlight: Symbol('BytesInFlight') as InjectionToken<ByteBudget>,
+  /** Jobs: submit, read, cancel, workers (issue 25). */
+  Jobs: Symbol('Jobs') as InjectionToken<JobService>,
+  /** The pg-boss instance jobs run on (webhook deliveries may queue on it too). */
+  JobBoss: Symbol('JobBoss') as InjectionToken<PgBoss>,
+  /** Where job events go; a no-op until the webhook dispatcher is registered over it. */
+  JobWebhooks: Symbol('JobWebhooks') as InjectionToken<JobWebhookSink>,
 } as const;

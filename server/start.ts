@@ -88,6 +88,8 @@ export async function startService(env: Record<string, string | undefined>, extr
         grace.unref();
         await app.close();
         clearTimeout(grace);
+        // Running job turns hand their items back to the queue for another instance (issue 25).
+        await services.container.resolve(TOKENS.Jobs).stop();
         // Calls cut off by the grace period are aborted; let them release their reservations first.
         const idle = await services.container.resolve(TOKENS.Executor).idle(services.settings.shutdownGraceMs);
         if (!idle) app.log.error('calls still running at shutdown; their reservations are released at the next start (PostgreSQL: by the stale-reservation sweep)');

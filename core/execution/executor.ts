@@ -138,6 +138,14 @@ export class Executor {
   }
 
   /**
+   * `ctx.call` for work its caller prices itself (a job's items, issue 25): runs `capabilityId`
+   * free of charge under `key`'s policy, with the providers' fallback, as a nested call.
+   */
+  callFree(req: Omit<ExecuteRequest, 'target' | 'input'>, capabilityId: string, input: unknown): Promise<unknown> {
+    return this.nestedCall({ ...req, input } as ExecuteRequest, capabilityId, input, (req.depth ?? 0) + 1);
+  }
+
+  /**
    * Resolves once no call holds a reservation (or after `timeoutMs`): a call whose client was cut
    * off at shutdown still releases or settles its credits before the ledger closes.
    */

@@ -28,5 +28,11 @@ export interface Db extends Queryable {
   /** `embedded` (PGlite, one process owns it) or `postgres` (shared by instances). */
   readonly kind: 'embedded' | 'postgres';
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs several statements without parameters at once (the simple query protocol), outside any
+   * open transaction. The embedded database needs it for libraries that send scripts (pg-boss's
+   * migrations); PostgreSQL's pool does it through `query`. Answers the last statement's rows.
+   */
+  exec?(sql: string): Promise<Row[]>;
   close(): Promise<void>;
 }

@@ -140,6 +140,59 @@ const MIGRATIONS: { id: number; sql: string }[] = [
       CREATE INDEX IF NOT EXISTS page_snapshots_age ON page_snapshots (taken_at)
     `,
   },
+  {
+    // Issue 25: jobs and their items (core/jobs/). One row per item keyed (job_id, item_key), so
+    // an item is never run to a result or charged twice; `result_seq` orders results as they
+    // finish, so a client paging with a cursor never misses a later one.
+    id: 7,
+    sql: `
+      CREATE TABLE IF NOT EXISTS jobs (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        target TEXT NOT NULL,
+        provider TEXT,
+        stepwise BOOLEAN NOT NULL,
+        input JSONB NOT NULL,
+        options JSONB,
+        webhook JSONB,
+        status TEXT NOT NULL,
+        seeded BOOLEAN NOT NULL DEFAULT FALSE,
+        item_limit INTEGER,
+        total INTEGER,
+        done INTEGER NOT NULL DEFAULT 0,
+        failed INTEGER NOT NULL DEFAULT 0,
+        credits_charged BIGINT NOT NULL DEFAULT 0,
+        data JSONB,
+        error_code TEXT,
+        error_message TEXT,
+        runner TEXT,
+        runner_until TIMESTAMPTZ,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        started_at TIMESTAMPTZ,
+        finished_at TIMESTAMPTZ
+      );
+      CREATE INDEX IF NOT EXISTS jobs_key ON jobs (key_id, created_at DESC);
+      CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created_at);
+      CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (finished_at) WHERE finished_at IS NOT NULL;
+      CREATE SEQUENCE IF NOT EXISTS job_result_seq;
+      CREATE TABLE IF NOT EXISTS job_items (
+        id BIGSERIAL UNIQUE,
+        job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        item_key TEXT NOT NULL,
+        data JSONB,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        lease_until TIMESTAMPTZ,
+        result JSONB,
+        result_seq BIGINT,
+        credits BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (job_id, item_key)
+      );
+      CREATE INDEX IF NOT EXISTS job_items_open ON job_items (job_id, status, id);
+      CREATE INDEX IF NOT EXISTS job_items_results ON job_items (job_id, result_seq) WHERE result_seq IS NOT NULL
+    `,
+  },
 ];
 
 /** Brings the schema up to date. */

@@ -43,8 +43,9 @@ port.on('message', (req: ThreadRequest) => {
         await pg.query(req.sql!, [], { blob: new Blob([req.csv!]) });
         reply.rows = [];
       } else if (req.op === 'exec') {
-        await pg.exec(req.sql!);
-        reply.rows = [];
+        // The last statement's rows: a script that ends in a SELECT answers with them.
+        const results = await pg.exec(req.sql!);
+        reply.rows = (results.at(-1)?.rows ?? []) as Record<string, unknown>[];
       } else {
         reply.rows = (await pg.query<Record<string, unknown>>(req.sql!, req.params as any[])).rows;
       }

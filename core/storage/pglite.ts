@@ -101,6 +101,10 @@ async function openLocked(dir: string, lock: EmbeddedLock | undefined): Promise<
       while (openTx) await openTx;
       return (await send('query', sql, params)) as R[];
     },
+    async exec(sql: string) {
+      while (openTx) await openTx;
+      return send('exec', sql);
+    },
     async copyCsv(table: string, columns: string[], csv: string) {
       while (openTx) await openTx;
       // Table and column names come from our own code, never from a request.

@@ -1,0 +1,50 @@
+/**
+ * The queue engine behind jobs: pg-boss (issue 25 "The engine"), in the service's own database.
+ * On PostgreSQL it opens its own small pool; on the embedded store it runs through the PGlite
+ * thread via `db.executeSql`, where statements without parameters (pg-boss's migrations and
+ * queue set-up send several at once) must go through PGlite's `exec`.
+ */
+import PgBoss from 'pg-boss';
+import type { Db } from '../storage/db.js';
+import type { JobSettings } from './settings.js';
+
+/** The one queue of job turns. */
+export const JOB_QUEUE = 'cia-job-turns';
+
+/** Starts pg-boss on the service's store and makes sure the queue exists. */
+export async function startBoss(db: Db, databaseUrl: string | undefined, settings: JobSettings, onError: (err: Error) => void): Promise<PgBoss> {
+  const common = {
+    schema: 'pgboss',
+    // Expired claims (killed instances) are found by maintenance, so it runs often.
+    maintenanceIntervalSeconds: settings.maintenanceSeconds,
+    monitorStateIntervalSeconds: Math.max(settings.maintenanceSeconds, 10),
+    // Job turns are short-lived queue entries; our own tables keep the job's record.
+    retentionDays: 1,
+    deleteAfterHours: 1,
+    schedule: false,
+  };
+  const boss =
+    db.kind === 'postgres' && databaseUrl
+      ? new PgBoss({ ...common, connectionString: databaseUrl, max: 4 })
+      : new PgBoss({ ...common, db: embeddedAdapter(db) });
+  boss.on('error', onError);
+  await boss.start();
+  await boss.createQueue(JOB_QUEUE, {
+    name: JOB_QUEUE,
+    // A turn whose instance died expires after the lease and is offered again.
+    expireInSeconds: settings.leaseSeconds,
+    retryLimit: 1_000_000,
+    retryDelay: 0,
+  });
+  return boss;
+}
+
+/** pg-boss's `executeSql` on the embedded database. */
+function embeddedAdapter(db: Db): PgBoss.Db {
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      if ((!values || values.length === 0) && db.exec) return { rows: await db.exec(text) };
+      return { rows: await db.query(text, values ?? []) };
+    },
+  };
+}

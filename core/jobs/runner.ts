@@ -1,0 +1,307 @@
+/**
+ * One turn of one job (issue 25 "The engine"): claim the job (one runner at a time, with a
+ * lease renewed while it works), then either run its single executor call, or run one round of up
+ * to JOB_ITEM_CONCURRENCY items through the provider's steps and queue the job again behind the
+ * other jobs waiting, so one key's big job holds another key's small one back by one round at
+ * most. Money per item: hold before it runs, grow to its price once known, charge it under a
+ * request id made from the job, the item and the attempt, and check the ledger for a charge of an
+ * earlier attempt before charging a resumed item, so an item is never charged twice.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Executor } from '../execution/executor.js';
+import type { Ledger } from '../credits/ledger.js';
+import type { KeyStore } from '../keys/key-store.js';
+import type { KeyRecord } from '../keys/types.js';
+import type { Registry } from '../registry/registry.js';
+import type { ProviderBinding } from '../registry/types.js';
+import type { Engines } from '../engines/types.js';
+import type { RunContext } from '../plugin/types.js';
+import type { JobStepResult } from '../plugin/job-steps.js';
+import { usageRecorder } from '../plugin/usage-recorder.js';
+import { isCreditAmount } from '../credits/cost.js';
+import { InsufficientCreditsError, ServiceError, toServiceError } from '../errors.js';
+import type { JobStore } from './store.js';
+import type { JobSettings } from './settings.js';
+import type { ClaimedItem, JobRecord } from './types.js';
+import { isFinal } from './types.js';
+import type { JobEventDelivery } from './webhooks.js';
+
+const DEFAULT_ITEM_TIMEOUT_MS = 120_000;
+
+/** What a turn needs. */
+export interface RunnerDeps {
+  store: JobStore;
+  registry: Registry;
+  executor: Executor;
+  ledger: Ledger;
+  keys: KeyStore;
+  engines: Engines;
+  log: Logger;
+  settings: JobSettings;
+  /** Hands an event of `job` to the webhook sink (never waits for it). */
+  emit(job: JobRecord, type: JobEventDelivery['type'], data?: unknown): void;
+  /** Queues the job's next turn, `delaySeconds` from now. */
+  requeue(jobId: string, delaySeconds?: number): Promise<void>;
+}
+
+/** Why a turn's signal fired. */
+type Stop = 'cancelled' | 'stopping';
+
+/** Runs job turns; tracks the ones running here so cancel and shutdown can abort them. */
+export class JobRunner {
+  private readonly running = new Map<string, { abort(why: Stop): void }>();
+  private stopping = false;
+
+  constructor(private readonly d: RunnerDeps) {}
+
+  /** Aborts this instance's turn of `jobId`, if any (a cancel received here). */
+  cancelLocal(jobId: string): void {
+    this.running.get(jobId)?.abort('cancelled');
+  }
+
+  /** Shutdown: every running turn hands its items back and queues its job again. */
+  stopAll(): void {
+    this.stopping = true;
+    for (const t of this.running.values()) t.abort('stopping');
+  }
+
+  /** Turns running here now. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  /** One turn of `jobId` (the pg-boss handler). */
+  async turn(jobId: string): Promise<void> {
+    const { store, settings } = this.d;
+    let job = await store.get(jobId);
+    if (!job || isFinal(job.status)) return;
+    if (this.stopping) return this.d.requeue(jobId);
+    if (job.status === 'queued' && (await store.runningFor(job.keyId)) >= settings.maxRunningPerKey) return this.d.requeue(jobId, 1);
+    const runner = randomUUID();
+    if (!(await store.acquire(jobId, runner, settings.leaseSeconds))) {
+      // Another runner holds it: alive (it queues the job itself) or dead (its claim lapses).
+      return this.d.requeue(jobId, Math.ceil(await store.claimLeft(jobId)) + 1);
+    }
+    const ctl = new AbortController();
+    let why: Stop | undefined;
+    const abort = (w: Stop) => {
+      why ??= w;
+      ctl.abort(new Error(`job ${w}`));
+    };
+    this.running.set(jobId, { abort });
+    const items = new Set<number>();
+    const beat = setInterval(() => {
+      store.heartbeat(jobId, runner, [...items], settings.leaseSeconds).then(
+        (status) => {
+          if (status === 'cancelled') abort('cancelled');
+        },
+        (err) => this.d.log.warn({ err, jobId }, 'job heartbeat failed'),
+      );
+    }, Math.max(500, (settings.leaseSeconds * 1000) / 3));
+    let again = false;
+    try {
+      if (job.status === 'queued') {
+        if (await store.start(jobId)) {
+          job = (await store.get(jobId))!;
+          this.d.emit(job, 'job.started');
+        }
+      }
+      const key = await this.d.keys.get(job.keyId);
+      again = job.stepwise ? await this.round(job, key, ctl.signal, items, () => why) : await this.single(job, key, ctl.signal, () => why);
+    } catch (err) {
+      const e = toServiceError(err);
+      if (!why) {
+        this.d.log.error({ err, jobId }, 'job failed');
+        await this.end(jobId, 'failed', { errorCode: e.code, errorMessage: e.message });
+      } else again = why === 'stopping';
+    } finally {
+      clearInterval(beat);
+      this.running.delete(jobId);
+      await store.releaseRunner(jobId, runner).catch(() => {});
+    }
+    if (again) await this.d.requeue(jobId);
+  }
+
+  /** Ends a job and tells its webhook. */
+  private async end(jobId: string, status: 'completed' | 'failed', fields: Parameters<JobStore['finish']>[2] = {}): Promise<void> {
+    if (!(await this.d.store.finish(jobId, status, fields))) return;
+    const job = await this.d.store.get(jobId);
+    if (job) this.d.emit(job, status === 'completed' ? 'job.completed' : 'job.failed');
+  }
+
+  /** A job without steps: one executor call charged as `/api/v2/run` charges it. Answers whether to queue it again. */
+  private async single(job: JobRecord, key: KeyRecord, signal: AbortSignal, why: () => Stop | undefined): Promise<boolean> {
+    const { store, registry, executor } = this.d;
+    if (!job.seeded) await store.seed(job.id, [{ key: 'call' }], 1, 1);
+    const [item] = await store.claim(job.id, 1, this.d.settings.leaseSeconds);
+    if (!item) return false;
+    const prior = await store.charged(earlierAttempts(job.id, item));
+    // A charge whose result was lost with its instance is given back before the call runs again.
+    if (prior > 0) await this.d.ledger.adjust(job.keyId, prior, `job ${job.id}: result lost with a stopped instance; its charge is refunded before the call runs again`);
+    const target = registry.resolve(job.type, job.target);
+    if (!target) throw new ServiceError('NOT_FOUND', `Unknown ${job.type}: ${job.target}`);
+    try {
+      const r = await executor.execute({
+        requestId: requestIdOf(job.id, item),
+        key,
+        target,
+        provider: job.provider ?? undefined,
+        input: job.input,
+        signal,
+        log: this.d.log.child({ jobId: job.id }),
+      });
+      await store.complete(job.id, item.id, { skipped: true });
+      await this.end(job.id, 'completed', { data: r.data, credits: r.credits, done: 1 });
+      // Cancelled as the call finished: the call was done and charged, so the job shows it.
+      if ((await store.get(job.id))?.status === 'cancelled') await store.record(job.id, r.credits, r.data);
+      return false;
+    } catch (err) {
+      if (why()) {
+        await store.unclaim([item.id]);
+        return why() === 'stopping';
+      }
+      const e = toServiceError(err);
+      await store.complete(job.id, item.id, { skipped: true });
+      await this.end(job.id, 'failed', { errorCode: e.code, errorMessage: e.message });
+      return false;
+    }
+  }
+
+  /** One round of a stepwise job. Answers whether to queue it again. */
+  private async round(job: JobRecord, key: KeyRecord, signal: AbortSignal, running: Set<number>, why: () => Stop | undefined): Promise<boolean> {
+    const { store, settings } = this.d;
+    const binding = this.binding(job);
+    const steps = binding.impl.steps!;
+    if (!job.seeded) {
+      const seed = await steps.seed(job.input, this.ctx(job, key, binding, `${job.id}/seed`, signal));
+      const limit = steps.limit(job.input);
+      await store.seed(job.id, seed, limit, steps.knownTotal ? limit : null);
+    }
+    const claimed = await store.claim(job.id, settings.itemConcurrency, settings.leaseSeconds);
+    if (claimed.length === 0) {
+      const open = await store.open(job.id);
+      if (open.running > 0) return true;
+      await this.end(job.id, 'completed');
+      return false;
+    }
+    for (const i of claimed) running.add(i.id);
+    let broke: InsufficientCreditsError | undefined;
+    await Promise.all(
+      claimed.map(async (item) => {
+        try {
+          await this.item(job, key, binding, item, signal, why);
+        } catch (err) {
+          await store.unclaim([item.id]);
+          if (err instanceof InsufficientCreditsError) broke ??= err;
+          else throw err;
+        } finally {
+          running.delete(item.id);
+        }
+      }),
+    );
+    if (broke) {
+      await this.end(job.id, 'failed', { errorCode: broke.code, errorMessage: broke.message });
+      return false;
+    }
+    const w = why();
+    if (w) return w === 'stopping';
+    return true;
+  }
+
+  /** Runs, prices, charges and records one item; throws `InsufficientCreditsError` when its price cannot be held. */
+  private async item(job: JobRecord, key: KeyRecord, binding: ProviderBinding, item: ClaimedItem, signal: AbortSignal, why: () => Stop | undefined): Promise<void> {
+    const { store, ledger } = this.d;
+    const requestId = requestIdOf(job.id, item);
+    const prior = item.attempts > 1 ? await store.charged(earlierAttempts(job.id, item)) : 0;
+    const cost = this.d.registry.capability(job.target)!.def.cost;
+    // The hold: what the job's last item cost, taken before this one runs.
+    const hold = prior > 0 ? 0 : (this.lastPrice.get(job.id) ?? 0);
+    await ledger.reserve(key, requestId, hold);
+    let out: JobStepResult;
+    try {
+      const limit = AbortSignal.any([signal, AbortSignal.timeout(binding.endpoint.def.timeoutMs ?? DEFAULT_ITEM_TIMEOUT_MS)]);
+      out = await binding.impl.steps!.run(job.input, { key: item.key, data: item.data }, this.ctx(job, key, binding, requestId, limit));
+    } catch (err) {
+      await ledger.release(requestId);
+      if (why()) {
+        await store.unclaim([item.id]);
+        return;
+      }
+      const e = toServiceError(err);
+      if (await store.complete(job.id, item.id, { failed: true, result: { key: item.key, error: { code: e.code, message: e.message } }, credits: 0 })) {
+        this.d.emit(job, 'job.page', { key: item.key, error: { code: e.code, message: e.message } });
+      }
+      return;
+    }
+    if (out.result === undefined) {
+      await ledger.release(requestId);
+      await store.complete(job.id, item.id, { skipped: true });
+      if (out.more?.length) await store.offer(job.id, out.more);
+      return;
+    }
+    const priced = out.units && Object.keys(out.units).length > 0 ? cost.settle(job.input, out.units) : 0;
+    const price = isCreditAmount(priced) ? priced : 0;
+    let credits = prior;
+    if (prior === 0 && price > 0) {
+      try {
+        if (hold === 0) await ledger.reserve(key, requestId, price);
+        else if (price > hold) await ledger.extend(key, requestId, price - hold);
+      } catch (err) {
+        await ledger.release(requestId);
+        throw err;
+      }
+      this.lastPrice.set(job.id, price);
+      await ledger.settle(requestId, price, job.target);
+      credits = price;
+    } else await ledger.release(requestId);
+    const recorded = await store.complete(job.id, item.id, { failed: out.failed === true, result: out.result, credits });
+    if (!recorded && credits > prior) {
+      // Finished meanwhile by another runner, which charged for it: give this charge back.
+      await ledger.adjust(job.keyId, credits - prior, `job ${job.id}: item ${item.key} finished twice; the second charge is refunded`);
+      return;
+    }
+    if (out.more?.length) await store.offer(job.id, out.more);
+    this.d.emit(job, 'job.page', out.result);
+  }
+
+  /** Price of each job's last charged item on this instance: the next item's hold. */
+  private readonly lastPrice = new Map<string, number>();
+
+  /** The provider whose steps run `job`. */
+  private binding(job: JobRecord): ProviderBinding {
+    const cap = this.d.registry.capability(job.target);
+    const b = cap?.providers.find((p) => p.plugin.id === job.provider && p.impl.steps);
+    if (!b) throw new ServiceError('NOT_CONFIGURED', 'Service not configured. Please contact support.');
+    return b;
+  }
+
+  /** The provider's run context for a job's step, bound to the job's key and signal. */
+  private ctx(job: JobRecord, key: KeyRecord, b: ProviderBinding, requestId: string, signal: AbortSignal): RunContext<unknown> {
+    const log = this.d.log.child({ jobId: job.id, provider: b.plugin.id });
+    return {
+      config: b.plugin.config,
+      state: b.plugin.state,
+      engines: this.d.engines,
+      log,
+      signal,
+      requestId,
+      provider: b.plugin.id,
+      caller: key.id,
+      usage: usageRecorder({}),
+      reserveFor: async () => {},
+      setNative() {},
+      call: <T>(capability: string, input: unknown) => this.d.executor.callFree({ requestId, key, signal, log }, capability, input) as Promise<T>,
+    };
+  }
+}
+
+/** The ledger request id of one attempt at one item. */
+function requestIdOf(jobId: string, item: ClaimedItem): string {
+  return `${jobId}/${item.id}/${item.attempts}`;
+}
+
+/** Request ids of the item's earlier attempts. */
+function earlierAttempts(jobId: string, item: ClaimedItem): string[] {
+  return Array.from({ length: item.attempts - 1 }, (_, i) => `${jobId}/${item.id}/${i + 1}`);
+}

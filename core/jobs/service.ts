@@ -1,0 +1,171 @@
+/**
+ * The jobs API behind every lane (issue 25): submit (checked before it is accepted), read, list,
+ * cancel; the pg-boss workers that run job turns on this instance; retention. Any instance works
+ * any job: a turn is a pg-boss queue entry, and the job's state lives in the service's tables.
+ */
+import { randomBytes } from 'node:crypto';
+import type PgBoss from 'pg-boss';
+import type { Logger } from 'pino';
+import type { KeyRecord } from '../keys/types.js';
+import { NotFoundError } from '../errors.js';
+import { JOB_QUEUE } from './boss.js';
+import { planJob, type JobRequest } from './plan.js';
+import { JobRunner, type RunnerDeps } from './runner.js';
+import type { JobQuery, JobStore } from './store.js';
+import type { JobRecord, ResultPage } from './types.js';
+import { jobView } from './view.js';
+import type { JobEventDelivery, JobWebhookConfig, JobWebhookSink } from './webhooks.js';
+
+/** A job submission. */
+export interface Submission extends JobRequest {
+  options?: Record<string, unknown>;
+  webhook?: JobWebhookConfig;
+}
+
+/** What the service needs beyond the runner's needs. */
+export interface JobServiceDeps extends Omit<RunnerDeps, 'emit' | 'requeue'> {
+  boss: PgBoss;
+  /** Resolved at each event, so a dispatcher registered after boot is used. */
+  webhooks: () => JobWebhookSink;
+  /** Removes files a purged job produced (the file store), if any. */
+  purgeFiles?(jobId: string): Promise<void>;
+}
+
+/** New job ids: `job_` + 16 random bytes. */
+export function newJobId(): string {
+  return `job_${randomBytes(16).toString('base64url')}`;
+}
+
+/** Jobs on this instance: API, workers and retention. */
+export class JobService {
+  private readonly runner: JobRunner;
+  private workerIds: string[] = [];
+  private sweeper?: NodeJS.Timeout;
+  private stopped?: Promise<void>;
+  private readonly log: Logger;
+
+  constructor(private readonly d: JobServiceDeps) {
+    this.log = d.log.child({ component: 'jobs' });
+    this.runner = new JobRunner({ ...d, log: this.log, emit: (job, type, data) => this.emit(job, type, data), requeue: (id, delay) => this.requeue(id, delay) });
+  }
+
+  /** Starts this instance's workers and the retention sweep. */
+  async start(): Promise<void> {
+    for (let i = 0; i < this.d.settings.workers; i++) {
+      this.workerIds.push(await this.d.boss.work<{ jobId: string }>(JOB_QUEUE, { pollingIntervalSeconds: 1 }, async ([entry]) => this.runner.turn(entry!.data.jobId)));
+    }
+    const every = Math.min(60_000, Math.max(1000, this.d.settings.retentionMs));
+    this.sweeper = setInterval(() => void this.purge().catch((err) => this.log.error({ err }, 'job retention sweep failed')), every);
+    this.sweeper.unref();
+  }
+
+  /** Checks and records a job, queues its first turn and wakes a local worker. */
+  async submit(key: KeyRecord, s: Submission): Promise<JobRecord> {
+    const plan = planJob(this.d.registry, key, s, this.log);
+    const job = await this.d.store.insert({
+      id: newJobId(),
+      keyId: key.id,
+      type: s.type,
+      target: plan.targetId,
+      provider: plan.binding?.plugin.id ?? s.provider ?? null,
+      stepwise: plan.binding !== undefined,
+      input: s.input,
+      options: s.options ?? null,
+      webhook: s.webhook ?? null,
+    });
+    await this.requeue(job.id);
+    return job;
+  }
+
+  /** Queues a turn of `jobId`; wakes this instance's workers when it may run now. */
+  private async requeue(jobId: string, delaySeconds = 0): Promise<void> {
+    await this.d.boss.send(JOB_QUEUE, { jobId }, delaySeconds > 0 ? { startAfter: delaySeconds } : {});
+    // pg-boss polls at most twice a second; a worker told at once makes a short job's overhead milliseconds.
+    if (delaySeconds === 0) for (const id of this.workerIds) this.d.boss.notifyWorker(id);
+  }
+
+  /** `keyId`'s job, or 404 `NOT_FOUND` (another key's job looks exactly like an unknown one). */
+  async get(keyId: string | null, id: string): Promise<JobRecord> {
+    const job = await this.d.store.get(id);
+    if (!job || (keyId !== null && job.keyId !== keyId)) throw new NotFoundError(`Job not found: ${id}`);
+    return job;
+  }
+
+  /** True when `jobId` exists and belongs to `keyId` (the webhook deliveries route). */
+  async jobExists(keyId: string, jobId: string): Promise<boolean> {
+    const job = await this.d.store.get(jobId);
+    return job !== undefined && job.keyId === keyId;
+  }
+
+  /** A job's status view, with a page of its results unless `skipData` (stepwise jobs). */
+  async view(keyId: string | null, id: string, page: { cursor: number; limit: number; skipData: boolean }): Promise<Record<string, unknown>> {
+    const job = await this.get(keyId, id);
+    let results: ResultPage | undefined;
+    if (job.stepwise && !page.skipData) results = await this.d.store.results(id, page.cursor, page.limit);
+    const view = jobView(job, results);
+    if (page.skipData) delete view.data;
+    return view;
+  }
+
+  /** Jobs, newest first (a key's own, or all for the admin API). */
+  list(q: JobQuery): Promise<JobRecord[]> {
+    return this.d.store.list(q);
+  }
+
+  /**
+   * Cancels a queued or running job: its running items are aborted (here at once, on another
+   * instance at its next heartbeat), items done stay charged, nothing else runs or is charged.
+   */
+  async cancel(keyId: string | null, id: string): Promise<JobRecord> {
+    const job = await this.get(keyId, id);
+    if (await this.d.store.finish(id, 'cancelled')) {
+      this.runner.cancelLocal(id);
+      const ended = (await this.d.store.get(id))!;
+      this.emit(ended, 'job.cancelled');
+      return ended;
+    }
+    return job;
+  }
+
+  /** Jobs per state and the oldest queued job's age, for /metrics. */
+  gauges(): ReturnType<JobStore['gauges']> {
+    return this.d.store.gauges();
+  }
+
+  /** Deletes jobs that ended more than JOB_RETENTION_MS ago, with their items and files. */
+  async purge(): Promise<number> {
+    const ids = await this.d.store.purge(new Date(Date.now() - this.d.settings.retentionMs));
+    for (const id of ids) await this.d.purgeFiles?.(id).catch((err) => this.log.warn({ err, jobId: id }, 'files of a purged job could not be removed'));
+    return ids.length;
+  }
+
+  /** Hands an event to the webhook sink, never waiting for it or failing the job. */
+  private emit(job: JobRecord, type: JobEventDelivery['type'], data?: unknown): void {
+    const webhook = job.webhook;
+    if (!webhook || (webhook.events && !webhook.events.includes(type))) return;
+    const event: JobEventDelivery = { keyId: job.keyId, jobId: job.id, webhook, type, data: data ?? jobView(job) };
+    let sink: JobWebhookSink;
+    try {
+      sink = this.d.webhooks();
+    } catch (err) {
+      this.log.error({ err }, 'no webhook sink');
+      return;
+    }
+    void Promise.resolve()
+      .then(() => sink.deliver(event))
+      .catch((err) => this.log.error({ err, jobId: job.id, type }, 'a job event could not be handed to the webhook dispatcher'));
+  }
+
+  /**
+   * Drains (SIGTERM): running turns hand their items back and queue their jobs again for any
+   * instance, then pg-boss stops. Idempotent.
+   */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      clearInterval(this.sweeper);
+      this.runner.stopAll();
+      await this.d.boss.stop({ graceful: true, wait: true, timeout: 10_000, close: true });
+    })();
+    return this.stopped;
+  }
+}

@@ -1,0 +1,45 @@
+/** Settings of the job engine (README "Configuration" and "Jobs"), read once at boot. */
+import { intSetting } from '../util/int-setting.js';
+
+type Env = Record<string, string | undefined>;
+
+/** How jobs run on this instance and how long their results stay. */
+export interface JobSettings {
+  /** How long a finished job's rows (and files) are kept (ms). */
+  retentionMs: number;
+  /** Jobs one key may have running at once, across instances; more wait queued. */
+  maxRunningPerKey: number;
+  /** Items one job runs at once. */
+  itemConcurrency: number;
+  /** Job turns this instance works on at once (pg-boss workers). */
+  workers: number;
+  /**
+   * Seconds an instance's claim on a job or item lasts without being renewed: a killed instance's
+   * job is taken over by another after about this long (plus the maintenance interval).
+   */
+  leaseSeconds: number;
+  /** How often pg-boss looks for expired claims (s). */
+  maintenanceSeconds: number;
+}
+
+/** Documented job settings: name → description and default (README configuration table). */
+export const JOB_SETTINGS_DOC: Record<string, { description: string; default: string }> = {
+  JOB_RETENTION_MS: { description: 'How long a finished job (its status, results and produced files) is kept before it is purged.', default: '86400000' },
+  JOB_MAX_RUNNING_PER_KEY: { description: 'Jobs one API key may have running at once (across instances); more wait in `queued`.', default: '2' },
+  JOB_ITEM_CONCURRENCY: { description: 'Items (pages, URLs) one job works on at once.', default: '4' },
+  JOB_WORKERS: { description: 'Job turns one instance works on at once; each turn runs up to JOB_ITEM_CONCURRENCY items of one job, then the job queues again behind other keys\' jobs.', default: '4' },
+  JOB_LEASE_SECONDS: { description: 'How long an instance\'s claim on a running job lasts without renewal: a killed instance\'s jobs resume elsewhere after about this long plus JOB_MAINTENANCE_SECONDS.', default: '30' },
+  JOB_MAINTENANCE_SECONDS: { description: 'How often the queue looks for claims that expired (killed instances).', default: '10' },
+};
+
+/** Reads the job settings; a bad value stops boot naming the variable. */
+export function loadJobSettings(env: Env): JobSettings {
+  return {
+    retentionMs: intSetting(env, 'JOB_RETENTION_MS', 24 * 3600 * 1000),
+    maxRunningPerKey: intSetting(env, 'JOB_MAX_RUNNING_PER_KEY', 2),
+    itemConcurrency: intSetting(env, 'JOB_ITEM_CONCURRENCY', 4),
+    workers: intSetting(env, 'JOB_WORKERS', 4),
+    leaseSeconds: intSetting(env, 'JOB_LEASE_SECONDS', 30, 2),
+    maintenanceSeconds: intSetting(env, 'JOB_MAINTENANCE_SECONDS', 10),
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * The job tables (migration 7) on either store: job rows, item rows keyed `(job_id, item_key)`,
+ * claims with leases so a killed instance's work is taken over, and results paged by the order
+ * they finished in.
+ */
+import type { Db, Row } from '../storage/db.js';
+import type { ClaimedItem, JobRecord, JobStatus, ResultPage } from './types.js';
+
+const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+
+function toRecord(r: Row): JobRecord {
+  return {
+    id: r.id,
+    keyId: r.key_id,
+    type: r.type,
+    target: r.target,
+    provider: r.provider ?? null,
+    stepwise: r.stepwise,
+    input: r.input,
+    options: r.options ?? null,
+    webhook: r.webhook ?? null,
+    status: r.status,
+    seeded: r.seeded,
+    itemLimit: r.item_limit ?? null,
+    total: r.total ?? null,
+    done: Number(r.done),
+    failed: Number(r.failed),
+    creditsCharged: Number(r.credits_charged),
+    data: r.data ?? null,
+    errorCode: r.error_code ?? null,
+    errorMessage: r.error_message ?? null,
+    createdAt: new Date(r.created_at),
+    startedAt: r.started_at ? new Date(r.started_at) : null,
+    finishedAt: r.finished_at ? new Date(r.finished_at) : null,
+  };
+}
+
+/** Filters of a job listing. */
+export interface JobQuery {
+  keyId?: string;
+  status?: JobStatus;
+  target?: string;
+  page: number;
+  limit: number;
+}
+
+/** SQL access to jobs and their items. */
+export class JobStore {
+  constructor(private readonly db: Db) {}
+
+  /** Records a new queued job. */
+  async insert(j: Pick<JobRecord, 'id' | 'keyId' | 'type' | 'target' | 'provider' | 'stepwise' | 'input' | 'options' | 'webhook'>): Promise<JobRecord> {
+    const [r] = await this.db.query(
+      `INSERT INTO jobs (id, key_id, type, target, provider, stepwise, input, options, webhook, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, 'queued') RETURNING *`,
+      [j.id, j.keyId, j.type, j.target, j.provider, j.stepwise, json(j.input), json(j.options), json(j.webhook)],
+    );
+    return toRecord(r!);
+  }
+
+  /** A job by id (any key), or undefined. */
+  async get(id: string): Promise<JobRecord | undefined> {
+    const [r] = await this.db.query('SELECT * FROM jobs WHERE id = $1', [id]);
+    return r ? toRecord(r) : undefined;
+  }
+
+  /** Jobs newest first. */
+  async list(q: JobQuery): Promise<JobRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.keyId) where.push(`key_id = $${params.push(q.keyId)}`);
+    if (q.status) where.push(`status = $${params.push(q.status)}`);
+    if (q.target) where.push(`target = $${params.push(q.target)}`);
+    const sql = `SELECT * FROM jobs ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id LIMIT $${params.push(q.limit)} OFFSET $${params.push((q.page - 1) * q.limit)}`;
+    return (await this.db.query(sql, params)).map(toRecord);
+  }
+
+  /** Jobs of a key running now (for the per-key limit). */
+  async runningFor(keyId: string): Promise<number> {
+    const [r] = await this.db.query(`SELECT count(*)::int AS n FROM jobs WHERE key_id = $1 AND status = 'running'`, [keyId]);
+    return Number(r?.n ?? 0);
+  }
+
+  /** queued → running; false when the job is no longer queued. */
+  async start(id: string): Promise<boolean> {
+    const rows = await this.db.query(`UPDATE jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued' RETURNING id`, [id]);
+    return rows.length > 0;
+  }
+
+  /** Ends a job that has not ended yet; false when it already had (a cancel got there first). */
+  async finish(id: string, status: 'completed' | 'failed' | 'cancelled', fields: { errorCode?: string; errorMessage?: string; data?: unknown; credits?: number; done?: number } = {}): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE jobs SET status = $2, finished_at = now(), error_code = $3, error_message = $4,
+         data = COALESCE($5::jsonb, data), credits_charged = credits_charged + $6, done = done + $7, runner = NULL, runner_until = NULL
+       WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`,
+      [id, status, fields.errorCode ?? null, fields.errorMessage ?? null, json(fields.data), fields.credits ?? 0, fields.done ?? 0],
+    );
+    return rows.length > 0;
+  }
+
+  /** Adds a finished call's charge and output to a job that ended meanwhile (cancelled while its call completed). */
+  async record(id: string, credits: number, data: unknown): Promise<void> {
+    await this.db.query('UPDATE jobs SET credits_charged = credits_charged + $2, done = done + 1, data = $3::jsonb WHERE id = $1', [id, credits, json(data)]);
+  }
+
+  /**
+   * Takes (or renews) the job's runner claim for `seconds`; false while another instance's claim
+   * is live. One runner at a time keeps a job's turns from multiplying when a turn outlives its lease.
+   */
+  async acquire(id: string, runner: string, seconds: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE jobs SET runner = $2, runner_until = now() + $3 * interval '1 second'
+       WHERE id = $1 AND status IN ('queued', 'running') AND (runner IS NULL OR runner = $2 OR runner_until < now()) RETURNING id`,
+      [id, runner, seconds],
+    );
+    return rows.length > 0;
+  }
+
+  /** Seconds until another runner's claim on the job lapses (0 when none is live). */
+  async claimLeft(id: string): Promise<number> {
+    const [r] = await this.db.query(`SELECT GREATEST(0, EXTRACT(EPOCH FROM (runner_until - now())))::float AS s FROM jobs WHERE id = $1 AND runner IS NOT NULL`, [id]);
+    return r ? Number(r.s) : 0;
+  }
+
+  /** Gives up this runner's claim (the job goes back to the queue, or ended). */
+  async releaseRunner(id: string, runner: string): Promise<void> {
+    await this.db.query('UPDATE jobs SET runner = NULL, runner_until = NULL WHERE id = $1 AND runner = $2', [id, runner]);
+  }
+
+  /** Renews the runner's claim and its items' leases; answers the job's status (a cancel shows here). */
+  async heartbeat(id: string, runner: string, itemIds: number[], seconds: number): Promise<string | undefined> {
+    if (itemIds.length > 0) await this.db.query(`UPDATE job_items SET lease_until = now() + $2 * interval '1 second' WHERE id = ANY($1::bigint[]) AND status = 'running'`, [itemIds, seconds]);
+    const [r] = await this.db.query(`UPDATE jobs SET runner_until = now() + $3 * interval '1 second' WHERE id = $1 AND runner = $2 RETURNING status`, [id, runner, seconds]);
+    if (r) return r.status;
+    return (await this.get(id))?.status;
+  }
+
+  /** Records the seeded items and the job's limit; items whose key the job holds are dropped. */
+  async seed(id: string, items: { key: string; data?: unknown }[], limit: number, total: number | null): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (items.length > 0) await insertItems(tx, id, items);
+      await tx.query('UPDATE jobs SET seeded = TRUE, item_limit = $2, total = $3 WHERE id = $1', [id, limit, total]);
+    });
+  }
+
+  /** Offers new items (a crawl's links); keys already held are dropped. */
+  async offer(id: string, items: { key: string; data?: unknown }[]): Promise<void> {
+    if (items.length > 0) await insertItems(this.db, id, items);
+  }
+
+  /**
+   * Claims up to `n` items to run: pending ones, or running ones whose lease lapsed (their
+   * instance died), never more than the job's limit minus results and items running.
+   */
+  async claim(id: string, n: number, seconds: number): Promise<ClaimedItem[]> {
+    return this.db.transaction(async (tx) => {
+      const [job] = await tx.query('SELECT item_limit FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+      if (!job) return [];
+      const [c] = await tx.query(
+        `SELECT count(*) FILTER (WHERE result_seq IS NOT NULL)::int AS results,
+                count(*) FILTER (WHERE status = 'running' AND lease_until >= now())::int AS running
+         FROM job_items WHERE job_id = $1`,
+        [id],
+      );
+      const room = Math.min(n, (job.item_limit ?? Number.MAX_SAFE_INTEGER) - Number(c!.results) - Number(c!.running));
+      if (room <= 0) return [];
+      const rows = await tx.query(
+        `UPDATE job_items SET status = 'running', attempts = attempts + 1, lease_until = now() + $3 * interval '1 second'
+         WHERE id IN (SELECT id FROM job_items WHERE job_id = $1 AND (status = 'pending' OR (status = 'running' AND lease_until < now())) ORDER BY id LIMIT $2)
+         RETURNING id, item_key, data, attempts`,
+        [id, room, seconds],
+      );
+      return rows.map((r) => ({ id: Number(r.id), key: r.item_key, data: r.data ?? undefined, attempts: Number(r.attempts) }));
+    });
+  }
+
+  /** Items not finished: pending, or running under a live lease. */
+  async open(id: string): Promise<{ pending: number; running: number; results: number; limit: number | null }> {
+    const [r] = await this.db.query(
+      `SELECT count(*) FILTER (WHERE i.status = 'pending' OR (i.status = 'running' AND i.lease_until < now()))::int AS pending,
+              count(*) FILTER (WHERE i.status = 'running' AND i.lease_until >= now())::int AS running,
+              count(*) FILTER (WHERE i.result_seq IS NOT NULL)::int AS results,
+              max(j.item_limit) AS lim
+       FROM jobs j LEFT JOIN job_items i ON i.job_id = j.id WHERE j.id = $1`,
+      [id],
+    );
+    return { pending: Number(r?.pending ?? 0), running: Number(r?.running ?? 0), results: Number(r?.results ?? 0), limit: r?.lim ?? null };
+  }
+
+  /**
+   * Records a finished item and adds it to the job's counts and credits, once: false when the
+   * item was no longer this claim's (finished meanwhile by a runner that outlived its lease).
+   */
+  async complete(jobId: string, itemId: number, outcome: { failed: boolean; result: unknown; credits: number } | { skipped: true }): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      if ('skipped' in outcome) {
+        const rows = await tx.query(`UPDATE job_items SET status = 'skipped', lease_until = NULL WHERE id = $1 AND status = 'running' RETURNING id`, [itemId]);
+        return rows.length > 0;
+      }
+      const rows = await tx.query(
+        `UPDATE job_items SET status = $2, result = $3::jsonb, credits = $4, result_seq = nextval('job_result_seq'), lease_until = NULL
+         WHERE id = $1 AND status = 'running' RETURNING id`,
+        [itemId, outcome.failed ? 'failed' : 'done', json(outcome.result), outcome.credits],
+      );
+      if (rows.length === 0) return false;
+      await tx.query(
+        `UPDATE jobs SET done = done + $2, failed = failed + $3, credits_charged = credits_charged + $4 WHERE id = $1`,
+        [jobId, outcome.failed ? 0 : 1, outcome.failed ? 1 : 0, outcome.credits],
+      );
+      return true;
+    });
+  }
+
+  /** Hands a claimed item back unrun (the job was stopped or its key ran out of credits). */
+  async unclaim(itemIds: number[]): Promise<void> {
+    if (itemIds.length > 0) await this.db.query(`UPDATE job_items SET status = 'pending', lease_until = NULL WHERE id = ANY($1::bigint[]) AND status = 'running'`, [itemIds]);
+  }
+
+  /** Results after `cursor`, in the order they finished. */
+  async results(id: string, cursor: number, limit: number): Promise<ResultPage> {
+    const rows = await this.db.query(
+      `SELECT result, result_seq FROM job_items WHERE job_id = $1 AND result_seq > $2 ORDER BY result_seq LIMIT $3`,
+      [id, cursor, limit + 1],
+    );
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    return { items: page.map((r) => r.result), next: more ? String(page[page.length - 1]!.result_seq) : null };
+  }
+
+  /** Credits already charged under any of `requestIds` (an item charged by an instance that died before recording it). */
+  async charged(requestIds: string[]): Promise<number> {
+    if (requestIds.length === 0) return 0;
+    const [r] = await this.db.query(`SELECT COALESCE(-SUM(amount), 0)::bigint AS c FROM ledger WHERE kind = 'charge' AND request_id = ANY($1::text[])`, [requestIds]);
+    return Number(r?.c ?? 0);
+  }
+
+  /** Deletes jobs that ended before `before` (items go with them); answers their ids. */
+  async purge(before: Date): Promise<string[]> {
+    const rows = await this.db.query('DELETE FROM jobs WHERE finished_at < $1 RETURNING id', [before]);
+    return rows.map((r) => r.id as string);
+  }
+
+  /** Jobs per status, and the age of the oldest queued job (s), for /metrics. */
+  async gauges(): Promise<{ byStatus: Record<string, number>; oldestQueuedSeconds: number }> {
+    const rows = await this.db.query('SELECT status, count(*)::int AS n FROM jobs GROUP BY status');
+    const [o] = await this.db.query(`SELECT COALESCE(EXTRACT(EPOCH FROM (now() - min(created_at))), 0)::float AS s FROM jobs WHERE status = 'queued'`);
+    return { byStatus: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])), oldestQueuedSeconds: Number(o?.s ?? 0) };
+  }
+}
+
+/** Inserts items in one statement, dropping keys the job already holds. */
+async function insertItems(q: { query: Db['query'] }, id: string, items: { key: string; data?: unknown }[]): Promise<void> {
+  await q.query(
+    `INSERT INTO job_items (job_id, item_key, data, status)
+     SELECT $1, k, d::jsonb, 'pending' FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(k, d, n) ORDER BY n
+     ON CONFLICT (job_id, item_key) DO NOTHING`,
+    [id, items.map((i) => i.key), items.map((i) => json(i.data))],
+  );
+}
