@@ -27,6 +27,7 @@ const FILE_ROUTES = new Set([
   '/api/v1/read-pdf-metadata',
   '/api/v1/write-pdf-metadata',
   '/api/v2/run',
+  '/api/v2/jobs',
   '/mcp',
 ]);
 const CODE_ROUTES = new Set(['/api/v1/run-js-code', '/api/v1/run-python-code']);
