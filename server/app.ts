@@ -88,6 +88,8 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
     knownTarget: (type, id) => registry.resolve(type, id) !== undefined,
   });
   app.decorate('metrics', metrics);
+  const jobs = c.resolve(TOKENS.Jobs);
+  metrics.jobGauges(() => jobs.gauges());
   // Root preHandler: runs after the lanes' authentication, before any work. Journals the call
   // so a SIGKILL cannot lose its usage row (core/usage/journal.ts).
   const usage = c.resolve(TOKENS.Usage);

@@ -14,6 +14,9 @@
  *   usage ID [--page N] [--limit N] [--status success|error|HTTP] [--object-type T] [--object-id ID] [--provider P]
  *   transactions ID [--page N] [--limit N]
  *   files delete ID
+ *   jobs list [--status S] [--key ID] [--page N] [--limit N]
+ *   jobs watch ID
+ *   jobs cancel ID
  */
 import 'reflect-metadata';
 import { join } from 'node:path';
@@ -35,6 +38,10 @@ import { AdminService } from './service.js';
 import { usageQuery } from '../v2/account.js';
 import { usageStats } from '../../core/usage/usage-stats.js';
 import { statsQuery } from './stats.js';
+import { JobStore } from '../../core/jobs/store.js';
+import { jobView } from '../../core/jobs/view.js';
+import { statusFilter } from '../v2/jobs.js';
+import { watchJob } from './job-watch.js';
 
 const USAGE = `usage: npm run admin -- <command>
   keys create --name NAME [--credits N] [--rate N] [--budget N] [--policy JSON]
@@ -47,7 +54,10 @@ const USAGE = `usage: npm run admin -- <command>
   credits deduct ID AMOUNT --reason TEXT
   usage ID [--page N] [--limit N] [--status success|error|HTTP] [--object-type T] [--object-id ID] [--provider P]
   transactions ID [--page N] [--limit N]
-  files delete ID`;
+  files delete ID
+  jobs list [--status queued|running|completed|failed|cancelled] [--key ID] [--page N] [--limit N]
+  jobs watch ID
+  jobs cancel ID`;
 
 function num(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -63,6 +73,15 @@ interface Operation {
   http: { method: string; path: string; body?: unknown; query?: Record<string, string | undefined> };
   /** Paged HTTP answers carry `{ items }`; the CLI prints the items either way. */
   paged?: boolean;
+  /** Run again until the job it reads ends, showing progress (`jobs watch`). */
+  watch?: boolean;
+}
+
+/** A job by id on the store directly, as the admin API shows it. */
+async function jobOf(db: Db, id: string): Promise<Record<string, unknown>> {
+  const job = await new JobStore(db).get(id);
+  if (!job) throw new NotFoundError(`Job not found: ${id}`);
+  return { ...jobView(job), keyId: job.keyId };
 }
 
 function operation(values: Record<string, string | boolean | undefined>, positionals: string[]): Operation | undefined {
@@ -119,6 +138,24 @@ function operation(values: Record<string, string | boolean | undefined>, positio
       return { id: fileId, deleted: true };
     };
     return { direct, http: { method: 'DELETE', path: `/files/${id}` } };
+  }
+  if (group === 'jobs' && action === 'list') {
+    const q = { status: v.status, keyId: v.key, page: v.page, limit: v.limit };
+    const list = async (_svc: AdminService, _files: () => FileStore, db: Db) =>
+      (await new JobStore(db).list({ keyId: v.key, status: statusFilter(v.status), page: page.page, limit: num(v.limit) ?? 20 })).map((j) => ({ ...jobView(j), keyId: j.keyId }));
+    return { direct: list, http: { method: 'GET', path: '/jobs', query: q }, paged: true };
+  }
+  if (group === 'jobs' && action === 'watch' && rest[0]) {
+    return { direct: (_svc, _files, db) => jobOf(db, rest[0]!), http: { method: 'GET', path: `/jobs/${id}`, query: { skipData: 'true' } }, watch: true };
+  }
+  if (group === 'jobs' && action === 'cancel' && rest[0]) {
+    // Directly on the store: the instance running it sees the cancel at its next heartbeat.
+    const cancel = async (_svc: AdminService, _files: () => FileStore, db: Db) => {
+      await jobOf(db, rest[0]!);
+      await new JobStore(db).finish(rest[0]!, 'cancelled');
+      return jobOf(db, rest[0]!);
+    };
+    return { direct: cancel, http: { method: 'POST', path: `/jobs/${id}/cancel` } };
   }
   return undefined;
 }
@@ -184,7 +221,11 @@ async function main(argv: string[]): Promise<unknown> {
       if (!(err instanceof EmbeddedInUseError)) throw err;
       // A running server owns the embedded store (and its balances): go through its admin API.
       const token = process.env.ADMIN_TOKEN?.trim();
-      if (err.holder.url && token) return viaServer(op, err.holder.url, token);
+      if (err.holder.url && token) {
+        const url = err.holder.url;
+        if (op.watch) return watchJob(() => viaServer(op, url, token) as never, process.stderr);
+        return viaServer(op, url, token);
+      }
       throw new Error(`${err.message} Stop that server first, or set ADMIN_TOKEN to its admin token so this command goes through its admin API${err.holder.url ? ` at ${err.holder.url}` : ''}.`);
     }
   }
@@ -198,6 +239,7 @@ async function main(argv: string[]): Promise<unknown> {
   const log = { debug() {}, info() {}, warn, error: warn };
   const openFiles = () => (files ??= createFileStore({ dataDir: settings.dataDir, publicBaseUrl: () => '', env: process.env, log }));
   try {
+    if (op.watch) return await watchJob(() => op.direct(svc, openFiles, db) as never, process.stderr);
     return await op.direct(svc, openFiles, db);
   } finally {
     await files?.close();

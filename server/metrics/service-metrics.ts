@@ -20,7 +20,10 @@ const REFUSALS = new Set(['RATE_LIMITED', 'BUSY', 'INSUFFICIENT_CREDITS', 'BUDGE
 const UPSTREAM = new Set(['UPSTREAM_ERROR', 'UPSTREAM_RATE_LIMITED', 'PROVIDER_OUT_OF_CREDITS', 'PROVIDER_AUTH_FAILED', 'NOT_CONFIGURED']);
 
 /** The lanes' own operations (v1 key check, v2 account and discovery, MCP discovery): the only non-registry targets. */
-const OPERATIONS = new Set(['key-connection', 'balance', 'usage', 'transactions', 'search', 'details', 'run']);
+const OPERATIONS = new Set(['key-connection', 'balance', 'usage', 'transactions', 'search', 'details', 'run', 'jobs', 'job_status', 'job_cancel', 'job_list']);
+
+/** Job states, the only values of the jobs gauge's `state` label. */
+const JOB_STATES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 
 /** The lane a URL belongs to (a bounded label for every HTTP answer). */
 export function laneOf(url: string): string {
@@ -67,6 +70,32 @@ export class ServiceMetrics {
       new Gauge({ name: 'cia_body_bytes_in_flight', help: 'Request-body bytes held now against BODY_BYTES_IN_FLIGHT_MAX.', registers: [r], collect() { this.set(read()); } });
     }
     if (opts.engines) this.engineGauges(opts.engines);
+  }
+
+  /**
+   * Jobs by state (all instances: read from the store at each scrape) and the age of the oldest
+   * queued job, which grows when workers cannot keep up (issue 25 "Progress everywhere").
+   */
+  jobGauges(read: () => Promise<{ byStatus: Record<string, number>; oldestQueuedSeconds: number }>): void {
+    const r = this.registry;
+    new Gauge({
+      name: 'cia_jobs',
+      help: 'Jobs kept in the store (all instances; finished ones until JOB_RETENTION_MS), by state.',
+      labelNames: ['state'],
+      registers: [r],
+      async collect() {
+        const { byStatus } = await read();
+        for (const state of JOB_STATES) this.set({ state }, byStatus[state] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'cia_jobs_queue_age_seconds',
+      help: 'Age of the oldest job still queued (0 when none waits).',
+      registers: [r],
+      async collect() {
+        this.set((await read()).oldestQueuedSeconds);
+      },
+    });
   }
 
   /** One usage row: the call's counters. */

@@ -1,0 +1,68 @@
+/**
+ * Jobs for the operator (issue 25 "Progress everywhere"): the admin API lists every key's jobs
+ * with filters, shows one and cancels it; the admin CLI lists, watches (lines when not on a
+ * terminal) and cancels through the server holding the embedded store; /metrics counts jobs by
+ * state and shows the queue's age.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { startServer, type TestServer } from './helpers/server.js';
+import { jobsConfig } from './fixtures/job-plugins.js';
+import { waitJob } from './helpers/jobs.js';
+
+const exec = promisify(execFile);
+
+describe('jobs in the admin API, CLI and metrics', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startServer({ serviceConfig: jobsConfig() });
+  });
+  after(() => s?.close());
+
+  const cli = (...args: string[]) =>
+    exec(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/admin/cli.ts', ...args], {
+      cwd: join(import.meta.dirname, '..'),
+      env: { PATH: process.env.PATH, DATA_DIR: s.dataDir, ADMIN_TOKEN: s.adminToken },
+    });
+
+  it('lists, shows and cancels any key\'s job; the CLI watches and cancels', async () => {
+    const a = await s.createKey({ credits: 10_000 });
+    const b = await s.createKey({ credits: 10_000 });
+    const quick = await s.call('POST', '/api/v2/jobs', { key: a.key, body: { type: 'capability', id: 'test_pages', input: { count: 3 } } });
+    const slow = await s.call('POST', '/api/v2/jobs', { key: b.key, body: { type: 'capability', id: 'test_pages', input: { count: 2000, delayMs: 200 } } });
+    await waitJob(s, a.key, quick.json.data.id);
+
+    const all = await s.admin('GET', '/jobs');
+    assert.equal(all.status, 200);
+    assert.deepEqual(new Set(all.json.items.map((j: any) => j.id)), new Set([quick.json.data.id, slow.json.data.id]));
+    const ofB = await s.admin('GET', `/jobs?keyId=${b.id}`);
+    assert.deepEqual(ofB.json.items.map((j: any) => j.id), [slow.json.data.id]);
+    const done = await s.admin('GET', '/jobs?status=completed');
+    assert.deepEqual(done.json.items.map((j: any) => j.id), [quick.json.data.id]);
+    const one = await s.admin('GET', `/jobs/${quick.json.data.id}`);
+    assert.equal(one.json.keyId, a.id);
+    assert.equal(one.json.results.items.length, 3);
+    assert.equal((await s.admin('GET', '/jobs/job_nope')).status, 404);
+
+    const listed = JSON.parse((await cli('jobs', 'list', '--status', 'completed')).stdout);
+    assert.deepEqual(listed.map((j: any) => j.id), [quick.json.data.id]);
+    const watched = await cli('jobs', 'watch', quick.json.data.id);
+    assert.equal(JSON.parse(watched.stdout).status, 'completed');
+    assert.match(watched.stderr, /^completed 3\/3 \(0 failed\) 30 credits$/m);
+
+    const metrics = await s.call('GET', '/metrics', { key: s.adminToken });
+    assert.match(metrics.text, /^cia_jobs\{state="completed"\} 1$/m);
+    assert.match(metrics.text, /^cia_jobs\{state="running"\} 1$/m);
+    assert.match(metrics.text, /^cia_jobs_queue_age_seconds 0$/m);
+
+    const cancelled = JSON.parse((await cli('jobs', 'cancel', slow.json.data.id)).stdout);
+    assert.equal(cancelled.status, 'cancelled');
+    const again = await s.admin('POST', `/jobs/${slow.json.data.id}/cancel`);
+    assert.equal(again.json.status, 'cancelled');
+    const end = await waitJob(s, b.key, slow.json.data.id);
+    assert.equal(end.creditsCharged, end.progress.done * 10);
+  });
+});
