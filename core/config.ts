@@ -4,6 +4,7 @@
  */
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { JOB_SETTINGS_DOC } from './jobs/settings.js';
 
 /** The service's own settings; provider settings are declared by each plugin. */
 export interface ServiceSettings {
@@ -61,6 +62,7 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   SHUTDOWN_GRACE_MS: { description: 'How long shutdown waits for requests in flight.', default: '15000' },
   V1_ROUTE_ALIASES: { description: 'JSON file of extra /api/v1 paths, `{ "/api/v1/<alias>": "/api/v1/<route>" }`: each alias serves its route (same input, price, usage target); an alias onto a path not served, or one that shadows a route, stops boot.', default: '(none)' },
   CONSOLE_SESSION_IDLE_MS: { description: 'A console session (cookie) ends after this long without a request; sign-in starts a new one.', default: '1800000' },
+  ...JOB_SETTINGS_DOC,
 };
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
