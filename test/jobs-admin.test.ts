@@ -66,3 +66,23 @@ describe('jobs in the admin API, CLI and metrics', () => {
     assert.equal(end.creditsCharged, end.progress.done * 10);
   });
 });
+
+describe('job retention', () => {
+  it('purges a job JOB_RETENTION_MS after it ended', async () => {
+    const s = await startServer({ serviceConfig: jobsConfig(), env: { JOB_RETENTION_MS: '1000' } });
+    try {
+      const { key } = await s.createKey({ credits: 100 });
+      const r = await s.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 2 } } });
+      assert.equal((await waitJob(s, key, r.json.data.id)).status, 'completed');
+      let status = 200;
+      for (let i = 0; i < 200 && status === 200; i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        status = (await s.call('GET', `/api/v2/jobs/${r.json.data.id}`, { key })).status;
+      }
+      assert.equal(status, 404);
+      assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 80);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -34,7 +34,8 @@ for (const { name, make } of BACKENDS) {
     let s: TestServer;
     before(async () => {
       backend = await make();
-      s = await startServer({ env: { ...backend.env, JOB_ITEM_CONCURRENCY: '4', JOB_MAX_RUNNING_PER_KEY: '4' }, serviceConfig: jobsConfig() });
+      // One worker: the strictest case for fairness between keys.
+      s = await startServer({ env: { ...backend.env, JOB_ITEM_CONCURRENCY: '4', JOB_MAX_RUNNING_PER_KEY: '1', JOB_WORKERS: '1' }, serviceConfig: jobsConfig() });
     });
     after(async () => {
       await s?.close();
@@ -141,6 +142,33 @@ for (const { name, make } of BACKENDS) {
       assert.equal((await allResults(s, key, r.json.data.id, 100)).length, 5);
       const b = await balance(s, key);
       assert.equal(b.credits, 5);
+      assert.equal(b.reserved, 0);
+    });
+
+    it('one key\'s big job does not hold back another key\'s small one', async () => {
+      const big = await s.createKey({ credits: 100_000 });
+      const small = await s.createKey({ credits: 100 });
+      const r = await submit(big.key, { type: 'capability', id: 'test_pages', input: { count: 2000, delayMs: 50 } });
+      await waitJob(s, big.key, r.json.data.id, (j) => j.progress.done >= 8);
+      const q = await submit(small.key, { type: 'capability', id: 'test_pages', input: { count: 2 } });
+      const done = await waitJob(s, small.key, q.json.data.id);
+      assert.equal(done.status, 'completed');
+      const bigNow = await waitJob(s, big.key, r.json.data.id, () => true);
+      assert.equal(bigNow.status, 'running');
+      assert.ok(bigNow.progress.done < 2000);
+      await s.call('DELETE', `/api/v2/jobs/${r.json.data.id}`, { key: big.key });
+    });
+
+    it('a key runs JOB_MAX_RUNNING_PER_KEY jobs at once; the next waits queued', async () => {
+      const { key } = await s.createKey({ credits: 100_000 });
+      const first = await submit(key, { type: 'capability', id: 'test_pages', input: { count: 2000, delayMs: 50 } });
+      const second = await submit(key, { type: 'capability', id: 'test_pages', input: { count: 2000, delayMs: 50 } });
+      await waitJob(s, key, first.json.data.id, (j) => j.progress.done >= 12);
+      assert.equal((await waitJob(s, key, second.json.data.id, () => true)).status, 'queued');
+      await s.call('DELETE', `/api/v2/jobs/${first.json.data.id}`, { key });
+      await waitJob(s, key, second.json.data.id, (j) => j.progress.done >= 1);
+      await s.call('DELETE', `/api/v2/jobs/${second.json.data.id}`, { key });
+      const b = await balance(s, key);
       assert.equal(b.reserved, 0);
     });
 
