@@ -24,6 +24,8 @@ import { createEngines, type EngineSet } from './engines/index.js';
 import { buildRegistry, type BuildOptions } from './registry/build.js';
 import type { ServiceConfig } from './registry/types.js';
 import { Executor } from './execution/executor.js';
+import { WebhookSecrets } from './webhooks/secret-store.js';
+import { WebhookDeliveries } from './webhooks/delivery-store.js';
 
 /** Inputs of the composition root. */
 export interface ContainerOptions {
@@ -103,6 +105,8 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     c.register(TOKENS.Registry, { useValue: registry });
     c.register(TOKENS.Executor, { useValue: executor });
     c.register(TOKENS.ServiceConfig, { useValue: opts.serviceConfig });
+    c.register(TOKENS.WebhookSecrets, { useValue: new WebhookSecrets(db) });
+    c.register(TOKENS.WebhookDeliveries, { useValue: new WebhookDeliveries(db) });
     return { container: c, settings, advertise: (url) => embedded?.lock?.advertise(url), close: closeAll };
   } catch (err) {
     await closeAll();

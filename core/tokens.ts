@@ -12,6 +12,8 @@ import type { EngineSet } from './engines/index.js';
 import type { ServiceConfig } from './registry/types.js';
 import type { Logger } from 'pino';
 import type { ByteBudget } from './engines/http/byte-budget.js';
+import type { WebhookSecrets } from './webhooks/secret-store.js';
+import type { WebhookDeliveries } from './webhooks/delivery-store.js';
 
 /** Every service the server resolves. */
 export const TOKENS = {
@@ -29,4 +31,8 @@ export const TOKENS = {
   ServiceConfig: Symbol('ServiceConfig') as InjectionToken<ServiceConfig>,
   /** Bytes received and held at once: request bodies and URL downloads (BODY_BYTES_IN_FLIGHT_MAX). */
   BytesInFlight: Symbol('BytesInFlight') as InjectionToken<ByteBudget>,
+  /** Webhook signing secrets, one per key (issue 25). */
+  WebhookSecrets: Symbol('WebhookSecrets') as InjectionToken<WebhookSecrets>,
+  /** Webhook events and attempts, as `GET /api/v2/jobs/:id/deliveries` lists them. */
+  WebhookDeliveries: Symbol('WebhookDeliveries') as InjectionToken<WebhookDeliveries>,
 } as const;

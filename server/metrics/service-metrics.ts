@@ -20,7 +20,7 @@ const REFUSALS = new Set(['RATE_LIMITED', 'BUSY', 'INSUFFICIENT_CREDITS', 'BUDGE
 const UPSTREAM = new Set(['UPSTREAM_ERROR', 'UPSTREAM_RATE_LIMITED', 'PROVIDER_OUT_OF_CREDITS', 'PROVIDER_AUTH_FAILED', 'NOT_CONFIGURED']);
 
 /** The lanes' own operations (v1 key check, v2 account and discovery, MCP discovery): the only non-registry targets. */
-const OPERATIONS = new Set(['key-connection', 'balance', 'usage', 'transactions', 'search', 'details', 'run']);
+const OPERATIONS = new Set(['key-connection', 'balance', 'usage', 'transactions', 'search', 'details', 'run', 'webhook_secret', 'job_deliveries']);
 
 /** The lane a URL belongs to (a bounded label for every HTTP answer). */
 export function laneOf(url: string): string {

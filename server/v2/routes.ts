@@ -6,6 +6,8 @@ import { fail } from './envelope.js';
 import { runRoute } from './run.js';
 import { discoveryRoutes } from './discovery.js';
 import { accountRoutes } from './account.js';
+import { webhookSecretRoutes } from './webhook-secret.js';
+import { jobDeliveriesRoute } from './job-deliveries.js';
 
 /** Registers the v2 scope. */
 export async function v2Routes(app: FastifyInstance, opts: { container: DependencyContainer }): Promise<void> {
@@ -13,4 +15,7 @@ export async function v2Routes(app: FastifyInstance, opts: { container: Dependen
   runRoute(app, opts.container);
   discoveryRoutes(app, opts.container);
   accountRoutes(app, opts.container);
+  webhookSecretRoutes(app, opts.container);
+  // Until the job engine is merged, a job is known by its webhook events (see jobDeliveriesRoute).
+  jobDeliveriesRoute(app, opts.container);
 }
