@@ -134,6 +134,17 @@ for (const world of WORLDS) {
       rx.release();
     });
 
+    it('pages a job\'s events oldest first, and removes them with the job', async () => {
+      for (const type of ['job.started', 'job.page', 'job.page', 'job.completed'] as const) await w.dispatcher.deliver(event('job_pages', '/ok', { type }));
+      await settle('job_pages', (i) => i.length === 4 && i.every((e) => e.status === 'delivered'));
+      const first = await w.deliveries('job_pages', false, { page: 1, limit: 3 });
+      const second = await w.deliveries('job_pages', false, { page: 2, limit: 3 });
+      assert.deepEqual([...first.items, ...second.items].map((e) => e.type), ['job.started', 'job.page', 'job.page', 'job.completed']);
+      assert.equal(second.items[0].attempts.length, 1);
+      await w.store.removeForJob(w.keyId, 'job_pages');
+      assert.equal((await w.deliveries('job_pages')).status, 404);
+    });
+
     it("answers 404 for another key's job and for an unknown one", async () => {
       assert.equal((await w.deliveries('job_sig', true)).status, 404);
       assert.equal((await w.deliveries('job_nope')).status, 404);

@@ -76,14 +76,19 @@ export class WebhookDeliveries {
     return rows.length > 0;
   }
 
-  /** Every event of the key's job, oldest first, each with every attempt made so far. */
-  async listForJob(keyId: string, jobId: string): Promise<DeliveryView[]> {
-    const events = await this.db.query('SELECT id, type, url, status, created_at FROM webhook_events WHERE key_id = $1 AND job_id = $2 ORDER BY created_at, id', [keyId, jobId]);
+  /**
+   * A page of the key's job's events, oldest first, each with every attempt made so far (a crawl of
+   * thousands of pages has as many `job.page` events, so the list is paged like the usage log).
+   */
+  async listForJob(keyId: string, jobId: string, page = 1, limit = 50): Promise<DeliveryView[]> {
+    const events = await this.db.query(
+      'SELECT id, type, url, status, created_at FROM webhook_events WHERE key_id = $1 AND job_id = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4',
+      [keyId, jobId, limit, (page - 1) * limit],
+    );
     if (events.length === 0) return [];
     const attempts = await this.db.query(
-      `SELECT a.event_id, a.attempt, a.attempted_at, a.status, a.error, a.duration_ms FROM webhook_attempts a
-       JOIN webhook_events e ON e.id = a.event_id WHERE e.key_id = $1 AND e.job_id = $2 ORDER BY a.event_id, a.attempt`,
-      [keyId, jobId],
+      'SELECT event_id, attempt, attempted_at, status, error, duration_ms FROM webhook_attempts WHERE event_id = ANY($1::text[]) ORDER BY event_id, attempt',
+      [events.map((e) => e.id)],
     );
     const byEvent = new Map<string, DeliveryAttempt[]>();
     for (const a of attempts) {
@@ -92,5 +97,10 @@ export class WebhookDeliveries {
       byEvent.set(a.event_id, list);
     }
     return events.map((e) => ({ id: e.id, type: e.type, url: e.url, status: e.status, createdAt: new Date(e.created_at).toISOString(), attempts: byEvent.get(e.id) ?? [] }));
+  }
+
+  /** Removes the job's events and their attempts (the job engine calls it when it purges the job). */
+  async removeForJob(keyId: string, jobId: string): Promise<void> {
+    await this.db.query('DELETE FROM webhook_events WHERE key_id = $1 AND job_id = $2', [keyId, jobId]);
   }
 }

@@ -78,13 +78,17 @@ export class WebhookDispatcher implements JobWebhookSink {
     const id = `msg_${randomBytes(16).toString('base64url')}`;
     const payload: WebhookBody = { type: event.type, timestamp: new Date().toISOString(), jobId: event.jobId, data: event.data };
     if (webhook.metadata !== undefined) payload.metadata = webhook.metadata;
+    let recorded = false;
     try {
       await this.deps.deliveries.addEvent({ id, keyId: event.keyId, jobId: event.jobId, type: event.type, url: webhook.url, body: JSON.stringify(payload) });
+      recorded = true;
       await this.deps.boss.send(WEBHOOK_QUEUE, { eventId: id }, this.retryPolicy());
       // The worker polls no faster than every 0.5 s: wake it so a first attempt starts now.
       if (this.workerId) this.deps.boss.notifyWorker(this.workerId);
     } catch (err) {
-      this.deps.log.error({ err, jobId: event.jobId, type: event.type }, 'a webhook event could not be recorded; it will not be delivered');
+      this.deps.log.error({ err, jobId: event.jobId, type: event.type }, 'a webhook event could not be recorded or queued; it will not be delivered');
+      // Recorded but never queued: say so in the deliveries list instead of leaving it pending.
+      if (recorded) await this.deps.deliveries.setStatus(id, 'failed').catch(() => {});
     }
   }
 

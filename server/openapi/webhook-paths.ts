@@ -57,11 +57,20 @@ export function webhookPaths(responses: (object: string, data: Json, meta: Json)
         operationId: 'jobDeliveries',
         summary: "Every webhook event of the key's job and every attempt to deliver it",
         ...secured,
-        parameters: [{ name: 'id', in: 'path', required: true, description: 'Job id.', schema: { type: 'string' } }],
+        parameters: [
+          { name: 'id', in: 'path', required: true, description: 'Job id.', schema: { type: 'string' } },
+          { name: 'page', in: 'query', description: 'Page of events (1-based, default 1).', schema: { type: 'integer', minimum: 1 } },
+          { name: 'limit', in: 'query', description: 'Events per page (default 50, at most 500).', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+        ],
         responses: responses(
           'delivery_list',
           { type: 'object', description: 'The events, oldest first.', required: ['items'], properties: { items: { type: 'array', items: DELIVERY, description: 'Events, oldest first.' } } },
-          { type: 'object', description: 'Which job.', required: ['jobId', 'count'], properties: { jobId: text('The job id.'), count: { type: 'integer', description: 'Number of events.' } } },
+          {
+            type: 'object',
+            description: 'Which job and page.',
+            required: ['jobId', 'page', 'limit', 'count'],
+            properties: { jobId: text('The job id.'), page: { type: 'integer', description: 'Page returned.' }, limit: { type: 'integer', description: 'Page size used.' }, count: { type: 'integer', description: 'Events on this page.' } },
+          },
         ),
       },
     },

@@ -7,6 +7,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { NotFoundError } from '../../core/errors.js';
 import { ok } from './envelope.js';
+import { paging } from './account.js';
 
 /** Whether the key owns a job with this id (the job engine answers; see `deliveriesRoute`). */
 export type JobExists = (keyId: string, jobId: string) => Promise<boolean>;
@@ -23,7 +24,8 @@ export function jobDeliveriesRoute(app: FastifyInstance, c: DependencyContainer,
     const keyId = req.call.key!.id;
     const jobId = req.params.id;
     if (!(await exists(keyId, jobId))) throw new NotFoundError(`Job not found: ${jobId}`);
-    const items = await deliveries.listForJob(keyId, jobId);
-    return ok(req, 'delivery_list', { items }, { jobId, count: items.length });
+    const { page, limit } = paging(req.query as Record<string, unknown>);
+    const items = await deliveries.listForJob(keyId, jobId, page, limit);
+    return ok(req, 'delivery_list', { items }, { jobId, page, limit, count: items.length });
   });
 }

@@ -31,7 +31,9 @@ export interface WebhookWorld {
   secret(): Promise<string>;
   rotate(): Promise<string>;
   /** The deliveries of a job as `key` (the first key unless `other`) sees them: status and items. */
-  deliveries(jobId: string, other?: boolean): Promise<{ status: number; items: any[] }>;
+  deliveries(jobId: string, other?: boolean, page?: { page: number; limit: number }): Promise<{ status: number; items: any[] }>;
+  /** The delivery records themselves (what the job engine's purge calls). */
+  store: WebhookDeliveries;
   close(): Promise<void>;
 }
 
@@ -69,8 +71,10 @@ export async function postgresWorld(): Promise<WebhookWorld> {
     dispatcher: w.dispatcher,
     secret: async () => (await s.call('GET', '/api/v2/webhook-secret', { key: a.key })).json.data.secret,
     rotate: async () => (await s.call('POST', '/api/v2/webhook-secret', { key: a.key })).json.data.secret,
-    async deliveries(jobId, asOther) {
-      const r = await s.call('GET', `/api/v2/jobs/${encodeURIComponent(jobId)}/deliveries`, { key: asOther ? other.key : a.key });
+    store: w.deliveries,
+    async deliveries(jobId, asOther, p) {
+      const query = p ? `?page=${p.page}&limit=${p.limit}` : '';
+      const r = await s.call('GET', `/api/v2/jobs/${encodeURIComponent(jobId)}/deliveries${query}`, { key: asOther ? other.key : a.key });
       if (r.status === 200 && r.json.object !== 'delivery_list') throw new Error(r.text);
       return { status: r.status, items: r.json?.data?.items ?? [] };
     },
@@ -110,10 +114,11 @@ export async function embeddedWorld(): Promise<WebhookWorld> {
     secret: async () => (await w.secrets.get(a.id)).secret,
     rotate: async () => (await w.secrets.rotate(a.id)).secret,
     // The route's own rule (server/v2/job-deliveries.ts), over the same store.
-    async deliveries(jobId, asOther) {
+    store: w.deliveries,
+    async deliveries(jobId, asOther, p) {
       const keyId = asOther ? other.id : a.id;
       if (!(await w.deliveries.hasJob(keyId, jobId))) return { status: 404, items: [] };
-      return { status: 200, items: await w.deliveries.listForJob(keyId, jobId) };
+      return { status: 200, items: await w.deliveries.listForJob(keyId, jobId, p?.page, p?.limit) };
     },
     async close() {
       await w.stop();
