@@ -145,6 +145,22 @@ for (const world of WORLDS) {
       assert.equal((await w.deliveries('job_pages')).status, 404);
     });
 
+    it("takes keys in turn: one key's backlog does not hold back another key's event", async () => {
+      // With the worker stopped, ten events of one key are queued before one of another key.
+      await w.dispatcher.stop();
+      const from = rx.received.length;
+      for (let i = 0; i < 10; i++) await w.dispatcher.deliver(event(`job_flood_${i}`, '/ok'));
+      await w.dispatcher.deliver({ keyId: w.otherKeyId, jobId: 'job_small', webhook: { url: rx.url + '/ok' }, type: 'job.completed', data: {} });
+      await w.dispatcher.start();
+      const ours = () => rx.received.slice(from).map((r) => JSON.parse(r.body).jobId as string).filter((id) => id.startsWith('job_flood_') || id === 'job_small');
+      const until = Date.now() + 30_000;
+      while (ours().length < 11 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      const order = ours();
+      assert.equal(order.length, 11);
+      // Attempts go TEST_WEBHOOK_SETTINGS.concurrency (4) at a time: the other key's is in the first round.
+      assert.ok(order.indexOf('job_small') < 4, order.join(' '));
+    });
+
     it("answers 404 for another key's job and for an unknown one", async () => {
       assert.equal((await w.deliveries('job_sig', true)).status, 404);
       assert.equal((await w.deliveries('job_nope')).status, 404);

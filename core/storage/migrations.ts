@@ -161,6 +161,7 @@ const MIGRATIONS: { id: number; sql: string }[] = [
         created_at TIMESTAMPTZ NOT NULL DEFAULT now()
       );
       CREATE INDEX IF NOT EXISTS webhook_events_job ON webhook_events (key_id, job_id, created_at);
+      CREATE INDEX IF NOT EXISTS webhook_events_pending ON webhook_events (key_id) WHERE status = 'pending';
       CREATE TABLE IF NOT EXISTS webhook_attempts (
         event_id TEXT NOT NULL REFERENCES webhook_events(id) ON DELETE CASCADE,
         attempt INTEGER NOT NULL,

@@ -70,6 +70,12 @@ export class WebhookDeliveries {
     await this.db.query('UPDATE webhook_events SET status = $2 WHERE id = $1', [eventId, status]);
   }
 
+  /** How many of the key's events are still pending (counted up to `cap`). */
+  async pendingCount(keyId: string, cap = 100_000): Promise<number> {
+    const rows = await this.db.query("SELECT count(*) AS n FROM (SELECT 1 FROM webhook_events WHERE key_id = $1 AND status = 'pending' LIMIT $2) p", [keyId, cap]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** True when the key has recorded events for this job. */
   async hasJob(keyId: string, jobId: string): Promise<boolean> {
     const rows = await this.db.query('SELECT 1 FROM webhook_events WHERE key_id = $1 AND job_id = $2 LIMIT 1', [keyId, jobId]);

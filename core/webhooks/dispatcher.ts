@@ -80,9 +80,12 @@ export class WebhookDispatcher implements JobWebhookSink {
     if (webhook.metadata !== undefined) payload.metadata = webhook.metadata;
     let recorded = false;
     try {
+      // Keys take turns: a key's n-th pending event waits behind every other key's first n, so a
+      // crawl's thousands of page events (to a dead receiver, say) cannot hold back another key's.
+      const ahead = await this.deps.deliveries.pendingCount(event.keyId);
       await this.deps.deliveries.addEvent({ id, keyId: event.keyId, jobId: event.jobId, type: event.type, url: webhook.url, body: JSON.stringify(payload) });
       recorded = true;
-      await this.deps.boss.send(WEBHOOK_QUEUE, { eventId: id }, this.retryPolicy());
+      await this.deps.boss.send(WEBHOOK_QUEUE, { eventId: id }, { ...this.retryPolicy(), priority: -ahead });
       // The worker polls no faster than every 0.5 s: wake it so a first attempt starts now.
       if (this.workerId) this.deps.boss.notifyWorker(this.workerId);
     } catch (err) {
