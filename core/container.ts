@@ -29,6 +29,8 @@ import { startBoss } from './jobs/boss.js';
 import { JobService } from './jobs/service.js';
 import { JobStore } from './jobs/store.js';
 import { noWebhooks } from './jobs/webhooks.js';
+import { WebhookSecrets } from './webhooks/secret-store.js';
+import { WebhookDeliveries } from './webhooks/delivery-store.js';
 
 /** Inputs of the composition root. */
 export interface ContainerOptions {
@@ -119,6 +121,8 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     closers.push(() => jobs.stop());
     c.register(TOKENS.Jobs, { useValue: jobs });
     await jobs.start();
+    c.register(TOKENS.WebhookSecrets, { useValue: new WebhookSecrets(db) });
+    c.register(TOKENS.WebhookDeliveries, { useValue: new WebhookDeliveries(db) });
     return { container: c, settings, advertise: (url) => embedded?.lock?.advertise(url), close: closeAll };
   } catch (err) {
     await closeAll();

@@ -15,6 +15,8 @@ import type { ByteBudget } from './engines/http/byte-budget.js';
 import type PgBoss from 'pg-boss';
 import type { JobService } from './jobs/service.js';
 import type { JobWebhookSink } from './jobs/webhooks.js';
+import type { WebhookSecrets } from './webhooks/secret-store.js';
+import type { WebhookDeliveries } from './webhooks/delivery-store.js';
 
 /** Every service the server resolves. */
 export const TOKENS = {
@@ -38,4 +40,8 @@ export const TOKENS = {
   JobBoss: Symbol('JobBoss') as InjectionToken<PgBoss>,
   /** Where job events go; a no-op until the webhook dispatcher is registered over it. */
   JobWebhooks: Symbol('JobWebhooks') as InjectionToken<JobWebhookSink>,
+  /** Webhook signing secrets, one per key (issue 25). */
+  WebhookSecrets: Symbol('WebhookSecrets') as InjectionToken<WebhookSecrets>,
+  /** Webhook events and attempts, as `GET /api/v2/jobs/:id/deliveries` lists them. */
+  WebhookDeliveries: Symbol('WebhookDeliveries') as InjectionToken<WebhookDeliveries>,
 } as const;

@@ -191,6 +191,36 @@ const MIGRATIONS: { id: number; sql: string }[] = [
       );
       CREATE INDEX IF NOT EXISTS job_items_open ON job_items (job_id, status, id);
       CREATE INDEX IF NOT EXISTS job_items_results ON job_items (job_id, result_seq) WHERE result_seq IS NOT NULL
+    // Issue 25: webhook signing secrets (one per key), the events recorded for delivery and every
+    // attempt made, all removed with their key. An event's id is its `webhook-id` header.
+    id: 8,
+    sql: `
+      CREATE TABLE IF NOT EXISTS webhook_secrets (
+        key_id TEXT PRIMARY KEY REFERENCES api_keys(id) ON DELETE CASCADE,
+        secret TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE TABLE IF NOT EXISTS webhook_events (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+        job_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        url TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE INDEX IF NOT EXISTS webhook_events_job ON webhook_events (key_id, job_id, created_at);
+      CREATE INDEX IF NOT EXISTS webhook_events_pending ON webhook_events (key_id) WHERE status = 'pending';
+      CREATE TABLE IF NOT EXISTS webhook_attempts (
+        event_id TEXT NOT NULL REFERENCES webhook_events(id) ON DELETE CASCADE,
+        attempt INTEGER NOT NULL,
+        attempted_at TIMESTAMPTZ NOT NULL,
+        status INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL,
+        PRIMARY KEY (event_id, attempt)
+      )
     `,
   },
 ];

@@ -13,6 +13,7 @@ import { AdminService } from './service.js';
 import { statsRoute } from './stats.js';
 import { insightRoutes } from './insight.js';
 import { adminJobRoutes } from './jobs.js';
+import { adminWebhookSecretRoutes } from './webhook-secret.js';
 
 function sameSecret(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest();
@@ -70,6 +71,7 @@ export async function adminRoutes(app: FastifyInstance, opts: { container: Depen
   statsRoute(app, c);
   insightRoutes(app, c);
   adminJobRoutes(app, c);
+  adminWebhookSecretRoutes(app, c);
   // A produced file (the id is the path segment after /files/ in its link), removed before its
   // time, e.g. a permanent image. Files live in each instance's DATA_DIR: ask the instance whose
   // links serve it (the compose file shares one files volume between instances).

@@ -20,7 +20,7 @@ const REFUSALS = new Set(['RATE_LIMITED', 'BUSY', 'INSUFFICIENT_CREDITS', 'BUDGE
 const UPSTREAM = new Set(['UPSTREAM_ERROR', 'UPSTREAM_RATE_LIMITED', 'PROVIDER_OUT_OF_CREDITS', 'PROVIDER_AUTH_FAILED', 'NOT_CONFIGURED']);
 
 /** The lanes' own operations (v1 key check, v2 account and discovery, MCP discovery): the only non-registry targets. */
-const OPERATIONS = new Set(['key-connection', 'balance', 'usage', 'transactions', 'search', 'details', 'run', 'jobs', 'job_status', 'job_cancel', 'job_list']);
+const OPERATIONS = new Set(['key-connection', 'balance', 'usage', 'transactions', 'search', 'details', 'run', 'jobs', 'job_status', 'job_cancel', 'job_list', 'webhook_secret', 'job_deliveries']);
 
 /** Job states, the only values of the jobs gauge's `state` label. */
 const JOB_STATES = ['queued', 'running', 'completed', 'failed', 'cancelled'];

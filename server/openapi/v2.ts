@@ -13,6 +13,7 @@ import { DETAILS_DATA, V2_COMPONENTS, envelopeOk } from './v2-shapes.js';
 import { adminPaths, servicePaths } from './v2-service.js';
 import { adminConsolePaths, consolePaths } from './console-paths.js';
 import { adminJobPaths, jobPaths } from './v2-jobs.js';
+import { adminWebhookPaths, webhookPaths } from './webhook-paths.js';
 
 /** The failure responses every authenticated v2 route may give, one per HTTP status. */
 function failures(): Json {
@@ -146,6 +147,10 @@ export function buildV2Document(registry: Registry): Json {
       ...servicePaths(),
       ...adminPaths(paging, usageFilters),
       ...adminJobPaths(),
+      ...webhookPaths(responses),
+      ...servicePaths(),
+      ...adminPaths(paging, usageFilters),
+      ...adminWebhookPaths(),
       ...adminConsolePaths(paging, usageFilters),
       ...consolePaths(),
     },

@@ -7,6 +7,8 @@ import { runRoute } from './run.js';
 import { discoveryRoutes } from './discovery.js';
 import { accountRoutes } from './account.js';
 import { jobRoutes } from './jobs.js';
+import { webhookSecretRoutes } from './webhook-secret.js';
+import { jobDeliveriesRoute } from './job-deliveries.js';
 
 /** Registers the v2 scope. */
 export async function v2Routes(app: FastifyInstance, opts: { container: DependencyContainer }): Promise<void> {
@@ -15,4 +17,7 @@ export async function v2Routes(app: FastifyInstance, opts: { container: Dependen
   discoveryRoutes(app, opts.container);
   accountRoutes(app, opts.container);
   jobRoutes(app, opts.container);
+  webhookSecretRoutes(app, opts.container);
+  // Until the job engine is merged, a job is known by its webhook events (see jobDeliveriesRoute).
+  jobDeliveriesRoute(app, opts.container);
 }
