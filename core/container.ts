@@ -28,9 +28,9 @@ import { loadJobSettings } from './jobs/settings.js';
 import { startBoss } from './jobs/boss.js';
 import { JobService } from './jobs/service.js';
 import { JobStore } from './jobs/store.js';
-import { noWebhooks } from './jobs/webhooks.js';
 import { WebhookSecrets } from './webhooks/secret-store.js';
 import { WebhookDeliveries } from './webhooks/delivery-store.js';
+import { startWebhookDispatcher } from './webhooks/index.js';
 
 /** Inputs of the composition root. */
 export interface ContainerOptions {
@@ -116,13 +116,19 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     const jobSettings = loadJobSettings(opts.env);
     const boss = await startBoss(db, settings.databaseUrl, jobSettings, (err) => logger.error({ err }, 'job queue error'));
     c.register(TOKENS.JobBoss, { useValue: boss });
-    c.register(TOKENS.JobWebhooks, { useValue: noWebhooks });
+    // Webhooks (job events, monitor changes) are queued on the jobs' pg-boss; the dispatcher
+    // stops before it (closers run in reverse).
+    const webhookSecrets = new WebhookSecrets(db);
+    const webhookDeliveries = new WebhookDeliveries(db);
+    c.register(TOKENS.WebhookSecrets, { useValue: webhookSecrets });
+    c.register(TOKENS.WebhookDeliveries, { useValue: webhookDeliveries });
+    const dispatcher = await startWebhookDispatcher({ boss, http: engines.http, secrets: webhookSecrets, deliveries: webhookDeliveries, env: opts.env, log: logger.child({ component: 'webhooks' }) });
+    c.register(TOKENS.JobWebhooks, { useValue: dispatcher });
     const jobs = new JobService({ store: new JobStore(db), registry, executor, ledger, keys, engines, log: logger, settings: jobSettings, boss, webhooks: () => c.resolve(TOKENS.JobWebhooks) });
     closers.push(() => jobs.stop());
+    closers.push(() => dispatcher.stop());
     c.register(TOKENS.Jobs, { useValue: jobs });
     await jobs.start();
-    c.register(TOKENS.WebhookSecrets, { useValue: new WebhookSecrets(db) });
-    c.register(TOKENS.WebhookDeliveries, { useValue: new WebhookDeliveries(db) });
     return { container: c, settings, advertise: (url) => embedded?.lock?.advertise(url), close: closeAll };
   } catch (err) {
     await closeAll();

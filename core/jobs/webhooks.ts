@@ -7,11 +7,17 @@
 /** A job's webhook request, as submitted with `POST /api/v2/jobs`. */
 export interface JobWebhookConfig { url: string; events?: string[]; metadata?: unknown }
 
-/** One event of one job, for one key's webhook. */
+/**
+ * One event for one key's webhook: a job's (`job.*`, `jobId` its job) or a change monitor's
+ * (`monitor.changed`, `jobId` the monitor's id, under which its deliveries are recorded).
+ */
 export interface JobEventDelivery {
-  keyId: string; jobId: string; webhook: JobWebhookConfig;
-  type: 'job.started' | 'job.page' | 'job.completed' | 'job.failed' | 'job.cancelled';
-  data: unknown;   // the job status view; for job.page the item result
+  keyId: string;
+  jobId: string;
+  webhook: JobWebhookConfig;
+  type: 'job.started' | 'job.page' | 'job.completed' | 'job.failed' | 'job.cancelled' | 'monitor.changed';
+  /** The job status view; for `job.page` the item result; for `monitor.changed` the change. */
+  data: unknown;
 }
 
 /** Hands one job event to the webhook dispatcher, which records and delivers it durably. */

@@ -191,6 +191,9 @@ const MIGRATIONS: { id: number; sql: string }[] = [
       );
       CREATE INDEX IF NOT EXISTS job_items_open ON job_items (job_id, status, id);
       CREATE INDEX IF NOT EXISTS job_items_results ON job_items (job_id, result_seq) WHERE result_seq IS NOT NULL
+    `,
+  },
+  {
     // Issue 25: webhook signing secrets (one per key), the events recorded for delivery and every
     // attempt made, all removed with their key. An event's id is its `webhook-id` header.
     id: 8,

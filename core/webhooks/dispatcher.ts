@@ -38,7 +38,10 @@ export interface WebhookBody {
   type: string;
   /** When the event happened (ISO 8601). */
   timestamp: string;
-  jobId: string;
+  /** The job the event is about (job events). */
+  jobId?: string;
+  /** The change monitor the event is about (`monitor.changed`). */
+  monitorId?: string;
   data: unknown;
   metadata?: unknown;
 }
@@ -76,7 +79,8 @@ export class WebhookDispatcher implements JobWebhookSink {
     const { webhook } = event;
     if (webhook.events && !webhook.events.includes(event.type)) return;
     const id = `msg_${randomBytes(16).toString('base64url')}`;
-    const payload: WebhookBody = { type: event.type, timestamp: new Date().toISOString(), jobId: event.jobId, data: event.data };
+    const subject = event.type.startsWith('monitor.') ? { monitorId: event.jobId } : { jobId: event.jobId };
+    const payload: WebhookBody = { type: event.type, timestamp: new Date().toISOString(), ...subject, data: event.data };
     if (webhook.metadata !== undefined) payload.metadata = webhook.metadata;
     let recorded = false;
     try {

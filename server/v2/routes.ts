@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
 import { setupApiScope } from '../api-scope.js';
+import { TOKENS } from '../../core/tokens.js';
 import { fail } from './envelope.js';
 import { runRoute } from './run.js';
 import { discoveryRoutes } from './discovery.js';
@@ -18,6 +19,6 @@ export async function v2Routes(app: FastifyInstance, opts: { container: Dependen
   accountRoutes(app, opts.container);
   jobRoutes(app, opts.container);
   webhookSecretRoutes(app, opts.container);
-  // Until the job engine is merged, a job is known by its webhook events (see jobDeliveriesRoute).
-  jobDeliveriesRoute(app, opts.container);
+  const jobs = opts.container.resolve(TOKENS.Jobs);
+  jobDeliveriesRoute(app, opts.container, (keyId, jobId) => jobs.jobExists(keyId, jobId));
 }
