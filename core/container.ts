@@ -24,6 +24,9 @@ import { createEngines, type EngineSet } from './engines/index.js';
 import { buildRegistry, type BuildOptions } from './registry/build.js';
 import type { ServiceConfig } from './registry/types.js';
 import { Executor } from './execution/executor.js';
+import { MonitorStore } from './monitors/monitor-store.js';
+import { MonitorRunner } from './monitors/monitor-runner.js';
+import { MonitorScheduler } from './monitors/monitor-scheduler.js';
 
 /** Inputs of the composition root. */
 export interface ContainerOptions {
@@ -88,6 +91,13 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     });
     closers.push(() => registry.close());
     const executor = new Executor(registry, ledger, engines);
+    const monitors = new MonitorStore(db);
+    const monitorLog = logger.child({ component: 'monitors' });
+    const monitorRunner = new MonitorRunner({ store: monitors, keys, registry, executor, usage, log: monitorLog, runTimeoutMs: 180_000 });
+    const scheduler = new MonitorScheduler(monitors, monitorRunner, null, { pollMs: settings.monitorPollMs, batch: 20, runTimeoutMs: 180_000, log: monitorLog });
+    await scheduler.start();
+    // Closers run last-first: runs stop before the executor's ledger and the store close.
+    closers.push(() => scheduler.stop());
 
     const c = rootContainer.createChildContainer();
     c.register(TOKENS.Settings, { useValue: settings });
@@ -102,6 +112,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     c.register(TOKENS.BytesInFlight, { useValue: bytesInFlight });
     c.register(TOKENS.Registry, { useValue: registry });
     c.register(TOKENS.Executor, { useValue: executor });
+    c.register(TOKENS.Monitors, { useValue: monitors });
     c.register(TOKENS.ServiceConfig, { useValue: opts.serviceConfig });
     return { container: c, settings, advertise: (url) => embedded?.lock?.advertise(url), close: closeAll };
   } catch (err) {

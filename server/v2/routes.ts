@@ -6,6 +6,7 @@ import { fail } from './envelope.js';
 import { runRoute } from './run.js';
 import { discoveryRoutes } from './discovery.js';
 import { accountRoutes } from './account.js';
+import { monitorRoutes } from './monitors.js';
 
 /** Registers the v2 scope. */
 export async function v2Routes(app: FastifyInstance, opts: { container: DependencyContainer }): Promise<void> {
@@ -13,4 +14,5 @@ export async function v2Routes(app: FastifyInstance, opts: { container: Dependen
   runRoute(app, opts.container);
   discoveryRoutes(app, opts.container);
   accountRoutes(app, opts.container);
+  monitorRoutes(app, opts.container);
 }
