@@ -12,6 +12,7 @@ import { specTexts } from './v1.js';
 import { DETAILS_DATA, V2_COMPONENTS, envelopeOk } from './v2-shapes.js';
 import { adminPaths, servicePaths } from './v2-service.js';
 import { adminConsolePaths, consolePaths } from './console-paths.js';
+import { monitorPaths } from './v2-monitors.js';
 
 /** The failure responses every authenticated v2 route may give, one per HTTP status. */
 function failures(): Json {
@@ -141,6 +142,7 @@ export function buildV2Document(registry: Registry): Json {
         },
       },
       '/api/v2/transactions': { get: { operationId: 'transactions', summary: "The key's ledger entries, newest first", ...secured, parameters: paging, responses: responses('transaction_list', list('LedgerEntry', 'Ledger entries.'), ref('PageMeta', 'Paging.')) } },
+      ...monitorPaths({ responses, secured, body }),
       ...servicePaths(),
       ...adminPaths(paging, usageFilters),
       ...adminConsolePaths(paging, usageFilters),
