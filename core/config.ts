@@ -33,6 +33,12 @@ export interface ServiceSettings {
   metricsPort: number | undefined;
   /** The console's session ends after this long without a request (ms). */
   consoleSessionIdleMs: number;
+  /** Shortest interval a change monitor may have (ms; issue 27: 5 minutes). */
+  monitorMinIntervalMs: number;
+  /** Most monitors one key may have. */
+  monitorMaxPerKey: number;
+  /** How often each instance looks for due monitors (ms). */
+  monitorPollMs: number;
   /** How long a stopping instance keeps answering 503 before it stops listening (load balancers see it drain). */
   shutdownDelayMs: number;
   /** How long shutdown waits for requests in flight. */
@@ -97,6 +103,9 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),
     v1RouteAliases: env.V1_ROUTE_ALIASES?.trim() || undefined,
     consoleSessionIdleMs: int(env, 'CONSOLE_SESSION_IDLE_MS', 30 * 60 * 1000),
+    monitorMinIntervalMs: int(env, 'MONITOR_MIN_INTERVAL_MS', 5 * 60 * 1000),
+    monitorMaxPerKey: int(env, 'MONITOR_MAX_PER_KEY', 100),
+    monitorPollMs: int(env, 'MONITOR_POLL_MS', 10_000),
   };
 }
 

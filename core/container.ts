@@ -31,6 +31,9 @@ import { JobStore } from './jobs/store.js';
 import { WebhookSecrets } from './webhooks/secret-store.js';
 import { WebhookDeliveries } from './webhooks/delivery-store.js';
 import { startWebhookDispatcher } from './webhooks/index.js';
+import { MonitorStore } from './monitors/monitor-store.js';
+import { MonitorRunner } from './monitors/monitor-runner.js';
+import { MonitorScheduler } from './monitors/monitor-scheduler.js';
 
 /** Inputs of the composition root. */
 export interface ContainerOptions {
@@ -95,6 +98,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     });
     closers.push(() => registry.close());
     const executor = new Executor(registry, ledger, engines);
+    const monitors = new MonitorStore(db);
 
     const c = rootContainer.createChildContainer();
     c.register(TOKENS.Settings, { useValue: settings });
@@ -109,6 +113,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     c.register(TOKENS.BytesInFlight, { useValue: bytesInFlight });
     c.register(TOKENS.Registry, { useValue: registry });
     c.register(TOKENS.Executor, { useValue: executor });
+    c.register(TOKENS.Monitors, { useValue: monitors });
     c.register(TOKENS.ServiceConfig, { useValue: opts.serviceConfig });
 
     // Jobs (issue 25) on pg-boss in the same store; stopped first (closers run in reverse), so
@@ -129,6 +134,13 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     closers.push(() => dispatcher.stop());
     c.register(TOKENS.Jobs, { useValue: jobs });
     await jobs.start();
+    // Change monitors (issue 27): due ticks go on the same queue, changes to the same dispatcher;
+    // the scheduler stops before the queue does.
+    const monitorLog = logger.child({ component: 'monitors' });
+    const monitorRunner = new MonitorRunner({ store: monitors, keys, registry, executor, usage, webhooks: dispatcher, log: monitorLog, runTimeoutMs: 180_000 });
+    const scheduler = new MonitorScheduler(monitors, monitorRunner, boss, { pollMs: settings.monitorPollMs, batch: 20, runTimeoutMs: 180_000, log: monitorLog });
+    await scheduler.start();
+    closers.push(() => scheduler.stop());
     return { container: c, settings, advertise: (url) => embedded?.lock?.advertise(url), close: closeAll };
   } catch (err) {
     await closeAll();

@@ -7,6 +7,7 @@ import type { Ledger } from './credits/ledger.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import type { UsageLog } from './usage/usage-log.js';
 import type { Registry } from './registry/registry.js';
+import type { MonitorStore } from './monitors/monitor-store.js';
 import type { Executor } from './execution/executor.js';
 import type { EngineSet } from './engines/index.js';
 import type { ServiceConfig } from './registry/types.js';
@@ -29,6 +30,8 @@ export const TOKENS = {
   RateLimiter: Symbol('RateLimiter') as InjectionToken<RateLimiter>,
   Usage: Symbol('Usage') as InjectionToken<UsageLog>,
   Registry: Symbol('Registry') as InjectionToken<Registry>,
+  /** Change monitors (issue 27). */
+  Monitors: Symbol('Monitors') as InjectionToken<MonitorStore>,
   Executor: Symbol('Executor') as InjectionToken<Executor>,
   Engines: Symbol('Engines') as InjectionToken<EngineSet>,
   ServiceConfig: Symbol('ServiceConfig') as InjectionToken<ServiceConfig>,

@@ -226,6 +226,33 @@ const MIGRATIONS: { id: number; sql: string }[] = [
       )
     `,
   },
+  {
+    // Issue 27: change monitors, removed with their key. `next_run_at` is the next tick,
+    // `last_tick` the last one a worker started and `run_started_at` set while it runs, so a
+    // tick is claimed once and run once, and runs of one monitor never overlap.
+    id: 9,
+    sql: `
+      CREATE TABLE IF NOT EXISTS monitors (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        options TEXT NOT NULL,
+        interval_ms BIGINT NOT NULL,
+        webhook TEXT,
+        status TEXT NOT NULL DEFAULT 'active',
+        next_run_at TIMESTAMPTZ NOT NULL,
+        last_tick BIGINT NOT NULL DEFAULT 0,
+        run_started_at TIMESTAMPTZ,
+        last_run TEXT,
+        runs BIGINT NOT NULL DEFAULT 0,
+        changes BIGINT NOT NULL DEFAULT 0,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE INDEX IF NOT EXISTS monitors_due ON monitors (next_run_at) WHERE status = 'active';
+      CREATE INDEX IF NOT EXISTS monitors_key ON monitors (key_id, created_at DESC)
+    `,
+  },
 ];
 
 /** Brings the schema up to date. */

@@ -14,6 +14,7 @@ import { adminPaths, servicePaths } from './v2-service.js';
 import { adminConsolePaths, consolePaths } from './console-paths.js';
 import { adminJobPaths, jobPaths } from './v2-jobs.js';
 import { adminWebhookPaths, webhookPaths } from './webhook-paths.js';
+import { monitorPaths } from './v2-monitors.js';
 
 /** The failure responses every authenticated v2 route may give, one per HTTP status. */
 function failures(): Json {
@@ -144,12 +145,11 @@ export function buildV2Document(registry: Registry): Json {
       },
       '/api/v2/transactions': { get: { operationId: 'transactions', summary: "The key's ledger entries, newest first", ...secured, parameters: paging, responses: responses('transaction_list', list('LedgerEntry', 'Ledger entries.'), ref('PageMeta', 'Paging.')) } },
       ...jobPaths({ secured, responses }),
-      ...servicePaths(),
-      ...adminPaths(paging, usageFilters),
-      ...adminJobPaths(),
+      ...monitorPaths({ responses, secured, body }),
       ...webhookPaths(responses),
       ...servicePaths(),
       ...adminPaths(paging, usageFilters),
+      ...adminJobPaths(),
       ...adminWebhookPaths(),
       ...adminConsolePaths(paging, usageFilters),
       ...consolePaths(),

@@ -10,6 +10,7 @@ import { accountRoutes } from './account.js';
 import { jobRoutes } from './jobs.js';
 import { webhookSecretRoutes } from './webhook-secret.js';
 import { jobDeliveriesRoute } from './job-deliveries.js';
+import { monitorRoutes } from './monitors.js';
 
 /** Registers the v2 scope. */
 export async function v2Routes(app: FastifyInstance, opts: { container: DependencyContainer }): Promise<void> {
@@ -21,4 +22,5 @@ export async function v2Routes(app: FastifyInstance, opts: { container: Dependen
   webhookSecretRoutes(app, opts.container);
   const jobs = opts.container.resolve(TOKENS.Jobs);
   jobDeliveriesRoute(app, opts.container, (keyId, jobId) => jobs.jobExists(keyId, jobId));
+  monitorRoutes(app, opts.container);
 }

@@ -1,0 +1,93 @@
+/**
+ * One monitor run: a change-tracking scrape of the monitor's page with its key, through the
+ * executor like any call (policy, credits, the key's snapshot history), charged as one scrape.
+ * A change or removal goes to the webhook dispatcher as `monitor.changed` with the diff.
+ */
+import { AuthError, toServiceError } from '../errors.js';
+import type { Executor } from '../execution/executor.js';
+import type { KeyStore } from '../keys/key-store.js';
+import type { PluginLogger } from '../plugin/types.js';
+import type { Registry } from '../registry/registry.js';
+import type { UsageLog } from '../usage/usage-log.js';
+import type { MonitorStore } from './monitor-store.js';
+import type { ClaimedRun, Monitor, MonitorLastRun, MonitorWebhookSink } from './types.js';
+
+/** The snapshot history a monitor keeps apart from its key's own scrapes of the same page. */
+export function monitorTag(id: string): string {
+  return `monitor:${id}`;
+}
+
+/** The scrape input of a run: the monitor's options, its page, and change tracking. */
+export function runInput(m: Pick<Monitor, 'id' | 'url' | 'options'>): Record<string, unknown> {
+  const formats = Array.isArray(m.options.formats) ? (m.options.formats as string[]) : [typeof m.options.format === 'string' ? (m.options.format as string) : 'markdown'];
+  const { format: _format, ...rest } = m.options;
+  return { ...rest, url: m.url, formats: [...new Set([...formats, 'changeTracking'])], tag: monitorTag(m.id) };
+}
+
+interface ChangeTrackingAnswer {
+  changeStatus?: string;
+  previousScrapeAt?: string | null;
+  diff?: string;
+}
+
+/** Runs claimed ticks. */
+export class MonitorRunner {
+  constructor(
+    private readonly deps: {
+      store: MonitorStore;
+      keys: KeyStore;
+      registry: Registry;
+      executor: Executor;
+      usage: UsageLog;
+      webhooks?: MonitorWebhookSink;
+      log: PluginLogger;
+      /** How long a run may take before it counts as lost (its instance died). */
+      runTimeoutMs: number;
+    },
+  ) {}
+
+  /** Runs one tick unless it already ran; never throws (a failed run is recorded on the monitor). */
+  async run(claim: ClaimedRun, signal: AbortSignal): Promise<void> {
+    const { store, keys, registry, executor, usage, webhooks, log, runTimeoutMs } = this.deps;
+    const m = await store.startRun(claim.id, claim.tick, runTimeoutMs);
+    if (!m) return;
+    // The tick names the call: a queue entry delivered twice cannot reach the ledger twice.
+    const requestId = `mon_${m.id.slice(4)}_${claim.tick}`;
+    const started = Date.now();
+    const at = new Date(started).toISOString();
+    let last: MonitorLastRun;
+    let ct: ChangeTrackingAnswer | undefined;
+    let row = { provider: null as string | null, status: 200, code: null as string | null, credits: 0, units: null as Record<string, number> | null };
+    try {
+      const key = await keys.get(m.keyId);
+      if (!key.active) throw new AuthError('Invalid API key');
+      const target = registry.resolve('capability', 'scrape_page');
+      if (!target) throw new Error('scrape_page is not registered');
+      const res = await executor.execute({ requestId, key, target, input: runInput(m), signal: AbortSignal.any([signal, AbortSignal.timeout(runTimeoutMs)]), log });
+      ct = (res.data as { changeTracking?: ChangeTrackingAnswer }).changeTracking;
+      last = { at, changeStatus: ct?.changeStatus };
+      row = { provider: res.provider, status: 200, code: null, credits: res.credits, units: Object.keys(res.units).length ? (res.units as Record<string, number>) : null };
+    } catch (err) {
+      const e = toServiceError(err);
+      if (e.status >= 500) log.warn({ err, monitor: m.id }, 'monitor run failed');
+      last = { at, error: { code: e.code, message: e.message } };
+      row = { ...row, status: e.status, code: e.code };
+    }
+    usage.record({ requestId, keyId: m.keyId, lane: 'v2', objectType: 'capability', objectId: 'scrape_page', ...row, latencyMs: Date.now() - started, requestSource: 'monitor', createdAt: new Date(started) });
+    const changed = ct?.changeStatus === 'changed' || ct?.changeStatus === 'removed';
+    await store.finishRun(m.id, claim.tick, last, changed);
+    if (changed && m.webhook && webhooks) {
+      try {
+        await webhooks.deliver({
+          keyId: m.keyId,
+          jobId: m.id,
+          webhook: m.webhook,
+          type: 'monitor.changed',
+          data: { monitorId: m.id, url: m.url, scrapedAt: at, changeTracking: ct },
+        });
+      } catch (err) {
+        log.warn({ err, monitor: m.id }, 'monitor: the change could not be handed to the webhook dispatcher');
+      }
+    }
+  }
+}
