@@ -11,9 +11,24 @@ import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { BACKENDS, postgresBackend, type Backend } from './helpers/storage.js';
+import { Webhook } from 'standardwebhooks';
 
 const INTERVAL = 1000;
 const ENV = { ALLOW_PRIVATE_NETWORK: 'true', MONITOR_MIN_INTERVAL_MS: String(INTERVAL), MONITOR_POLL_MS: '150' };
+
+/** A webhook receiver that keeps every request's headers and raw body. */
+function receiver() {
+  const got: { headers: Record<string, string>; body: string }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      got.push({ headers: req.headers as Record<string, string>, body });
+      res.writeHead(204).end();
+    });
+  });
+  return { server, got };
+}
 
 /** A page whose text the test changes, counting how often it is fetched. */
 function watchedSite() {
@@ -88,8 +103,12 @@ for (const backend of BACKENDS) {
     });
 
     it('runs on its interval with change tracking, one scrape charged per run, and sees a change', async () => {
+      const hook = receiver();
+      await new Promise<void>((r) => hook.server.listen(0, '127.0.0.1', r));
+      after(() => hook.server.close());
+      const webhook = { url: `http://127.0.0.1:${(hook.server.address() as AddressInfo).port}/hook`, metadata: { project: 'watch' } };
       // A long first interval, so the baseline run is seen before the next one.
-      const created = await s.call('POST', '/api/v2/monitors', { key, body: { url, interval: 5 * INTERVAL, options: { renderJs: false } } });
+      const created = await s.call('POST', '/api/v2/monitors', { key, body: { url, interval: 5 * INTERVAL, options: { renderJs: false }, webhook } });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.json.object, 'monitor');
       const id = created.json.data.id as string;
@@ -107,12 +126,29 @@ for (const backend of BACKENDS) {
       assert.equal(sooner.status, 200);
       assert.equal(sooner.json.data.interval, INTERVAL);
 
+      const same = await until('a run that finds the page the same', async () => {
+        const d = (await get()).json.data;
+        return d.runs >= 2 ? d : undefined;
+      });
+      assert.equal(same.lastRun.changeStatus, 'same');
+      assert.equal(same.changes, 0);
       site.state.text = 'Second version of the page, with news.';
       const changed = await until('a run that sees the change', async () => {
         const d = (await get()).json.data;
         return d.changes >= 1 ? d : undefined;
       });
       assert.equal(changed.lastRun.changeStatus, 'changed');
+
+      // One signed monitor.changed webhook, for the change only (none for new or same).
+      await until('the webhook', async () => (hook.got.length >= 1 ? true : undefined));
+      const secret = (await s.call('GET', '/api/v2/webhook-secret', { key })).json.data.secret as string;
+      const event = new Webhook(secret).verify(hook.got[0]!.body, hook.got[0]!.headers) as any;
+      assert.equal(event.type, 'monitor.changed');
+      assert.equal(event.monitorId, id);
+      assert.deepEqual(event.metadata, { project: 'watch' });
+      assert.equal(event.data.changeTracking.changeStatus, 'changed');
+      assert.match(event.data.changeTracking.diff, /\+.*Second version of the page, with news\./);
+      assert.match(event.data.changeTracking.diff, /-.*First version of the page\./);
 
       // Another key sees nothing of it.
       assert.equal((await s.call('GET', `/api/v2/monitors/${id}`, { key: other })).status, 404);
@@ -130,6 +166,7 @@ for (const backend of BACKENDS) {
       await new Promise((r) => setTimeout(r, 2 * INTERVAL));
       assert.equal((await get()).json.data.runs, runs, 'a paused monitor does not run');
       assert.equal(site.state.hits, runs, 'each run fetched the page once');
+      assert.equal(hook.got.length, 1, 'no webhook for runs that found no change');
       const balance = (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
       assert.equal(balance, 1000 - 10 * runs);
       const usage = await s.call('GET', '/api/v2/usage?objectId=scrape_page&limit=100', { key });
