@@ -10,6 +10,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
+import type { HttpRequest } from '@smithy/types';
 import { serveLoopback } from './loopback.js';
 import { readBody } from './fake-http.js';
 
@@ -118,10 +119,10 @@ export async function startFakeS3(opts: { bucket?: string; region?: string; acce
     }
     const [host, port] = (headers.host ?? '').split(':');
     const signed = await signer.sign(
-      { method: req.method!, protocol: 'http:', hostname: host!, port: port ? Number(port) : undefined, path, query, headers, body: undefined } as never,
+      { method: req.method!, protocol: 'http:', hostname: host!, port: port ? Number(port) : undefined, path, query, headers, body: undefined } as unknown as HttpRequest,
       { signingDate, signingRegion: m[3] },
     );
-    const ours = /Signature=([0-9a-f]{64})/.exec((signed.headers as Record<string, string>).authorization ?? '')?.[1];
+    const ours = /Signature=([0-9a-f]{64})/.exec(signed.headers.authorization ?? '')?.[1];
     if (ours !== m[5]) return ['SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'];
     return undefined;
   }
