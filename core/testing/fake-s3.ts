@@ -101,6 +101,7 @@ export async function startFakeS3(opts: { bucket?: string; region?: string; acce
 
   /** Why the request's signature is not ours, or undefined when it is. */
   async function authProblem(req: IncomingMessage, path: string, query: Record<string, string>, body: Buffer): Promise<[string, string] | undefined> {
+    if (query['X-Amz-Algorithm'] !== undefined && req.headers.authorization === undefined) return presignProblem(req, path, query);
     const auth = req.headers.authorization ?? '';
     const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(auth);
     if (!m) return ['AccessDenied', 'Missing or malformed Authorization header.'];
@@ -124,6 +125,25 @@ export async function startFakeS3(opts: { bucket?: string; region?: string; acce
     );
     const ours = /Signature=([0-9a-f]{64})/.exec(signed.headers.authorization ?? '')?.[1];
     if (ours !== m[5]) return ['SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'];
+    return undefined;
+  }
+
+  /** The same check for a presigned URL: the signature and its validity travel in the query. */
+  async function presignProblem(req: IncomingMessage, path: string, query: Record<string, string>): Promise<[string, string] | undefined> {
+    const cred = /^([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request$/.exec(query['X-Amz-Credential'] ?? '');
+    const signingDate = amzDate(query['X-Amz-Date']);
+    const expiresIn = Number(query['X-Amz-Expires']);
+    if (!cred || !signingDate || !(expiresIn > 0) || !query['X-Amz-Signature']) return ['AccessDenied', 'Malformed presigned URL.'];
+    if (cred[1] !== accessKeyId) return ['InvalidAccessKeyId', 'The AWS access key ID you provided does not exist in our records.'];
+    if (signingDate.getTime() + expiresIn * 1000 < Date.now()) return ['AccessDenied', 'Request has expired'];
+    const headers: Record<string, string> = {};
+    for (const name of (query['X-Amz-SignedHeaders'] ?? '').split(';')) headers[name] = String(req.headers[name] ?? '');
+    // The presigner hoisted its payload-hash header into the query: hand it back as that header.
+    const { 'X-Amz-Signature': given, 'X-Amz-Content-Sha256': payload, ...rest } = query;
+    if (payload) headers['X-Amz-Content-Sha256'] = payload;
+    const [host, port] = (headers.host ?? '').split(':');
+    const signed = await signer.presign({ method: req.method!, protocol: 'http:', hostname: host!, port: port ? Number(port) : undefined, path, query: rest, headers } as unknown as HttpRequest, { signingDate, expiresIn, signingRegion: cred[3] });
+    if (signed.query?.['X-Amz-Signature'] !== given) return ['SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'];
     return undefined;
   }
 

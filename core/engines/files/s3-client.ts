@@ -19,6 +19,8 @@ export interface S3Settings {
   credentials?: { accessKeyId: string; secretAccessKey: string };
   /** Idle time of one store request before it fails (connect, headers, each chunk). */
   timeoutMs: number;
+  /** Hand out presigned bucket URLs instead of the service's own links (files kept at most 7 days). */
+  presignedLinks: boolean;
 }
 
 /** The bucket settings, or undefined when `FILES_S3_BUCKET` is unset (files stay in `DATA_DIR`). */
@@ -40,6 +42,7 @@ export function s3Settings(env: Record<string, string | undefined>): S3Settings 
     // Without both keys the SDK's own chain applies (AWS_* variables, shared files, an instance role).
     credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
     timeoutMs: timeout > 0 ? timeout : 30_000,
+    presignedLinks: ['true', '1'].includes(env.FILES_S3_PRESIGNED_LINKS?.trim().toLowerCase() ?? ''),
   };
 }
 

@@ -9,6 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createFileStore } from './index.js';
 import { fakeS3Env, startFakeS3, type FakeS3 } from '../../testing/fake-s3.js';
 import { NotFoundError, UpstreamError } from '../../errors.js';
@@ -152,4 +154,30 @@ test('store failures are 502s with a clear message: wrong secret, 5xx, a store t
   });
   const gone = store({ FILES_S3_ENDPOINT: `http://127.0.0.1:${port}` });
   await assert.rejects(gone.put(Buffer.from('x'), { contentType: 'text/plain', extension: 'txt' }), (e: unknown) => e instanceof UpstreamError && /File storage is unavailable/.test(e.message));
+});
+
+test('with FILES_S3_PRESIGNED_LINKS a file gets a presigned bucket URL the store accepts until the file expires', async () => {
+  const s = store({ FILES_S3_PRESIGNED_LINKS: 'true' });
+  const f = await s.put(Buffer.from('presigned bytes'), { contentType: 'text/plain', extension: 'txt', retentionMs: 3_600_000 });
+  const u = new URL(f.url);
+  assert.equal(`${u.origin}${u.pathname}`, `${fake.url}/${fake.bucket}/t/${f.id}.${Math.floor(f.expiresAt.getTime() / 1000)}`);
+  assert.ok(Math.abs(Number(u.searchParams.get('X-Amz-Expires')) - 3600) <= 2);
+  const got = await fetch(f.url);
+  assert.equal(got.status, 200);
+  assert.equal(await got.text(), 'presigned bytes');
+  u.searchParams.set('X-Amz-Signature', '0'.repeat(64));
+  const forged = await fetch(u);
+  assert.equal(forged.status, 403);
+  assert.match(await forged.text(), /SignatureDoesNotMatch/);
+
+  // A URL presigned with a wrong secret (signing is local, so it is handed out) is refused by the store.
+  const key = `t/${'w'.repeat(32)}.${Math.floor(Date.now() / 1000) + 60}`;
+  fake.objects.set(key, { body: Buffer.from('x'), contentType: 'text/plain', meta: {}, lastModified: new Date() });
+  const client = new S3Client({ region: fake.region, endpoint: fake.url, forcePathStyle: true, credentials: { accessKeyId: fake.accessKeyId, secretAccessKey: 'not-the-secret' } });
+  const bad = await fetch(await getSignedUrl(client, new GetObjectCommand({ Bucket: fake.bucket, Key: key }), { expiresIn: 60 }));
+  assert.equal(bad.status, 403);
+  client.destroy();
+
+  const permanent = await s.put(Buffer.from('kept'), { contentType: 'text/plain', extension: 'txt', permanent: true });
+  assert.match(permanent.url, /^http:\/\/127\.0\.0\.1:9\/files\/[A-Za-z0-9_-]{32}\?expires=\d+&sig=[0-9a-f]{64}$/, 'longer than a presigned URL can live: the service link');
 });

@@ -8,6 +8,7 @@
  */
 import { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { EngineOptions } from '../options.js';
 import type { ByteRange, FileStore, ListedFile, OpenedFile, StoredFile } from './types.js';
 import { NotFoundError } from '../../errors.js';
@@ -18,6 +19,8 @@ import { createS3Client, isMissing, storeError, type S3Settings } from './s3-cli
 const PAGE = 1000;
 /** Store requests one sweep or listing keeps in flight at once. */
 const PARALLEL = 8;
+/** Longest validity of a SigV4 presigned URL (7 days): longer-lived files keep the service's link. */
+const MAX_PRESIGN_S = 7 * 24 * 3600;
 
 /** Runs `fn` on every item, at most `PARALLEL` at a time. */
 async function eachLimited<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
@@ -81,12 +84,32 @@ export function createS3FileStore(opts: EngineOptions, settings: S3Settings, cli
     return removed;
   }
 
-  const swept = () => sweep().catch((err) => opts.log.warn({ err }, 'file sweep failed'));
-  let sweeping: Promise<unknown> = swept();
-  const timer = setInterval(() => {
-    sweeping = swept();
-  }, links.sweepEvery);
+  // A sweep of a large bucket may outlast the interval: a tick that finds one running skips its turn.
+  let sweeping: Promise<void> | undefined;
+  const swept = () => {
+    sweeping ??= sweep()
+      .then(() => undefined, (err: unknown) => opts.log.warn({ err }, 'file sweep failed'))
+      .finally(() => {
+        sweeping = undefined;
+      });
+  };
+  swept();
+  const timer = setInterval(swept, links.sweepEvery);
   timer.unref();
+
+  /**
+   * The link handed out: the service's own signed link, or with `FILES_S3_PRESIGNED_LINKS` a
+   * presigned GET of the object (signed locally, no request), valid until the file's expiry.
+   */
+  async function linkFor(id: string, expires: number): Promise<string> {
+    const left = expires - Math.floor(Date.now() / 1000);
+    if (!settings.presignedLinks || left > MAX_PRESIGN_S) return links.url(id, expires);
+    try {
+      return await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOf(id, expires) }), { expiresIn: Math.max(1, left) });
+    } catch (err) {
+      throw storeError(err, 'sign the download link');
+    }
+  }
 
   return {
     sweep,
@@ -109,7 +132,7 @@ export function createS3FileStore(opts: EngineOptions, settings: S3Settings, cli
       } catch (err) {
         throw storeError(err, 'store the file');
       }
-      return { id, url: links.url(id, expires), expiresAt: new Date(expires * 1000), size: data.byteLength, contentType };
+      return { id, url: await linkFor(id, expires), expiresAt: new Date(expires * 1000), size: data.byteLength, contentType };
     },
 
     async open(id, expires, sig): Promise<OpenedFile> {
