@@ -33,6 +33,9 @@ test('put stores the bytes behind a signed URL that open accepts, with a 24 h de
     assert.equal(opened.contentType, 'application/pdf');
     assert.equal(opened.size, 14);
     assert.equal((await opened.bytes()).toString('utf8'), '%PDF-1.7 hello');
+    let part = '';
+    for await (const c of await opened.stream({ start: 1, end: 3 })) part += String(c);
+    assert.equal(part, 'PDF', 'a byte range, ends included');
   } finally {
     await done();
   }
