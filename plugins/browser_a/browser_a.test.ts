@@ -1,7 +1,6 @@
 /** browser_a: the real client against the loopback fake of its contract (contracts §7b). */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import plugin from './index.js';
 import { startBrowserAFake, type BrowserAFake } from './fake.js';
 import { ServiceError } from '../../core/sdk.js';
@@ -42,7 +41,7 @@ test('screenshot posts Puppeteer options with the token in the query; the PNG is
   assert.deepEqual(sent.body, { url: 'https://example.org', options: { type: 'png', fullPage: true }, gotoOptions: { waitUntil: 'load' }, viewport: { width: 320, height: 200 }, waitForTimeout: 250 });
   const u = new URL(out.url);
   const opened = await h.engines.files.open(u.pathname.split('/').pop()!, u.searchParams.get('expires')!, u.searchParams.get('sig')!);
-  const png = readFileSync(opened.path);
+  const png = await opened.bytes();
   assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [320, 400]);
 });
 
@@ -57,7 +56,7 @@ test('the screenshot capability sends clip, scrollPage and the cookie-banner sty
   assert.equal(r.credits, 40);
   const u = new URL(r.data.screenshotUrl);
   const opened = await h.engines.files.open(u.pathname.split('/').pop()!, u.searchParams.get('expires')!, u.searchParams.get('sig')!);
-  const png = readFileSync(opened.path);
+  const png = await opened.bytes();
   assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [120, 90]);
   await h.capability('screenshot', { url: 'example.org', blockCookieBanners: false });
   assert.equal(fake.requests.at(-1)!.body.addStyleTag, undefined);

@@ -4,7 +4,6 @@
  * `ctx.call` under the caller's key policy; the vision model then fills `schema` (JSON Schema
  * structured output) or answers `prompt` as a JSON object. 250 credits.
  */
-import { readFile } from 'node:fs/promises';
 import { extractSchemaOf, type RunContext, type Static, type ExtractWebInput } from '../../core/sdk.js';
 import { answer } from './answer.js';
 import { lane, report } from './lane.js';
@@ -20,7 +19,7 @@ async function ownFile(ctx: RunContext<any, any>, url: string): Promise<Buffer |
     const id = /\/files\/([^/]+)$/.exec(u.pathname)?.[1];
     if (!id) return undefined;
     const opened = await ctx.engines.files.open(id, u.searchParams.get('expires') ?? undefined, u.searchParams.get('sig') ?? undefined);
-    return await readFile(opened.path);
+    return await opened.bytes();
   } catch {
     return undefined;
   }

@@ -1,7 +1,6 @@
 /** image_a: the real client against the loopback fake of its contract (contracts §9), through the executor. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { pluginHarness, serveLoopback, type LoopbackServer, type PluginHarness } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { FAKE_IMAGES, FAKE_VERSION, startImageAFake, type ImageAFake } from './fake.js';
@@ -53,7 +52,7 @@ const lastCreate = () => fake.requests.filter((r) => r.method === 'POST' && !r.p
 async function download(url: string): Promise<Buffer> {
   const u = new URL(url);
   const opened = await h.engines.files.open(u.pathname.split('/').pop()!, u.searchParams.get('expires')!, u.searchParams.get('sig')!);
-  return readFile(opened.path);
+  return opened.bytes();
 }
 
 test('img-fast: one create with Prefer: wait, the spec defaults sent upstream, the image stored here, 30 credits', async () => {

@@ -41,7 +41,7 @@ test('screenshot sends the key in a header and options as JSON; the PNG lands in
   assert.match(out.url, /\/files\/[\w-]+\.?\w*\?/);
   const id = new URL(out.url).pathname.split('/').pop()!;
   const opened = await h.engines.files.open(id, new URL(out.url).searchParams.get('expires')!, new URL(out.url).searchParams.get('sig')!);
-  const png = (await import('node:fs')).readFileSync(opened.path);
+  const png = await opened.bytes();
   assert.equal(png.readUInt32BE(16), 640);
   assert.equal(png.readUInt32BE(20), 480);
   assert.equal(out.size, png.length);
@@ -58,7 +58,7 @@ test('the screenshot capability passes clipRectangle and blockCookieBanners thro
   assert.equal(r.credits, 20);
   const opened = new URL(r.data.screenshotUrl);
   const file = await h.engines.files.open(opened.pathname.split('/').pop()!, opened.searchParams.get('expires')!, opened.searchParams.get('sig')!);
-  const png = (await import('node:fs')).readFileSync(file.path);
+  const png = await file.bytes();
   assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [300, 150]);
   await assert.rejects(h.capability('screenshot', { url: 'example.org', autoScroll: true }), (e: unknown) => e instanceof ServiceError && e.status === 400 && /autoScroll/.test(e.message));
 });

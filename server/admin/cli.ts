@@ -233,7 +233,7 @@ async function main(argv: string[]): Promise<unknown> {
   const ledger = db.kind === 'embedded' ? new MemoryLedger(db) : new SqlLedger(db);
   const usage = new UsageLog(db);
   const svc = new AdminService(new KeyStore(db, 0), ledger, usage, settings.defaultRateLimit);
-  // Produced files live in this instance's DATA_DIR, not the database (see DELETE /admin/files/:id).
+  // Produced files live in this instance's DATA_DIR (or the FILES_S3_BUCKET), not the database (see DELETE /admin/files/:id).
   let files: (FileStore & { close(): Promise<void> }) | undefined;
   const warn = (_o: unknown, msg?: string) => void process.stderr.write(`warning: ${msg ?? ''}\n`);
   const log = { debug() {}, info() {}, warn, error: warn };

@@ -5,7 +5,6 @@
  * without fetching it. Only URLs whose signature the file store accepts count: a URL a page
  * merely mentions is not ours to read.
  */
-import { readFile } from 'node:fs/promises';
 import type { ImageContent, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import type { FileStore } from '../../core/engines/files/types.js';
 
@@ -56,7 +55,7 @@ export async function fileContent(files: FileStore, data: unknown): Promise<(Res
     out.push({ type: 'resource_link', uri: f.url, name: opened.filename, mimeType: opened.contentType, size: opened.size, description: `Download link, valid until ${opened.expiresAt.toISOString()}.` });
     if (opened.contentType.startsWith('image/') && opened.size <= INLINE_IMAGE_MAX_BYTES && inlined < MAX_INLINE_IMAGES) {
       try {
-        const bytes = await readFile(opened.path);
+        const bytes = await opened.bytes();
         out.push({ type: 'image', data: bytes.toString('base64'), mimeType: opened.contentType });
         inlined += 1;
       } catch {

@@ -21,8 +21,15 @@ export function servicePaths(): Json {
           { name: 'id', in: 'path', required: true, description: 'File id from the URL an operation returned.', schema: { type: 'string' } },
           { name: 'expires', in: 'query', required: true, description: 'Expiry time, as signed.', schema: { type: 'string' } },
           { name: 'sig', in: 'query', required: true, description: 'HMAC signature of id and expiry.', schema: { type: 'string' } },
+          { name: 'Range', in: 'header', required: false, description: 'One byte range, e.g. `bytes=0-1023` or `bytes=-500`; other forms get the whole file.', schema: { type: 'string' } },
         ],
-        responses: { '200': { description: 'The file, with its media type.', headers: REQUEST_ID_HEADER }, '404': error('Unknown file, bad signature or expired link.') },
+        responses: {
+          '200': { description: 'The file, with its media type.', headers: REQUEST_ID_HEADER },
+          '206': { description: 'The requested byte range (`Content-Range` names it).', headers: REQUEST_ID_HEADER },
+          '404': error('Unknown file, bad signature or expired link.'),
+          '416': error('The range starts past the end of the file.'),
+          '502': error('The file bucket could not be reached or failed.'),
+        },
       },
     },
     // The MCP transport (server/mcp): JSON-RPC messages, not REST; described so clients can find it.

@@ -1,7 +1,7 @@
 /** File store: signed expiring URLs, the download check and the sweeper (spec §8.2). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileStore } from './index.js';
@@ -32,7 +32,10 @@ test('put stores the bytes behind a signed URL that open accepts, with a 24 h de
     const opened = await s.open(id, expires, sig);
     assert.equal(opened.contentType, 'application/pdf');
     assert.equal(opened.size, 14);
-    assert.equal(await readFile(opened.path, 'utf8'), '%PDF-1.7 hello');
+    assert.equal((await opened.bytes()).toString('utf8'), '%PDF-1.7 hello');
+    let part = '';
+    for await (const c of await opened.stream({ start: 1, end: 3 })) part += String(c);
+    assert.equal(part, 'PDF', 'a byte range, ends included');
   } finally {
     await done();
   }

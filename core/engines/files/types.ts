@@ -1,7 +1,9 @@
 /**
- * File store contract: produced files (converted PDFs, screenshots…) kept on local disk behind
- * signed, expiring download URLs (spec §8.2: converted and merged PDFs are retained 24 hours).
+ * File store contract: produced files (converted PDFs, screenshots…) kept on local disk or in an
+ * S3-compatible bucket behind signed, expiring download URLs (spec §8.2: converted and merged PDFs
+ * are retained 24 hours).
  */
+import type { Readable } from 'node:stream';
 
 /** Expiry (unix seconds, 9999-12-31T23:59:59Z) of a permanent file with no retention cap: a signed URL always names one. */
 export const PERMANENT_EXPIRES = 253_402_300_799;
@@ -16,10 +18,20 @@ export interface StoredFile {
   contentType: string;
 }
 
+/** An inclusive byte range of a file, as an HTTP `Range` header names one. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 /** What the download route serves for a valid signed URL. */
 export interface OpenedFile {
-  /** Absolute path of the file on disk (stream it; it may be large). */
-  path: string;
+  /** Absolute path of the file when it is on this machine's disk; absent when it lives in a bucket. */
+  path?: string;
+  /** Streams the bytes (all, or one range): files may be large, so the route never buffers them. */
+  stream(range?: ByteRange): Promise<Readable>;
+  /** Reads the whole file into memory: only for small files (an image to inline, a page to extract). */
+  bytes(): Promise<Buffer>;
   contentType: string;
   size: number;
   expiresAt: Date;
