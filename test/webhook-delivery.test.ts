@@ -33,14 +33,17 @@ for (const world of WORLDS) {
     });
 
     /** An event of `jobId` for the receiver's `path`; `extra.webhook` adds events and metadata. */
-    const event = (jobId: string, path: string, extra: Partial<JobEventDelivery> = {}): JobEventDelivery => ({
+    const event = (jobId: string, path: string, extra: Partial<JobEventDelivery> = {}): JobEventDelivery => {
+      void w.ensureJob(jobId, w.keyId);
+      return {
       keyId: w.keyId,
       jobId,
       type: 'job.completed',
       data: { id: jobId, status: 'completed' },
       ...extra,
       webhook: { ...extra.webhook, url: rx.url + path },
-    });
+      };
+    };
 
     /** Reads the job's deliveries until `done` holds for them (a bounded wait, not a timing check). */
     const settle = async (jobId: string, done: (items: any[]) => boolean) => {
@@ -113,6 +116,7 @@ for (const world of WORLDS) {
       // Only the literal 127.0.0.1 is allowed; `localhost` resolves to a loopback address and is refused.
       const url = rx.url.replace('127.0.0.1', 'localhost') + '/ok';
       const before = rx.received.length;
+      await w.ensureJob('job_ssrf', w.keyId);
       await w.dispatcher.deliver({ keyId: w.keyId, jobId: 'job_ssrf', webhook: { url }, type: 'job.failed', data: {} });
       const items = await settle('job_ssrf', (i) => i[0]?.status === 'failed');
       assert.equal(items[0].attempts.length, 1);
@@ -142,7 +146,9 @@ for (const world of WORLDS) {
       assert.deepEqual([...first.items, ...second.items].map((e) => e.type), ['job.started', 'job.page', 'job.page', 'job.completed']);
       assert.equal(second.items[0].attempts.length, 1);
       await w.store.removeForJob(w.keyId, 'job_pages');
-      assert.equal((await w.deliveries('job_pages')).status, 404);
+      // Its events are gone (the job itself answers an empty list where the engine still has it).
+      const gone = await w.deliveries('job_pages');
+      assert.ok(gone.status === 404 || (gone.status === 200 && gone.items.length === 0), JSON.stringify(gone));
     });
 
     it("takes keys in turn: one key's backlog does not hold back another key's event", async () => {
