@@ -19,6 +19,10 @@ export function parseInput(text: string): { input?: Record<string, unknown>; err
   return { error: 'The input must be a JSON object.' };
 }
 
+// "capability:scrape_page" reads as "scrape_page (capability)"; a text unlike the value also keeps
+// the value an attribute (Preact skips setting a value the option already reports from its text).
+const label = (t: string) => `${t.slice(t.indexOf(':') + 1)} (${t.slice(0, t.indexOf(':'))})`;
+
 /** The submit form; `target` and `input` may come from the playground. */
 export function JobSubmit(props: { target?: string; input?: string }) {
   const [targets, setTargets] = useState<string[]>([]);
@@ -54,8 +58,8 @@ export function JobSubmit(props: { target?: string; input?: string }) {
         <label for="js-target">Capability or endpoint</label>
         <select id="js-target" value={target} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)}>
           <option value="">Choose…</option>
-          {target && !targets.includes(target) && <option value={target}>{target}</option>}
-          {targets.map((t) => <option key={t} value={t}>{t}</option>)}
+          {target && !targets.includes(target) && <option value={target}>{label(target)}</option>}
+          {targets.map((t) => <option key={t} value={t}>{label(t)}</option>)}
         </select>
         <label for="js-input">Input as JSON</label>
         <textarea id="js-input" rows={6} class="mono" value={input} onInput={(e) => setInput((e.target as HTMLTextAreaElement).value)} />
