@@ -8,6 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { jobsConfig } from './fixtures/job-plugins.js';
@@ -118,5 +120,23 @@ describe('MCP progress for long tools', () => {
     const b = await balance(key);
     assert.deepEqual([b.credits, b.reserved], [100 - job.creditsCharged, 0]);
     await client.close();
+  });
+
+  it('through the stdio bridge: the agent gets the progress under its own token, then the result', async () => {
+    const { key } = await s.createKey({ credits: 100 });
+    const client = new Client({ name: 'desktop-agent', version: '1.0.0' });
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', BASE_URL: s.url, API_KEY: key };
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'server/mcp/stdio.ts'], cwd: join(import.meta.dirname, '..'), env, stderr: 'pipe' }));
+    try {
+      const seen: number[] = [];
+      const result = (await client.callTool({ name: 'test_pages', arguments: { count: 3, delayMs: 200 } }, undefined, { onprogress: (p) => seen.push(p.progress) })) as CallToolResult;
+      assert.ok(seen.length >= 2, `progress seen: ${seen}`);
+      for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! > seen[i - 1]!, `strictly increasing: ${seen}`);
+      assert.equal(seen[seen.length - 1], 3);
+      assert.equal(result._meta?.credits, 30);
+      assert.equal((await balance(key)).credits, 70);
+    } finally {
+      await client.close();
+    }
   });
 });
