@@ -121,11 +121,20 @@ describe('console jobs page (browser)', () => {
     assert.deepEqual([api.json.data.status, api.json.data.creditsCharged, api.json.data.data.echo], ['completed', 10, HOSTILE]);
     assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 90);
 
-    // The list shows this key's job and never another key's.
+    // The list shows this key's jobs and never another key's; the key holder cancels a slow one there.
+    const slow = await s.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 5, delayMs: 1500 } } });
+    assert.equal(slow.status, 202);
+    const slowId = slow.json.data.id as string;
     await page.click('a[href="/console/app/jobs"]');
-    await page.waitForSelector(`tr[data-job="${id}"]`);
+    await page.waitForSelector(`tr[data-job="${slowId}"] button`);
     const ids = await page.$$eval('tr[data-job]', (rows) => rows.map((r) => r.getAttribute('data-job')));
-    assert.deepEqual(ids, [id]);
+    assert.deepEqual(ids.sort(), [id, slowId].sort());
+    await page.click(`tr[data-job="${slowId}"] button[aria-label="Cancel job ${slowId}"]`);
+    await waitText(page, `tr[data-job="${slowId}"] [data-status]`, 'cancelled');
+    const cancelled = await waitJob(s, key, slowId);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal(cancelled.creditsCharged, cancelled.progress.done * 10);
+    assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 90 - cancelled.creditsCharged);
     // Another key's job by its id: the API's 404 text, nothing of the job.
     await page.goto(`${s.url}/console/app/jobs?id=${theirs.json.data.id}`);
     await page.waitForSelector('[role=alert]');

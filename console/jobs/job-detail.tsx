@@ -33,7 +33,7 @@ export function JobDetail(props: { role: Role; id: string }) {
             <div><dt>Status</dt><dd data-figure="job-status">{j.status}</dd></div>
             <div><dt>Target</dt><dd>{j.type}: {j.target}</dd></div>
             {j.provider && <div><dt>Provider</dt><dd>{j.provider}</dd></div>}
-            {role === 'admin' && <div><dt>Key</dt><dd class="mono">{j.keyId}</dd></div>}
+            {role === 'admin' && j.keyId && <div><dt>Key</dt><dd class="mono"><a href={`/console/app/keys?id=${encodeURIComponent(j.keyId)}`}>{j.keyId}</a></dd></div>}
             <div><dt>Credits charged</dt><dd data-figure="job-credits">{num(j.creditsCharged)}</dd></div>
             <div><dt>Created</dt><dd>{when(j.createdAt)}</dd></div>
             <div><dt>Started</dt><dd>{j.startedAt ? when(j.startedAt) : '–'}</dd></div>

@@ -63,7 +63,7 @@ export function JobList(props: { role: Role; query: URLSearchParams }) {
           {items.map((j) => (
             <tr key={j.id} data-job={j.id}>
               <td class="mono"><a href={`/console/app/jobs?id=${encodeURIComponent(j.id)}`}>{j.id}</a></td>
-              {admin && <td class="mono">{j.keyId}</td>}
+              {admin && <td class="mono">{j.keyId && <a href={`/console/app/keys?id=${encodeURIComponent(j.keyId)}`}>{j.keyId}</a>}</td>}
               <td>{j.type}: {j.target}</td>
               <td data-status>{j.status}</td>
               <td><JobProgress job={j} label={`Progress of ${j.id}`} /></td>
