@@ -77,6 +77,20 @@ describe('MCP progress for long tools', () => {
     assert.deepEqual(await jobsOf(key), [], 'no job');
   });
 
+  it('a slow call that is not stepwise sends a heartbeat with the token, then its usual answer', async () => {
+    const { key } = await s.createKey({ credits: 100 });
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_echo', arguments: { text: 'slow', delayMs: 7000 }, _meta: { progressToken: 'beat' } } };
+    const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+    const messages = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    const notes = messages.filter((m) => m.method === 'notifications/progress');
+    assert.ok(notes.length >= 1, JSON.stringify(messages));
+    assert.deepEqual(notes[0].params, { progressToken: 'beat', progress: 1, message: 'Still running (5 s)' });
+    const result = messages[messages.length - 1].result as CallToolResult;
+    assert.deepEqual(result.structuredContent, { echo: 'slow', by: 'test_echo' });
+    assert.equal((await balance(key)).credits, 90);
+    assert.deepEqual(await jobsOf(key), [], 'no job');
+  });
+
   it('failed pages are free and counted in the progress; input beyond the tool schema is the usual 400, uncharged, no job', async () => {
     const { key } = await s.createKey({ credits: 100 });
     const messages = await rawCall(s, key, { count: 4, fail: ['p2'] }, { progressToken: 9 });

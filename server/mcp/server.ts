@@ -17,6 +17,7 @@ import { withoutBlanks } from '../blank-fields.js';
 import { screenToolCalls } from './invalid-params.js';
 import type { JobService } from '../../core/jobs/service.js';
 import { runJobCall, runsAsJob } from './job-call.js';
+import { startHeartbeat } from './heartbeat.js';
 
 /** `all`: one tool per job; `discovery`: `search`, `details` and `run` only. */
 export type ToolsMode = 'all' | 'discovery';
@@ -101,7 +102,13 @@ export async function createMcpServer(lane: McpLane, req: McpRequest): Promise<{
       if (progressToken !== undefined && !req.limited && lane.jobs && runsAsJob(target)) {
         return await runJobCall({ ...lane.deps, jobs: lane.jobs() }, facts, target, progressToken, (n) => extra.sendNotification(n));
       }
-      return await runCall(lane.deps, facts, target);
+      // Other work with a token hears that the call is alive every few seconds.
+      const stop = progressToken === undefined ? undefined : startHeartbeat(progressToken, (n) => extra.sendNotification(n));
+      try {
+        return await runCall(lane.deps, facts, target);
+      } finally {
+        stop?.();
+      }
     } finally {
       unregister();
       // Nothing will be written for a cancelled call: end its response stream instead of leaving it open.
