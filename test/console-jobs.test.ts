@@ -141,6 +141,18 @@ describe('console jobs page (browser)', () => {
     assert.equal(await page.$('[data-figure=job-status]'), null);
     assert.doesNotMatch(await page.$eval('main', (el) => el.textContent ?? ''), /not yours/);
 
+    // From the playground: the same target and input run as a job, and the page follows it.
+    await page.goto(`${s.url}/console/app/playground`);
+    await page.waitForSelector('#pg-target option[value="capability:test_echo"]');
+    await page.select('#pg-target', 'capability:test_echo');
+    await page.waitForSelector('#f-input-text');
+    await page.type('#f-input-text', 'from the playground');
+    const [asJob] = await page.$$('xpath/.//button[normalize-space()="Run as a job"]');
+    await asJob!.click();
+    await waitText(page, '[data-figure=job-status]', 'completed');
+    const pgId = /id=(job_[^&]+)/.exec(page.url())![1]!;
+    assert.equal((await s.call('GET', `/api/v2/jobs/${pgId}`, { key })).json.data.data.echo, 'from the playground');
+
     // The administrator sees the same hostile data as text too.
     const admin = await signIn('admin', s.adminToken, 'Overview');
     await admin.page.goto(`${s.url}/console/app/jobs?id=${id}`);
