@@ -14,12 +14,14 @@ import { Engines } from './pages/admin-engines.js';
 import { Files } from './pages/admin-files.js';
 import { KeyHome } from './pages/key-home.js';
 import { Playground } from './pages/playground.js';
+import { JobsPage } from './pages/jobs.js';
 
 const ADMIN_PAGES: [string, string][] = [
   ['overview', 'Overview'],
   ['keys', 'Keys'],
   ['policy', 'Policy'],
   ['usage', 'Usage'],
+  ['jobs', 'Jobs'],
   ['providers', 'Providers'],
   ['engines', 'Engines'],
   ['files', 'Files'],
@@ -27,6 +29,7 @@ const ADMIN_PAGES: [string, string][] = [
 const KEY_PAGES: [string, string][] = [
   ['home', 'Balance & usage'],
   ['playground', 'Playground'],
+  ['jobs', 'Jobs'],
 ];
 
 function SignIn(props: { onDone: (me: Me) => void }) {
@@ -75,12 +78,14 @@ function Page(props: { me: Me; page: string; query: URLSearchParams }) {
       case 'keys': return <Keys query={query} />;
       case 'policy': return <PolicyPage query={query} />;
       case 'usage': return <UsagePage query={query} />;
+      case 'jobs': return <JobsPage me={me} query={query} />;
       case 'providers': return <Providers />;
       case 'engines': return <Engines />;
       case 'files': return <Files />;
       default: return <Overview />;
     }
   }
+  if (page === 'jobs') return <JobsPage me={me} query={query} />;
   return page === 'playground' ? <Playground query={query} /> : <KeyHome me={me} />;
 }
 

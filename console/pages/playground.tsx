@@ -9,6 +9,8 @@ import { initialValue, SchemaForm } from '../components/schema-form.js';
 import { ResultView } from '../components/result-view.js';
 import { Status, num, useGet } from '../components/common.js';
 import { BalanceTiles } from './key-home.js';
+import { submitJob } from '../jobs/jobs-api.js';
+import { navigate } from '../router.js';
 
 interface Target { kind: 'capability' | 'endpoint' | 'v1'; id: string; label: string; method?: string; path?: string; schema?: any }
 interface Outcome { status: number; credits: number | null; data: unknown; error?: string; requestId?: string | null }
@@ -145,6 +147,16 @@ export function Playground(props: { query: URLSearchParams }) {
     setRunning(false);
   };
 
+  // The same target and input submitted as a job; the Jobs page then follows it.
+  const runAsJob = async () => {
+    if (!target || target.kind === 'v1' || rawError) return;
+    setRunning(true);
+    const r = await submitJob({ type: target.kind, id: target.id, input });
+    setRunning(false);
+    if (!r.ok) return setListError(r.error);
+    navigate(`/console/app/jobs?id=${encodeURIComponent(r.value.id)}`);
+  };
+
   const groups: [string, Target[]][] = [
     ['Capabilities (v2)', targets.filter((t) => t.kind === 'capability')],
     ['Provider endpoints (v2)', targets.filter((t) => t.kind === 'endpoint')],
@@ -195,7 +207,10 @@ export function Playground(props: { query: URLSearchParams }) {
           )}
           <h2>Equivalent curl</h2>
           <pre class="curl" tabIndex={0} aria-label="Equivalent curl command">{curlOf(target, input)}</pre>
-          <button type="submit" disabled={running}>{running ? 'Running…' : 'Run'}</button>
+          <div class="row">
+            <button type="submit" disabled={running}>{running ? 'Running…' : 'Run'}</button>
+            {target.kind !== 'v1' && <button type="button" disabled={running} onClick={runAsJob}>Run as a job</button>}
+          </div>
         </form>
       )}
       {outcome && (

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema, ListToolsResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 
 /** Where the bridge forwards to, from the environment. */
 export interface BridgeSettings {
@@ -50,9 +50,13 @@ export async function startBridge(settings: BridgeSettings, transport = new Stdi
   // agent's own client does those). The caller's cancellation travels on as the SDK's own
   // `notifications/cancelled` upstream.
   server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => upstream.request({ method: 'tools/list', params: req.params }, ListToolsResultSchema, { signal: extra.signal }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) =>
-    upstream.request({ method: 'tools/call', params: req.params }, CallToolResultSchema, { signal: extra.signal, timeout: 60 * 60 * 1000, resetTimeoutOnProgress: true }),
-  );
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    // Progress (issue 25): the upstream call carries a token of the bridge's own (the SDK's), and
+    // each notification coming back is relayed to the agent under the token the agent chose.
+    const token = req.params._meta?.progressToken;
+    const onprogress = token === undefined ? undefined : (p: Progress) => void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined);
+    return upstream.request({ method: 'tools/call', params: req.params }, CallToolResultSchema, { signal: extra.signal, timeout: 60 * 60 * 1000, resetTimeoutOnProgress: true, onprogress });
+  });
   await server.connect(transport);
   return {
     async close() {

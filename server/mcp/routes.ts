@@ -68,6 +68,7 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
     registry,
     catalog: new ToolCatalog(registry, v1Endpoints),
     running: new RunningCalls(),
+    jobs: () => c.resolve(TOKENS.Jobs),
     deps: {
       executor: c.resolve(TOKENS.Executor),
       usage: c.resolve(TOKENS.Usage),

@@ -15,6 +15,9 @@ import type { RunningCalls } from './cancel.js';
 import { DISCOVERY_TOOLS, discoveryCall } from './discovery-tools.js';
 import { withoutBlanks } from '../blank-fields.js';
 import { screenToolCalls } from './invalid-params.js';
+import type { JobService } from '../../core/jobs/service.js';
+import { runJobCall, runsAsJob } from './job-call.js';
+import { startHeartbeat } from './heartbeat.js';
 
 /** `all`: one tool per job; `discovery`: `search`, `details` and `run` only. */
 export type ToolsMode = 'all' | 'discovery';
@@ -25,6 +28,8 @@ export interface McpLane {
   catalog: ToolCatalog;
   running: RunningCalls;
   deps: CallDeps;
+  /** The job service: long tools with a progress token run as jobs (job-call.ts). */
+  jobs?: () => JobService;
 }
 
 /** What one HTTP request brings. */
@@ -91,7 +96,19 @@ export async function createMcpServer(lane: McpLane, req: McpRequest): Promise<{
     // handling, which aborts `extra.signal` and sends no response (see cancel.ts).
     const unregister = lane.running.add(scope, extra.requestId, (reason) => deliverCancel(transport, extra.requestId, reason));
     try {
-      return await runCall(lane.deps, { requestId: req.nextRequestId(), key: req.key, requestSource: sourceOf(requestSource, req.headerSource), signal, limited: req.limited }, target);
+      const facts = { requestId: req.nextRequestId(), key: req.key, requestSource: sourceOf(requestSource, req.headerSource), signal, limited: req.limited };
+      // A client that asks for progress on long work gets it through the job service (issue 25).
+      const progressToken = request.params._meta?.progressToken;
+      if (progressToken !== undefined && !req.limited && lane.jobs && runsAsJob(target)) {
+        return await runJobCall({ ...lane.deps, jobs: lane.jobs() }, facts, target, progressToken, (n) => extra.sendNotification(n));
+      }
+      // Other work with a token hears that the call is alive every few seconds.
+      const stop = progressToken === undefined ? undefined : startHeartbeat(progressToken, (n) => extra.sendNotification(n));
+      try {
+        return await runCall(lane.deps, facts, target);
+      } finally {
+        stop?.();
+      }
     } finally {
       unregister();
       // Nothing will be written for a cancelled call: end its response stream instead of leaving it open.
