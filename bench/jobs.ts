@@ -53,6 +53,18 @@ async function measure(server: RunningServer, key: string, job: unknown): Promis
   return { engine, client };
 }
 
+/** p50 of the same echo call through `POST /api/v2/run`, the reference a loaded machine's figures are read against. */
+async function runBaseline(server: RunningServer, key: string): Promise<number> {
+  const xs: number[] = [];
+  for (let i = 0; i < RUNS + 5; i++) {
+    const t0 = performance.now();
+    const r = await call(server.url, 'POST', '/api/v2/run', key, { type: 'capability', id: 'test_echo', input: { text: 'x' } });
+    if (!r.success) throw new Error(JSON.stringify(r));
+    if (i >= 5) xs.push(performance.now() - t0);
+  }
+  return pct(xs, 50);
+}
+
 /** Hook for the batch-scrape and crawl ratios (issue 25), once the web plugin runs them as jobs. */
 async function ratioBenches(_server: RunningServer, _key: string): Promise<string[]> {
   return ['batch scrape and crawl ratios: pending the web plugin\'s job steps'];
@@ -64,12 +76,15 @@ async function benchStore(name: string, env: Record<string, string>): Promise<vo
   try {
     const created = await call(server.url, 'POST', '/admin/keys', ADMIN, { name: 'bench', credits: 10_000_000, rateLimitPerMinute: 1_000_000 });
     const key = created.key as string;
+    const run = await runBaseline(server, key);
+    console.log(`${name.padEnd(10)} reference: POST /api/v2/run of the same echo, p50 ${run.toFixed(1)} ms`);
     for (const [label, job] of [
       ['single call (test_echo)', { type: 'capability', id: 'test_echo', input: { text: 'x' } }],
       ['one-item stepwise (test_pages)', { type: 'capability', id: 'test_pages', input: { count: 1 } }],
     ] as const) {
       const { engine, client } = await measure(server, key, job);
-      console.log(`${name.padEnd(10)} ${label.padEnd(32)} engine p50 ${pct(engine, 50).toFixed(1)} ms p99 ${pct(engine, 99).toFixed(1)} ms | client p50 ${pct(client, 50).toFixed(1)} ms p99 ${pct(client, 99).toFixed(1)} ms (target p50 ≤ 25 ms)`);
+
+      console.log(`${name.padEnd(10)} ${label.padEnd(32)} engine p50 ${pct(engine, 50).toFixed(1)} ms p99 ${pct(engine, 99).toFixed(1)} ms | client p50 ${pct(client, 50).toFixed(1)} ms p99 ${pct(client, 99).toFixed(1)} ms (target p50 ≤ 25 ms; client p50 = ${(pct(client, 50) / run).toFixed(1)}× a run call)`);
     }
     for (const line of await ratioBenches(server, key)) console.log(`${name.padEnd(10)} ${line}`);
   } finally {
