@@ -52,6 +52,8 @@ type Stop = 'cancelled' | 'stopping';
 export class JobRunner {
   private readonly running = new Map<string, { abort(why: Stop): void }>();
   private stopping = false;
+  /** Jobs a turn here has just ended (their runner claim ended with them). */
+  private readonly ended = new Set<string>();
 
   constructor(private readonly d: RunnerDeps) {}
 
@@ -74,17 +76,18 @@ export class JobRunner {
   /** One turn of `jobId` (the pg-boss handler). */
   async turn(jobId: string): Promise<void> {
     const { store, settings } = this.d;
-    let job = await store.get(jobId);
-    if (!job || isFinal(job.status)) return;
     if (this.stopping) return this.d.requeue(jobId);
-    if (job.status === 'queued' && (await store.runningFor(job.keyId)) >= settings.maxRunningPerKey) return this.d.requeue(jobId, 1);
     const runner = randomUUID();
-    const claim = await store.acquire(jobId, runner, settings.leaseSeconds);
+    const claim = await store.acquire(jobId, runner, settings.leaseSeconds, settings.maxRunningPerKey);
     if (!claim) {
+      const job = await store.get(jobId);
+      if (!job || isFinal(job.status)) return;
+      // Its key runs as many jobs as it may: look again shortly.
+      if (job.status === 'queued') return this.d.requeue(jobId, 1);
       // Another runner holds it: alive (it queues the job itself) or dead (its claim lapses).
       return this.d.requeue(jobId, Math.ceil(await store.claimLeft(jobId)) + 1);
     }
-    job = claim.job;
+    let job = claim.job;
     if (claim.started) this.d.emit(job, 'job.started');
     const ctl = new AbortController();
     let why: Stop | undefined;
@@ -115,7 +118,8 @@ export class JobRunner {
     } finally {
       clearInterval(beat);
       this.running.delete(jobId);
-      await store.releaseRunner(jobId, runner).catch(() => {});
+      // An ended job's claim went with it.
+      if (!this.ended.delete(jobId)) await store.releaseRunner(jobId, runner).catch(() => {});
     }
     if (again) await this.d.requeue(jobId);
   }
@@ -123,6 +127,7 @@ export class JobRunner {
   /** Ends a job and tells its webhook; false when it had ended already (cancelled meanwhile). */
   private async end(jobId: string, status: 'completed' | 'failed', fields: Parameters<JobStore['finish']>[2] = {}, webhook = true): Promise<boolean> {
     if (!(await this.d.store.finish(jobId, status, fields))) return false;
+    this.ended.add(jobId);
     const job = webhook ? await this.d.store.get(jobId) : undefined;
     if (job) this.d.emit(job, status === 'completed' ? 'job.completed' : 'job.failed');
     return true;
@@ -131,7 +136,7 @@ export class JobRunner {
   /** A job without steps: one executor call charged as `/api/v2/run` charges it. Answers whether to queue it again. */
   private async single(job: JobRecord, key: KeyRecord, signal: AbortSignal, why: () => Stop | undefined): Promise<boolean> {
     const { store, registry, executor } = this.d;
-    const [item] = await store.claim(job.id, 1, this.d.settings.leaseSeconds);
+    const item = await store.claimCall(job.id, this.d.settings.leaseSeconds);
     if (!item) {
       // The call is leased by a runner that died (look again once its lease lapses), or its
       // instance died after recording it and before ending the job.

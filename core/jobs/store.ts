@@ -82,12 +82,6 @@ export class JobStore {
     return (await this.db.query(sql, params)).map(toRecord);
   }
 
-  /** Jobs of a key running now (for the per-key limit). */
-  async runningFor(keyId: string): Promise<number> {
-    const [r] = await this.db.query(`SELECT count(*)::int AS n FROM jobs WHERE key_id = $1 AND status = 'running'`, [keyId]);
-    return Number(r?.n ?? 0);
-  }
-
   /** Ends a job that has not ended yet; false when it already had (a cancel got there first). */
   async finish(id: string, status: 'completed' | 'failed' | 'cancelled', fields: { errorCode?: string; errorMessage?: string; data?: unknown; credits?: number; done?: number } = {}): Promise<boolean> {
     // Items still claimed end with the job (a cancelled item that finishes later is not kept).
@@ -107,19 +101,20 @@ export class JobStore {
   }
 
   /**
-   * Takes the job's runner claim for `seconds` and starts a queued job, in one statement; answers
-   * the job and whether this call started it, or undefined while another instance's claim is live
-   * (or the job has ended). One runner at a time keeps a job's turns from multiplying when a turn
+   * Takes the job's runner claim for `seconds` and starts a queued job (while its key runs fewer
+   * than `maxRunningPerKey`), in one statement; answers the job and whether this call started it,
+   * or undefined while another instance's claim is live, the key is at its limit, or the job ended. One runner at a time keeps a job's turns from multiplying when a turn
    * outlives its lease.
    */
-  async acquire(id: string, runner: string, seconds: number): Promise<{ job: JobRecord; started: boolean } | undefined> {
+  async acquire(id: string, runner: string, seconds: number, maxRunningPerKey: number): Promise<{ job: JobRecord; started: boolean } | undefined> {
     const [r] = await this.db.query(
-      `WITH old AS (SELECT id, status FROM jobs WHERE id = $1 FOR UPDATE)
+      `WITH old AS (SELECT id, key_id, status FROM jobs WHERE id = $1 FOR UPDATE)
        UPDATE jobs SET runner = $2, runner_until = now() + $3 * interval '1 second',
          status = 'running', started_at = COALESCE(jobs.started_at, now())
        FROM old WHERE jobs.id = old.id AND old.status IN ('queued', 'running') AND (jobs.runner IS NULL OR jobs.runner = $2 OR jobs.runner_until < now())
+         AND (old.status = 'running' OR (SELECT count(*) FROM jobs o WHERE o.key_id = old.key_id AND o.status = 'running') < $4)
        RETURNING jobs.*, old.status AS was`,
-      [id, runner, seconds],
+      [id, runner, seconds, maxRunningPerKey],
     );
     return r ? { job: toRecord(r), started: r.was === 'queued' } : undefined;
   }
@@ -180,6 +175,17 @@ export class JobStore {
       );
       return rows.map((r) => ({ id: Number(r.id), key: r.item_key, data: r.data ?? undefined, attempts: Number(r.attempts) }));
     });
+  }
+
+  /** Claims a single-result job's one item (its call), if it is not claimed under a live lease. */
+  async claimCall(id: string, seconds: number): Promise<ClaimedItem | undefined> {
+    const [r] = await this.db.query(
+      `UPDATE job_items SET status = 'running', attempts = attempts + 1, lease_until = now() + $2 * interval '1 second'
+       WHERE job_id = $1 AND item_key = 'call' AND (status = 'pending' OR (status = 'running' AND lease_until < now()))
+       RETURNING id, item_key, data, attempts`,
+      [id, seconds],
+    );
+    return r ? { id: Number(r.id), key: r.item_key, data: undefined, attempts: Number(r.attempts) } : undefined;
   }
 
   /** Items not finished: pending, or running under a live lease. */
