@@ -87,7 +87,7 @@ export class JobRunner {
       // Another runner holds it: alive (it queues the job itself) or dead (its claim lapses).
       return this.d.requeue(jobId, Math.ceil(await store.claimLeft(jobId)) + 1);
     }
-    let job = claim.job;
+    const job = claim.job;
     if (claim.started) this.d.emit(job, 'job.started');
     const ctl = new AbortController();
     let why: Stop | undefined;
