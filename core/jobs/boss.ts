@@ -28,14 +28,24 @@ export async function startBoss(db: Db, databaseUrl: string | undefined, setting
       ? new PgBoss({ ...common, connectionString: databaseUrl, max: 4 })
       : new PgBoss({ ...common, db: embeddedAdapter(db) });
   boss.on('error', onError);
-  await boss.start();
-  await boss.createQueue(JOB_QUEUE, {
-    name: JOB_QUEUE,
-    // A turn whose instance died expires after the lease and is offered again.
-    expireInSeconds: settings.leaseSeconds,
-    retryLimit: 1_000_000,
-    retryDelay: 0,
-  });
+  const install = async () => {
+    await boss.start();
+    await boss.createQueue(JOB_QUEUE, {
+      name: JOB_QUEUE,
+      // A turn whose instance died expires after the lease and is offered again.
+      expireInSeconds: settings.leaseSeconds,
+      retryLimit: 1_000_000,
+      retryDelay: 0,
+    });
+  };
+  // Instances starting together on a fresh database would deadlock in pg-boss's schema set-up
+  // (seen with two processes): one at a time, as our own migrations run.
+  if (db.kind === 'postgres') {
+    await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(727275)');
+      await install();
+    });
+  } else await install();
   return boss;
 }
 

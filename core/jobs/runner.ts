@@ -52,6 +52,8 @@ type Stop = 'cancelled' | 'stopping';
 export class JobRunner {
   private readonly running = new Map<string, { abort(why: Stop): void }>();
   private stopping = false;
+  /** Jobs a turn here has just ended (their runner claim ended with them). */
+  private readonly ended = new Set<string>();
 
   constructor(private readonly d: RunnerDeps) {}
 
@@ -74,15 +76,19 @@ export class JobRunner {
   /** One turn of `jobId` (the pg-boss handler). */
   async turn(jobId: string): Promise<void> {
     const { store, settings } = this.d;
-    let job = await store.get(jobId);
-    if (!job || isFinal(job.status)) return;
     if (this.stopping) return this.d.requeue(jobId);
-    if (job.status === 'queued' && (await store.runningFor(job.keyId)) >= settings.maxRunningPerKey) return this.d.requeue(jobId, 1);
     const runner = randomUUID();
-    if (!(await store.acquire(jobId, runner, settings.leaseSeconds))) {
+    const claim = await store.acquire(jobId, runner, settings.leaseSeconds, settings.maxRunningPerKey);
+    if (!claim) {
+      const job = await store.get(jobId);
+      if (!job || isFinal(job.status)) return;
+      // Its key runs as many jobs as it may: look again shortly.
+      if (job.status === 'queued') return this.d.requeue(jobId, 1);
       // Another runner holds it: alive (it queues the job itself) or dead (its claim lapses).
       return this.d.requeue(jobId, Math.ceil(await store.claimLeft(jobId)) + 1);
     }
+    const job = claim.job;
+    if (claim.started) this.d.emit(job, 'job.started');
     const ctl = new AbortController();
     let why: Stop | undefined;
     const abort = (w: Stop) => {
@@ -101,12 +107,6 @@ export class JobRunner {
     }, Math.max(500, (settings.leaseSeconds * 1000) / 3));
     let again = false;
     try {
-      if (job.status === 'queued') {
-        if (await store.start(jobId)) {
-          job = (await store.get(jobId))!;
-          this.d.emit(job, 'job.started');
-        }
-      }
       const key = await this.d.keys.get(job.keyId);
       again = job.stepwise ? await this.round(job, key, ctl.signal, items, () => why) : await this.single(job, key, ctl.signal, () => why);
     } catch (err) {
@@ -118,24 +118,32 @@ export class JobRunner {
     } finally {
       clearInterval(beat);
       this.running.delete(jobId);
-      await store.releaseRunner(jobId, runner).catch(() => {});
+      // An ended job's claim went with it.
+      if (!this.ended.delete(jobId)) await store.releaseRunner(jobId, runner).catch(() => {});
     }
     if (again) await this.d.requeue(jobId);
   }
 
-  /** Ends a job and tells its webhook. */
-  private async end(jobId: string, status: 'completed' | 'failed', fields: Parameters<JobStore['finish']>[2] = {}): Promise<void> {
-    if (!(await this.d.store.finish(jobId, status, fields))) return;
-    const job = await this.d.store.get(jobId);
+  /** Ends a job and tells its webhook; false when it had ended already (cancelled meanwhile). */
+  private async end(jobId: string, status: 'completed' | 'failed', fields: Parameters<JobStore['finish']>[2] = {}, webhook = true): Promise<boolean> {
+    if (!(await this.d.store.finish(jobId, status, fields))) return false;
+    this.ended.add(jobId);
+    const job = webhook ? await this.d.store.get(jobId) : undefined;
     if (job) this.d.emit(job, status === 'completed' ? 'job.completed' : 'job.failed');
+    return true;
   }
 
   /** A job without steps: one executor call charged as `/api/v2/run` charges it. Answers whether to queue it again. */
   private async single(job: JobRecord, key: KeyRecord, signal: AbortSignal, why: () => Stop | undefined): Promise<boolean> {
     const { store, registry, executor } = this.d;
-    if (!job.seeded) await store.seed(job.id, [{ key: 'call' }], 1, 1);
-    const [item] = await store.claim(job.id, 1, this.d.settings.leaseSeconds);
-    if (!item) return false;
+    const item = await store.claimCall(job.id, this.d.settings.leaseSeconds);
+    if (!item) {
+      // The call is leased by a runner that died (look again once its lease lapses), or its
+      // instance died after recording it and before ending the job.
+      if ((await store.open(job.id)).running > 0) await this.d.requeue(job.id, 1);
+      else await this.end(job.id, 'failed', { errorCode: 'INTERNAL', errorMessage: 'The job was interrupted. Please submit it again.' });
+      return false;
+    }
     const prior = await store.charged(earlierAttempts(job.id, item));
     // A charge whose result was lost with its instance is given back before the call runs again.
     if (prior > 0) await this.d.ledger.adjust(job.keyId, prior, `job ${job.id}: result lost with a stopped instance; its charge is refunded before the call runs again`);
@@ -151,10 +159,8 @@ export class JobRunner {
         signal,
         log: this.d.log.child({ jobId: job.id }),
       });
-      await store.complete(job.id, item.id, { skipped: true });
-      await this.end(job.id, 'completed', { data: r.data, credits: r.credits, done: 1 });
       // Cancelled as the call finished: the call was done and charged, so the job shows it.
-      if ((await store.get(job.id))?.status === 'cancelled') await store.record(job.id, r.credits, r.data);
+      if (!(await this.end(job.id, 'completed', { data: r.data, credits: r.credits, done: 1 }, job.webhook !== null))) await store.record(job.id, r.credits, r.data);
       return false;
     } catch (err) {
       if (why()) {
@@ -162,7 +168,6 @@ export class JobRunner {
         return why() === 'stopping';
       }
       const e = toServiceError(err);
-      await store.complete(job.id, item.id, { skipped: true });
       await this.end(job.id, 'failed', { errorCode: e.code, errorMessage: e.message });
       return false;
     }
@@ -180,9 +185,8 @@ export class JobRunner {
     }
     const claimed = await store.claim(job.id, settings.itemConcurrency, settings.leaseSeconds);
     if (claimed.length === 0) {
-      const open = await store.open(job.id);
-      if (open.running > 0) return true;
-      await this.end(job.id, 'completed');
+      // Items still leased by a runner that outlived its turn (or died): look again shortly.
+      if (!(await this.completeIfDone(job))) await this.d.requeue(job.id, 1);
       return false;
     }
     for (const i of claimed) running.add(i.id);
@@ -206,6 +210,16 @@ export class JobRunner {
     }
     const w = why();
     if (w) return w === 'stopping';
+    // The last round ends the job at once rather than in one more turn.
+    return !(await this.completeIfDone(job));
+  }
+
+  /** Completes the job when nothing is left to run (none pending, none running, or its limit reached); answers whether it did. */
+  private async completeIfDone(job: JobRecord): Promise<boolean> {
+    const open = await this.d.store.open(job.id);
+    if (open.running > 0) return false;
+    if (open.pending > 0 && (open.limit === null || open.results < open.limit)) return false;
+    await this.end(job.id, 'completed', {}, job.webhook !== null);
     return true;
   }
 

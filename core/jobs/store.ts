@@ -48,11 +48,18 @@ export interface JobQuery {
 export class JobStore {
   constructor(private readonly db: Db) {}
 
-  /** Records a new queued job. */
+  /**
+   * Records a new queued job. A job without steps gets its one item (its call) in the same
+   * statement, so its first turn only has to claim it.
+   */
   async insert(j: Pick<JobRecord, 'id' | 'keyId' | 'type' | 'target' | 'provider' | 'stepwise' | 'input' | 'options' | 'webhook'>): Promise<JobRecord> {
     const [r] = await this.db.query(
-      `INSERT INTO jobs (id, key_id, type, target, provider, stepwise, input, options, webhook, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, 'queued') RETURNING *`,
+      `WITH j AS (
+         INSERT INTO jobs (id, key_id, type, target, provider, stepwise, input, options, webhook, status, seeded, item_limit, total)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, 'queued', NOT $6, CASE WHEN $6 THEN NULL ELSE 1 END, CASE WHEN $6 THEN NULL ELSE 1 END)
+         RETURNING *),
+       i AS (INSERT INTO job_items (job_id, item_key, status) SELECT id, 'call', 'pending' FROM j WHERE NOT stepwise)
+       SELECT * FROM j`,
       [j.id, j.keyId, j.type, j.target, j.provider, j.stepwise, json(j.input), json(j.options), json(j.webhook)],
     );
     return toRecord(r!);
@@ -75,22 +82,12 @@ export class JobStore {
     return (await this.db.query(sql, params)).map(toRecord);
   }
 
-  /** Jobs of a key running now (for the per-key limit). */
-  async runningFor(keyId: string): Promise<number> {
-    const [r] = await this.db.query(`SELECT count(*)::int AS n FROM jobs WHERE key_id = $1 AND status = 'running'`, [keyId]);
-    return Number(r?.n ?? 0);
-  }
-
-  /** queued → running; false when the job is no longer queued. */
-  async start(id: string): Promise<boolean> {
-    const rows = await this.db.query(`UPDATE jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued' RETURNING id`, [id]);
-    return rows.length > 0;
-  }
-
   /** Ends a job that has not ended yet; false when it already had (a cancel got there first). */
   async finish(id: string, status: 'completed' | 'failed' | 'cancelled', fields: { errorCode?: string; errorMessage?: string; data?: unknown; credits?: number; done?: number } = {}): Promise<boolean> {
+    // Items still claimed end with the job (a cancelled item that finishes later is not kept).
     const rows = await this.db.query(
-      `UPDATE jobs SET status = $2, finished_at = now(), error_code = $3, error_message = $4,
+      `WITH i AS (UPDATE job_items SET status = 'skipped', lease_until = NULL WHERE job_id = $1 AND status = 'running')
+       UPDATE jobs SET status = $2, finished_at = now(), error_code = $3, error_message = $4,
          data = COALESCE($5::jsonb, data), credits_charged = credits_charged + $6, done = done + $7, runner = NULL, runner_until = NULL
        WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`,
       [id, status, fields.errorCode ?? null, fields.errorMessage ?? null, json(fields.data), fields.credits ?? 0, fields.done ?? 0],
@@ -104,16 +101,22 @@ export class JobStore {
   }
 
   /**
-   * Takes (or renews) the job's runner claim for `seconds`; false while another instance's claim
-   * is live. One runner at a time keeps a job's turns from multiplying when a turn outlives its lease.
+   * Takes the job's runner claim for `seconds` and starts a queued job (while its key runs fewer
+   * than `maxRunningPerKey`), in one statement; answers the job and whether this call started it,
+   * or undefined while another instance's claim is live, the key is at its limit, or the job ended. One runner at a time keeps a job's turns from multiplying when a turn
+   * outlives its lease.
    */
-  async acquire(id: string, runner: string, seconds: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE jobs SET runner = $2, runner_until = now() + $3 * interval '1 second'
-       WHERE id = $1 AND status IN ('queued', 'running') AND (runner IS NULL OR runner = $2 OR runner_until < now()) RETURNING id`,
-      [id, runner, seconds],
+  async acquire(id: string, runner: string, seconds: number, maxRunningPerKey: number): Promise<{ job: JobRecord; started: boolean } | undefined> {
+    const [r] = await this.db.query(
+      `WITH old AS (SELECT id, key_id, status FROM jobs WHERE id = $1 FOR UPDATE)
+       UPDATE jobs SET runner = $2, runner_until = now() + $3 * interval '1 second',
+         status = 'running', started_at = COALESCE(jobs.started_at, now())
+       FROM old WHERE jobs.id = old.id AND old.status IN ('queued', 'running') AND (jobs.runner IS NULL OR jobs.runner = $2 OR jobs.runner_until < now())
+         AND (old.status = 'running' OR (SELECT count(*) FROM jobs o WHERE o.key_id = old.key_id AND o.status = 'running') < $4)
+       RETURNING jobs.*, old.status AS was`,
+      [id, runner, seconds, maxRunningPerKey],
     );
-    return rows.length > 0;
+    return r ? { job: toRecord(r), started: r.was === 'queued' } : undefined;
   }
 
   /** Seconds until another runner's claim on the job lapses (0 when none is live). */
@@ -172,6 +175,17 @@ export class JobStore {
       );
       return rows.map((r) => ({ id: Number(r.id), key: r.item_key, data: r.data ?? undefined, attempts: Number(r.attempts) }));
     });
+  }
+
+  /** Claims a single-result job's one item (its call), if it is not claimed under a live lease. */
+  async claimCall(id: string, seconds: number): Promise<ClaimedItem | undefined> {
+    const [r] = await this.db.query(
+      `UPDATE job_items SET status = 'running', attempts = attempts + 1, lease_until = now() + $2 * interval '1 second'
+       WHERE job_id = $1 AND item_key = 'call' AND (status = 'pending' OR (status = 'running' AND lease_until < now()))
+       RETURNING id, item_key, data, attempts`,
+      [id, seconds],
+    );
+    return r ? { id: Number(r.id), key: r.item_key, data: undefined, attempts: Number(r.attempts) } : undefined;
   }
 
   /** Items not finished: pending, or running under a live lease. */
