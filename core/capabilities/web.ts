@@ -6,38 +6,12 @@
 import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk-base.js';
 import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb } from './extract.js';
 import { MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
+import { URL_REQUIRED, Url, checkUrl } from './web-url.js';
+import { crawlSite } from './web-crawl.js';
 
 export * from './web-scrape.js';
-
-/** Spec §7.1: the 400 text for a missing or empty `url`. */
-export const URL_REQUIRED = "'url' parameter is required and must be a non-empty string.";
-/** Credits per crawled page returned (issue 4: "cost per crawled page (10 credits)"). */
-export const CRAWL_CREDITS_PER_PAGE = 10;
-
-const Url = (description: string) => Type.String({ description, minLength: 1, maxLength: 8192 });
-
-/**
- * The URL a user meant: trimmed, and `https://` added to a bare host such as `example.com/docs`
- * (people paste those; a scheme-less string is never a valid absolute URL otherwise).
- */
-export function userUrl(url: string): string {
-  const u = url.trim();
-  return /^[a-z][a-z0-9+.-]*:/i.test(u) && !/^[^/:]+:\d+(\/|$)/.test(u) ? u : `https://${u.replace(/^\/\//, '')}`;
-}
-
-/** Rejects URLs that are not absolute http(s) before any credit is reserved. */
-function checkUrl(url: string): string | undefined {
-  if (typeof url !== 'string' || !url.trim()) return URL_REQUIRED;
-  let u: URL;
-  try {
-    u = new URL(userUrl(url));
-    if (!u.hostname) throw new Error('no host');
-  } catch {
-    return `Invalid URL: '${url.slice(0, 200)}' is not an absolute http or https URL.`;
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `Invalid URL: only http and https URLs can be fetched (got ${u.protocol.replace(/:$/, '')}).`;
-  return undefined;
-}
+export * from './web-url.js';
+export * from './web-crawl.js';
 
 const Metadata = Type.Object(
   {
@@ -133,66 +107,6 @@ export const scrapePage = defineCapability({
     parsePDF: "'parsePDF' must be a boolean.",
     proxy: "'proxy' must be one of: none, default.",
     tag: "'tag' must be a string of 1 to 128 characters.",
-  },
-});
-
-const CrawlInput = Type.Object({
-  url: Url('Start URL; only pages of the same site are followed.'),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Most pages to return (default 5, max 100).' })),
-  depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Most link hops from the start URL (default 2).' })),
-  format: Type.Optional(
-    Type.Union([Type.Literal('markdown'), Type.Literal('text'), Type.Literal('raw')], { description: 'Page content: markdown (default), plain text, or raw HTML.' }),
-  ),
-});
-
-/** One page of a crawl. */
-export const CrawlPage = Type.Object({
-  url: Type.String({ description: 'Page URL.' }),
-  status: Type.Integer({ description: 'HTTP status of the page.' }),
-  content: Type.String({ description: 'Page content in the requested format.' }),
-});
-
-/** Output of `crawl_site`. */
-export const CrawlOutput = Type.Object({
-  url: Type.String({ description: 'Start URL.' }),
-  format: Type.String({ description: 'Content format.' }),
-  depth: Type.Integer({ description: 'Depth used.' }),
-  limit: Type.Integer({ description: 'Page limit used.' }),
-  pages: Type.Integer({ description: 'Pages returned.' }),
-  results: Type.Array(CrawlPage, { description: 'Crawled pages, closest to the start first.' }),
-  creditUsage: Type.Integer({ description: 'Credits charged: 10 per page returned.' }),
-});
-
-/** Crawl input after defaults, as providers receive it. */
-export type CrawlRequest = { url: string; limit: number; depth: number; format: 'markdown' | 'text' | 'raw' };
-
-/** Fills the documented defaults (limit 5, depth 2, markdown). */
-export function crawlDefaults(i: Static<typeof CrawlInput>): CrawlRequest {
-  return { url: userUrl(i.url), limit: i.limit ?? 5, depth: i.depth ?? 2, format: i.format ?? 'markdown' };
-}
-
-/** Builds the `crawl_site` output from a provider's pages. */
-export function crawlOutput(input: Static<typeof CrawlInput>, results: Static<typeof CrawlPage>[]): Static<typeof CrawlOutput> {
-  const d = crawlDefaults(input);
-  return { url: d.url, format: d.format, depth: d.depth, limit: d.limit, pages: results.length, results, creditUsage: results.length * CRAWL_CREDITS_PER_PAGE };
-}
-
-export const crawlSite = defineCapability({
-  id: 'crawl_site',
-  title: 'Crawl a site',
-  summary: 'Follow same-site links from a start URL (robots.txt honoured) and return the content of each page; 10 credits per page returned.',
-  tags: ['web', 'crawl', 'spider', 'site', 'links'],
-  aliases: ['crawl'],
-  input: CrawlInput,
-  output: CrawlOutput,
-  // Reserve for `limit` pages up front; charge only the pages actually returned (issue 4).
-  cost: perUnit({ unit: 'pages', credits: CRAWL_CREDITS_PER_PAGE, max: (i: { limit?: number }) => i.limit ?? 5, note: '10 credits per page returned' }),
-  validate: (i: Static<typeof CrawlInput>) => checkUrl(i.url),
-  messages: {
-    url: URL_REQUIRED,
-    limit: "'limit' must be an integer between 1 and 100.",
-    depth: "'depth' must be an integer between 0 and 10.",
-    format: "'format' must be one of: markdown, text, raw.",
   },
 });
 
