@@ -41,7 +41,7 @@ export const crawlSteps: JobSteps<CrawlInputType, WebState> = {
       // Sitemap URLs count as one hop from the start; robots.txt of other origins is read when
       // their pages run.
       const listed = await sitemapPages(ctx, { rules, scope: env.scope, max: d.limit * 2, maxFiles: CRAWL_SITEMAP_FILES, maxBytes: env.maxBytes, timeoutMs: env.timeoutMs });
-      for (const url of listed) if (url !== startNorm) items.push({ key: url, data: { depth: 1 } satisfies CrawlItemData });
+      for (const url of listed) if (d.sitemap === 'only' || url !== startNorm) items.push({ key: url, data: { depth: 1 } satisfies CrawlItemData });
     }
     return items;
   },
