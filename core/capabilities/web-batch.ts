@@ -32,7 +32,7 @@ export type BatchScrapeInput = Static<typeof BatchJobInput>;
 export const BatchItem = Type.Object({
   url: Type.String({ description: 'The URL as given.' }),
   status: Type.Union([Type.Literal('completed'), Type.Literal('failed')], { description: 'completed (charged) or failed (free).' }),
-  data: Type.Optional(ScrapeOutput),
+  data: Type.Optional(Type.Object(ScrapeOutput.properties, { description: 'The page as scrape_page answers it (completed items).' })),
   error: Type.Optional(Type.Object({ code: Type.String({ description: 'Failure code, as a scrape_page call would answer.' }), message: Type.String({ description: 'Why the page failed.' }) }, { description: 'Why this URL failed.' })),
 });
 /** One batch result item. */
