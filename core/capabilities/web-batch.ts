@@ -14,11 +14,19 @@ export const BATCH_SYNC_MAX = 20;
 /** Most URLs of a batch run as a job. */
 export const BATCH_JOB_MAX = 1000;
 
-const { url: _url, ...scrapeFields } = scrapePage.input.properties;
+/**
+ * The scrape options a batch takes: those of scrape_page that apply to every page alike, each
+ * described once there. Page actions, cookies, location, waitForSelector, change-tracking tags
+ * and the v1 spellings (format, cleaned) are left to single scrapes: with them, the batch tool's
+ * schema alone would outweigh the room every agent's tool list has (issue 28's 80 KB).
+ */
+const BATCH_OPTIONS = ['formats', 'onlyMainContent', 'includeTags', 'excludeTags', 'renderJs', 'waitFor', 'timeout', 'mobile', 'headers', 'blockAds', 'maxAge', 'storeInCache', 'parsePDF', 'proxy'] as const;
+const scrapeProps = scrapePage.input.properties as Record<string, TSchema>;
+const scrapeFields = Object.fromEntries(BATCH_OPTIONS.map((k) => [k, { ...scrapeProps[k]!, description: 'See scrape_page.' }])) as Pick<typeof scrapePage.input.properties, (typeof BATCH_OPTIONS)[number]>;
 
 const batchInput = (max: number) =>
   Type.Object({
-    urls: Type.Array(Url('A page to scrape.'), { minItems: 1, maxItems: max, description: `Pages to scrape (1-${max}), each with the same options; one result per URL, in order.` }),
+    urls: Type.Array(Url('A page.'), { minItems: 1, maxItems: max, description: `Pages to scrape (1-${max}).` }),
     ...scrapeFields,
   });
 
@@ -56,12 +64,12 @@ function checkBatch(i: BatchScrapeInput): string | undefined {
   return scrapePage.validate?.({ ...options, url: urls[0]! } as never);
 }
 
-const { url: _urlMessage, ...scrapeMessages } = scrapePage.messages ?? {};
+const scrapeMessages = Object.fromEntries(BATCH_OPTIONS.map((k) => [k, scrapePage.messages?.[k] ?? `'${k}' is invalid.`]));
 
 export const batchScrape = defineCapability({
   id: 'batch_scrape',
   title: 'Scrape many pages',
-  summary: 'Scrape up to 20 URLs (1,000 as a job) with the scrape_page options; one result per URL; 10 credits per page scraped, failures free.',
+  summary: 'Scrape up to 20 URLs (1,000 as a job) alike; one result per URL; 10 credits per page scraped, failures free.',
   tags: ['web', 'scrape', 'batch', 'markdown', 'pages'],
   input: BatchInput,
   jobInput: BatchJobInput as TSchema,

@@ -16,20 +16,20 @@ export const CRAWL_JOB_MAX = 10_000;
 
 /** How a crawl or a map uses the site's sitemaps. */
 export const SitemapMode = Type.Union([Type.Literal('include'), Type.Literal('skip'), Type.Literal('only')], {
-  description: 'include (default): sitemap URLs and links; skip: links only; only: sitemap URLs only.',
+  description: 'Sitemap URLs: include (default), skip, or only them.',
 });
 
 const crawlFields = (maxLimit: number) => ({
-  url: Url('Start URL; only pages of the same site are followed.'),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxLimit, description: `Most pages to return (default 5, max ${maxLimit}).` })),
-  depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Most link hops from the start URL (default 2).' })),
+  url: Url('Start URL (same-site pages only).'),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxLimit, description: `Most pages (default 5, max ${maxLimit}).` })),
+  depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Most link hops (default 2).' })),
   format: Type.Optional(
-    Type.Union([Type.Literal('markdown'), Type.Literal('text'), Type.Literal('raw')], { description: 'Page content: markdown (default), plain text, or raw HTML.' }),
+    Type.Union([Type.Literal('markdown'), Type.Literal('text'), Type.Literal('raw')], { description: 'markdown (default), text or raw HTML.' }),
   ),
-  includePaths: Type.Optional(PathPatterns('Only pages whose path matches one of these regular expressions are returned.')),
-  excludePaths: Type.Optional(PathPatterns('Pages whose path matches one of these regular expressions are skipped.')),
-  allowSubdomains: Type.Optional(Type.Boolean({ description: 'Also follow subdomains of the start host (default false).' })),
-  ignoreQueryParameters: Type.Optional(Type.Boolean({ description: 'Treat URLs differing only in their query as one page (default false).' })),
+  includePaths: Type.Optional(PathPatterns('Only paths matching one of these.')),
+  excludePaths: Type.Optional(PathPatterns('Skip paths matching one of these.')),
+  allowSubdomains: Type.Optional(Type.Boolean({ description: 'Follow subdomains too (default false).' })),
+  ignoreQueryParameters: Type.Optional(Type.Boolean({ description: 'Ignore URL queries (default false).' })),
   sitemap: Type.Optional(SitemapMode),
 });
 
@@ -107,7 +107,7 @@ const crawlMessages = (maxLimit: number) => ({
 export const crawlSite = defineCapability({
   id: 'crawl_site',
   title: 'Crawl a site',
-  summary: 'Follow same-site links and sitemap URLs from a start URL (robots.txt honoured, path filters) and return each page; 10 credits per page returned.',
+  summary: 'Follow same-site links and sitemap URLs from a start URL (robots.txt honoured) and return each page; 10 credits per page returned.',
   tags: ['web', 'crawl', 'spider', 'site', 'links'],
   aliases: ['crawl'],
   input: CrawlInput,

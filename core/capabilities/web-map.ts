@@ -14,13 +14,13 @@ export const MAP_CREDITS = 10;
 export const MAP_MAX_LINKS = 30_000;
 
 const MapInput = Type.Object({
-  url: Url('The site to map (its start page).'),
-  search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only links whose URL or title contains this text (case-insensitive).' })),
-  includePaths: Type.Optional(PathPatterns('Only URLs whose path matches one of these regular expressions.')),
-  excludePaths: Type.Optional(PathPatterns('URLs whose path matches one of these regular expressions are left out.')),
+  url: Url('Site start page.'),
+  search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only URLs or titles containing this.' })),
+  includePaths: Type.Optional(PathPatterns('Only paths matching one of these.')),
+  excludePaths: Type.Optional(PathPatterns('Skip paths matching one of these.')),
   sitemap: Type.Optional(SitemapMode),
-  includeSubdomains: Type.Optional(Type.Boolean({ description: 'Include URLs of subdomains of the start host (default false).' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAP_MAX_LINKS, description: `Most links to return (default 5000, max ${MAP_MAX_LINKS}).` })),
+  includeSubdomains: Type.Optional(Type.Boolean({ description: 'Include subdomains (default false).' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAP_MAX_LINKS, description: 'Most links (default 5000).' })),
 });
 /** `map_site` input. */
 export type MapSiteInput = Static<typeof MapInput>;
@@ -33,7 +33,7 @@ export const MapOutput = Type.Object({
       title: Type.Optional(Type.String({ description: 'Its title or link text, when known.' })),
       description: Type.Optional(Type.String({ description: 'Its description, when known.' })),
     }),
-    { description: 'URLs found: sitemap entries first, then the start page and its links.' },
+    { description: 'Sitemap URLs, then the start page and its links.' },
   ),
   count: Type.Integer({ description: 'Number of links returned.' }),
 });
@@ -48,8 +48,8 @@ export function mapDefaults(i: MapSiteInput): MapRequest {
 
 export const mapSite = defineCapability({
   id: 'map_site',
-  title: 'Map the URLs of a site',
-  summary: 'List the URLs of a site from its sitemaps and start page, robots.txt honoured, with path and search filters; 10 credits per call.',
+  title: 'Map a site',
+  summary: "List a site's URLs from its sitemaps and start page (robots.txt honoured); 10 credits per call.",
   tags: ['web', 'map', 'sitemap', 'urls', 'site', 'links'],
   aliases: ['map'],
   input: MapInput,

@@ -18,7 +18,7 @@ const MAX_QUANTIFIERS = 8;
 
 /** The schema of a path-pattern list. */
 export const PathPatterns = (description: string) =>
-  Type.Array(Type.String({ minLength: 1, maxLength: MAX_PATH_PATTERN, description: 'A regular expression (JavaScript syntax).' }), { maxItems: MAX_PATH_PATTERNS, description });
+  Type.Array(Type.String({ minLength: 1, maxLength: MAX_PATH_PATTERN, description: 'A JavaScript regex.' }), { maxItems: MAX_PATH_PATTERNS, description });
 
 /** The 400 text of a malformed list (wrong type, too long). */
 export function pathPatternsMessage(field: string): string {

@@ -180,9 +180,9 @@ export const SCREENSHOT_CREDITS = { base: 20, autoScroll: 10, wait: 10 } as cons
 export const SCREENSHOT_MAX_WAIT_MS = 5000;
 
 const ScreenshotInput = Type.Object({
-  url: Url('Page to capture; `https://` is added when the URL has no scheme.'),
+  url: Url('Page to capture.'),
   fullPage: Type.Optional(Type.Boolean({ description: 'Capture the whole scrollable page (default false: the viewport).' })),
-  wait: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'Extra wait after load, in milliseconds (0-5000, a number per spec §4.10; rounded to whole ms; more than 0 adds 10 credits).' })),
+  wait: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'Extra wait after load, ms (0-5000, spec §4.10; above 0 adds 10 credits).' })),
   viewport: Type.Optional(
     Type.Object(
       {
@@ -195,19 +195,19 @@ const ScreenshotInput = Type.Object({
   clipRectangle: Type.Optional(
     Type.Object(
       {
-        x: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Left edge of the area, in CSS pixels from the page origin.' }),
-        y: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Top edge of the area, in CSS pixels from the page origin.' }),
-        width: Type.Integer({ minimum: 1, maximum: 3840, description: 'Width of the area in CSS pixels (1-3840).' }),
-        height: Type.Integer({ minimum: 1, maximum: 10240, description: 'Height of the area in CSS pixels (1-10240).' }),
+        x: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Left edge, CSS pixels.' }),
+        y: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Top edge, CSS pixels.' }),
+        width: Type.Integer({ minimum: 1, maximum: 3840, description: 'Width, CSS pixels.' }),
+        height: Type.Integer({ minimum: 1, maximum: 10240, description: 'Height, CSS pixels.' }),
       },
-      { description: 'Capture only this rectangle of the page (cut to the page and to the full-page capture limits).' },
+      { description: 'Capture only this rectangle of the page.' },
     ),
   ),
-  blockCookieBanners: Type.Optional(Type.Boolean({ description: 'Hide common cookie-consent banners before the capture (default true; best effort, by known selectors).' })),
+  blockCookieBanners: Type.Optional(Type.Boolean({ description: 'Hide cookie-consent banners (default true; best effort).' })),
   autoScroll: Type.Optional(Type.Boolean({ description: 'Scroll through the page first so lazily loaded content appears (adds 10 credits).' })),
   // Issue 28: the flat spellings clients send.
-  width: Type.Optional(Type.Integer({ minimum: 100, maximum: 3840, description: 'The flat form of `viewport.width` (100-3840; height defaults to 800).' })),
-  height: Type.Optional(Type.Integer({ minimum: 100, maximum: 10240, description: 'The flat form of `viewport.height` (100-10240; width defaults to 1280).' })),
+  width: Type.Optional(Type.Integer({ minimum: 100, maximum: 3840, description: 'Flat `viewport.width` (height default 800).' })),
+  height: Type.Optional(Type.Integer({ minimum: 100, maximum: 10240, description: 'Flat `viewport.height` (width default 1280).' })),
   waitFor: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'The same as `wait`; `wait` wins when both are given.' })),
   format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], { description: 'Image format: png (default), jpeg or webp.' })),
   quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'jpeg or webp quality, 1-100 (default 80); not for png.' })),

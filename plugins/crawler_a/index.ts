@@ -204,16 +204,17 @@ export default definePlugin({
       mapInput: (i) => {
         const d = crawlDefaults(i);
         if (d.limit > CRAWL_SYNC_MAX) throw new UnsupportedOptionError(`'limit' above ${CRAWL_SYNC_MAX} is not supported by provider crawler_a; use provider web.`);
+        // Only what the caller set is sent: the API's own defaults match ours.
         return {
           url: d.url,
           limit: d.limit,
           maxDiscoveryDepth: d.depth,
           formats: [d.format === 'raw' ? 'rawHtml' : 'markdown'],
-          includePaths: d.includePaths,
-          excludePaths: d.excludePaths,
-          allowSubdomains: d.allowSubdomains,
-          ignoreQueryParameters: d.ignoreQueryParameters,
-          sitemap: d.sitemap,
+          ...(i.includePaths?.length ? { includePaths: i.includePaths } : {}),
+          ...(i.excludePaths?.length ? { excludePaths: i.excludePaths } : {}),
+          ...(i.allowSubdomains !== undefined ? { allowSubdomains: i.allowSubdomains } : {}),
+          ...(i.ignoreQueryParameters !== undefined ? { ignoreQueryParameters: i.ignoreQueryParameters } : {}),
+          ...(i.sitemap ? { sitemap: i.sitemap } : {}),
         };
       },
       mapOutput: (o, i) => {

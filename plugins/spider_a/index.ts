@@ -126,7 +126,9 @@ export default definePlugin({
         if (d.limit > CRAWL_SYNC_MAX) throw new UnsupportedOptionError(`'limit' above ${CRAWL_SYNC_MAX} is not supported by provider spider_a; use provider web.`);
         if (d.includePaths.length || d.excludePaths.length) throw new UnsupportedOptionError("'includePaths' and 'excludePaths' are not supported by provider spider_a; use provider crawler_a or web.");
         if (d.ignoreQueryParameters) throw new UnsupportedOptionError("'ignoreQueryParameters' is not supported by provider spider_a; use provider crawler_a or web.");
-        return { url: d.url, limit: d.limit, depth: d.depth, return_format: d.format, subdomains: d.allowSubdomains, sitemap: d.sitemap !== 'skip', sitemap_only: d.sitemap === 'only' };
+        // Only what the caller set is sent, so a plain crawl asks exactly what it did before.
+        const site = { ...(i.allowSubdomains !== undefined ? { subdomains: i.allowSubdomains } : {}), ...(i.sitemap ? { sitemap: i.sitemap !== 'skip', ...(i.sitemap === 'only' ? { sitemap_only: true } : {}) } : {}) };
+        return { url: d.url, limit: d.limit, depth: d.depth, return_format: d.format, ...site };
       },
       mapOutput: (o, i) => crawlOutput(i, o.pages.map((p) => ({ url: p.url, status: p.status, content: p.content }))),
     }),
