@@ -12,6 +12,9 @@ import { limitsFrom } from './fetch-page.js';
 import { sitemapPages } from './sitemaps.js';
 import type { WebContext, WebState } from './work.js';
 
+/** Time the seed spends reading sitemaps before the job starts with what it found, in ms. */
+const SEED_SITEMAP_BUDGET_MS = 60_000;
+
 /** What an item carries: its link distance from the start, and whether it is the start page. */
 interface CrawlItemData {
   depth: number;
@@ -40,7 +43,7 @@ export const crawlSteps: JobSteps<CrawlInputType, WebState> = {
     if (d.sitemap !== 'skip') {
       // Sitemap URLs count as one hop from the start; robots.txt of other origins is read when
       // their pages run.
-      const listed = await sitemapPages(ctx, { rules, scope: env.scope, max: d.limit * 2, maxFiles: CRAWL_SITEMAP_FILES, maxBytes: env.maxBytes, timeoutMs: env.timeoutMs });
+      const listed = await sitemapPages(ctx, { rules, scope: env.scope, max: d.limit * 2, maxFiles: CRAWL_SITEMAP_FILES, maxBytes: env.maxBytes, timeoutMs: env.timeoutMs, deadline: Date.now() + SEED_SITEMAP_BUDGET_MS });
       for (const url of listed) if (d.sitemap === 'only' || url !== startNorm) items.push({ key: url, data: { depth: 1 } satisfies CrawlItemData });
     }
     return items;

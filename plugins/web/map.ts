@@ -13,6 +13,8 @@ import type { WebContext } from './work.js';
 
 /** Most sitemap files one map reads. */
 const MAP_SITEMAP_FILES = 50;
+/** Time a map spends reading sitemaps before it answers with what it has, in ms (within the endpoint's 120 s). */
+const MAP_SITEMAP_BUDGET_MS = 60_000;
 /** Most origins (other than the start's) whose robots.txt one map reads to check its URLs. */
 const MAP_ORIGINS = 8;
 
@@ -39,7 +41,7 @@ export async function mapSite(input: MapSiteInput, ctx: WebContext): Promise<{ l
   const links = new Map<string, MapLink>();
 
   if (d.sitemap !== 'skip') {
-    for (const url of await sitemapPages(ctx, { rules: robots, scope, max: want, maxFiles: MAP_SITEMAP_FILES, maxBytes, timeoutMs })) links.set(url, { url });
+    for (const url of await sitemapPages(ctx, { rules: robots, scope, max: want, maxFiles: MAP_SITEMAP_FILES, maxBytes, timeoutMs, deadline: Date.now() + MAP_SITEMAP_BUDGET_MS })) links.set(url, { url });
   }
   if (d.sitemap !== 'only' && robots.allows(startNorm) && (await waitTurn(robots, ctx.signal))) {
     const page = await fetchPage(ctx, { url: startNorm, renderJs: false, timeoutMs, maxBytes }).catch((err: unknown) => {

@@ -16,7 +16,7 @@ export interface WebState {
 }
 
 /** Registers page-work.ts with the compute engine (resolved here, beside this file, in the sources and in the build alike). */
-export function registerPageWork(engines: Engines): WebState {
+export function registerPageWork(engines: Pick<Engines, 'compute'>): WebState {
   return { pages: engines.compute.register<typeof PageWork>(new URL('./page-work.js', import.meta.url)), robots: new RobotsCache() };
 }
 

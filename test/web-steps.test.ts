@@ -7,16 +7,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { InputError, type JobSteps } from '../../core/sdk.js';
-import { runContext } from '../../core/testing/index.js';
-import { createHttpEngineWith } from '../../core/engines/http/index.js';
-import { createComputeEngine } from '../../core/engines/compute/index.js';
-import { serveLocalSite, type LocalSite } from '../../test/helpers/local-site.js';
-import { crawlSteps } from './crawl-steps.js';
-import { batchSteps } from './batch.js';
-import { registerPageWork, type WebState } from './work.js';
-import { scopeLinks } from './site-scope.js';
-import { sitemapLocs, sitemapText } from './sitemap-parse.js';
+import { InputError, type JobSteps } from '../core/sdk.js';
+import { runContext } from '../core/testing/index.js';
+import { createHttpEngineWith } from '../core/engines/http/index.js';
+import { createComputeEngine } from '../core/engines/compute/index.js';
+import { serveLocalSite, type LocalSite } from './helpers/local-site.js';
+import { crawlSteps } from '../plugins/web/crawl-steps.js';
+import { batchSteps } from '../plugins/web/batch.js';
+import { registerPageWork, type WebState } from '../plugins/web/work.js';
+import { scopeLinks } from '../plugins/web/site-scope.js';
+import { sitemapLocs, sitemapText } from '../plugins/web/sitemap-parse.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const http = createHttpEngineWith({ env: { ALLOW_PRIVATE_NETWORK: 'true' } });
@@ -25,7 +25,7 @@ const engines = { http, compute };
 
 /** Runs steps the way the job engine does; the results in order, the units summed, the failures counted. */
 async function drive<I>(steps: JobSteps<I, WebState>, input: I, call?: (capability: string, input: unknown) => Promise<unknown>) {
-  const state = registerPageWork(engines as never);
+  const state = registerPageWork(engines);
   const { ctx } = runContext<WebState>({ provider: 'web', state, engines, config: {}, call });
   const queue = await steps.seed(input, ctx);
   const keys = new Set(queue.map((i) => i.key));
