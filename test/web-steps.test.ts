@@ -55,8 +55,6 @@ describe('web job steps on a local site', () => {
   });
   after(async () => {
     await site.close();
-    await http.close();
-    await compute.close();
   });
 
   const paths = (results: unknown[]) => (results as { url: string }[]).map((r) => new URL(r.url).pathname + new URL(r.url).search).sort();
@@ -107,6 +105,29 @@ describe('web job steps on a local site', () => {
     assert.equal(bad.error.code, 'INVALID_INPUT');
     assert.deepEqual((calls[0] as { formats: string[] }).formats, ['markdown'], 'the scrape options reach every call');
   });
+});
+
+describe('crawl job steps keep Crawl-delay across items', () => {
+  it('items of one origin run at once still start a Crawl-delay apart', async () => {
+    const slow = await serveLocalSite({ crawlDelay: 1 });
+    try {
+      const state = registerPageWork(engines);
+      const { ctx } = runContext<WebState>({ provider: 'web', state, engines, config: {} });
+      const input = { url: `${slow.url}/`, sitemap: 'skip' as const };
+      await Promise.all(['/docs/a', '/docs/b', '/docs/c'].map((p) => crawlSteps.run(input, { key: `${slow.url}${p}`, data: { depth: 1 } }, ctx)));
+      const times = slow.times.filter((_, i) => slow.log[i]!.startsWith('/docs/'));
+      assert.equal(times.length, 3);
+      for (let i = 1; i < times.length; i++) assert.ok(times[i]! - times[i - 1]! >= 800, `request ${i} came ${times[i]! - times[i - 1]!} ms after the previous one`);
+      assert.equal(slow.hits.get('/robots.txt'), 1, 'robots.txt read once for the three items');
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+after(async () => {
+  await http.close();
+  await compute.close();
 });
 
 describe('site scope', () => {

@@ -42,6 +42,8 @@ export interface LocalSite {
   hits: Map<string, number>;
   /** Paths requested, in order (with the query). */
   log: string[];
+  /** When each request of `log` arrived (ms since the epoch). */
+  times: number[];
   close(): Promise<void>;
 }
 
@@ -81,11 +83,13 @@ function bomb(origin: string): Buffer {
 export async function serveLocalSite(opts: LocalSiteOptions = {}): Promise<LocalSite> {
   const hits = new Map<string, number>();
   const log: string[] = [];
+  const times: number[] = [];
   let origin = '';
   const server = http.createServer((req, res) => {
     const u = new URL(req.url!, 'http://x');
     hits.set(u.pathname, (hits.get(u.pathname) ?? 0) + 1);
     log.push(u.pathname + u.search);
+    times.push(Date.now());
     const send = (status: number, type: string, body: string | Buffer) => {
       res.writeHead(status, { 'content-type': type });
       res.end(body);
@@ -113,6 +117,7 @@ export async function serveLocalSite(opts: LocalSiteOptions = {}): Promise<Local
     url: origin,
     hits,
     log,
+    times,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
