@@ -64,21 +64,27 @@ export async function mapSite(input: MapSiteInput, ctx: WebContext): Promise<{ l
   return { links: out, count: out.length };
 }
 
-/** The links robots.txt of their origin allows (a few origins read at most; others are dropped). */
+/**
+ * The links robots.txt of their origin allows (a few origins read at most; others are dropped).
+ * The matching runs in a compute worker, one call per origin: a map may hold 30,000 URLs.
+ */
 async function robotsFilter(ctx: WebContext, links: MapLink[], start: OriginRules, opts: { timeoutMs: number; maxDelayMs: number }): Promise<MapLink[]> {
-  const byOrigin = new Map<string, Promise<OriginRules>>([[start.origin, Promise.resolve(start)]]);
-  const out: MapLink[] = [];
+  const byOrigin = new Map<string, MapLink[]>();
   for (const link of links) {
     const origin = new URL(link.url).origin;
-    let rules = byOrigin.get(origin);
-    if (!rules) {
-      if (byOrigin.size > MAP_ORIGINS) continue;
-      rules = loadRobots(ctx, origin, opts).catch((err: unknown) => refusedOrigin(origin, err));
-      byOrigin.set(origin, rules);
-    }
-    if ((await rules).allows(link.url)) out.push(link);
+    const list = byOrigin.get(origin);
+    if (list) list.push(link);
+    else if (byOrigin.size <= MAP_ORIGINS || origin === start.origin) byOrigin.set(origin, [link]);
   }
-  return out;
+  const allowed = new Set<string>();
+  for (const [origin, list] of byOrigin) {
+    const rules = origin === start.origin ? start : await loadRobots(ctx, origin, opts).catch((err: unknown) => refusedOrigin(origin, err));
+    if (rules.unreachable) continue;
+    const urls = list.map((l) => l.url);
+    const ok = rules.text ? await ctx.state.pages.run('robotsAllowed', { robotsUrl: `${origin}/robots.txt`, text: rules.text, urls }, { signal: ctx.signal }) : urls;
+    for (const u of ok) allowed.add(u);
+  }
+  return links.filter((l) => allowed.has(l.url));
 }
 
 function decodeSafe(url: string): string {

@@ -8,6 +8,12 @@ import { ParsedPage, toMarkdown, type PageMetadata } from './page-content.js';
 import { toText } from './page-text.js';
 import { compileScope, normaliseUrl, onSite, pathAllowed, scopeLinks, type SiteScope } from './site-scope.js';
 import { sitemapLocs, sitemapText, type SitemapFile } from './sitemap-parse.js';
+import { allowedByRobots } from './robots-match.js';
+
+/** Of `urls` (on one origin), those its robots.txt (`text`, read at `robotsUrl`) allows. */
+export function robotsAllowed(a: { robotsUrl: string; text: string; urls: string[] }): string[] {
+  return allowedByRobots(a.robotsUrl, a.text, a.urls);
+}
 
 /** A fetched HTML page, as the workers receive it. */
 export interface PageData {

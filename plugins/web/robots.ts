@@ -5,19 +5,10 @@
  * disallowed (§2.3.1.4), since the site may be telling crawlers to back off. Each origin's own
  * Crawl-delay spaces the requests made to that origin.
  */
-import robotsParserModule from 'robots-parser';
 import { InputError, PayloadTooLargeError, UpstreamError, type RunContext } from '../../core/sdk.js';
+import { ROBOTS_AGENT, robotsParser } from './robots-match.js';
 
-/** The robots.txt product token this crawler obeys (and sends in its User-Agent). */
-export const ROBOTS_AGENT = 'ContentIntelligenceBot';
-
-// robots-parser is CommonJS with a default-export typing; under NodeNext the function is the module.
-type RobotsParser = (url: string, text: string) => {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getCrawlDelay(ua?: string): number | undefined;
-  getSitemaps(): string[];
-};
-const robotsParser = ((robotsParserModule as unknown as { default?: RobotsParser }).default ?? robotsParserModule) as unknown as RobotsParser;
+export { ROBOTS_AGENT } from './robots-match.js';
 
 /** RFC 9309 §2.5: crawlers must parse at least 500 KiB; a file past the cap is not obeyed partially. */
 const ROBOTS_MAX_BYTES = 512 * 1024;
@@ -34,6 +25,8 @@ export interface OriginRules {
   readonly delayMs: number;
   /** The file's `Sitemap:` lines (absolute URLs), in order. */
   readonly sitemaps: string[];
+  /** The file as read ('' when there is none), for checking many URLs in a worker. */
+  readonly text: string;
   /**
    * Reserves the next request slot: resolves to the time the request may start. Slots are
    * handed out in order, each `delayMs` after the previous one, so concurrent workers on one
@@ -72,6 +65,7 @@ export async function loadRobots(ctx: RunContext<unknown>, origin: string, opts:
     error,
     delayMs,
     sitemaps: unreachable ? [] : robots.getSitemaps().slice(0, 100),
+    text,
     allows: (url) => !unreachable && robots.isAllowed(url, ROBOTS_AGENT) !== false,
     reserve() {
       const at = Math.max(Date.now(), nextAt);
@@ -83,7 +77,7 @@ export async function loadRobots(ctx: RunContext<unknown>, origin: string, opts:
 
 /** Rules for an origin that could not even be asked (a guard refusal): nothing is fetched there. */
 export function refusedOrigin(origin: string, err: unknown): OriginRules {
-  return { origin, unreachable: 'the address is refused', error: err, delayMs: 0, sitemaps: [], allows: () => false, reserve: () => Date.now() };
+  return { origin, unreachable: 'the address is refused', error: err, delayMs: 0, sitemaps: [], text: '', allows: () => false, reserve: () => Date.now() };
 }
 
 /** Waits for the origin's next request slot (its Crawl-delay); false when that is past `deadline`. */
