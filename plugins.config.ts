@@ -32,6 +32,9 @@ const config: ServiceConfig = {
     crawl_site: ['crawler_a', 'spider_a', 'web'],
     // The service's own Chromium serves pages and screenshots unless a provider is chosen.
     scrape_page: ['web'],
+    // Issue 25: our own map first (robots.txt, path rules, gz sitemaps); crawler_a's map behind it.
+    map_site: ['web', 'crawler_a'],
+    batch_scrape: ['web'],
     screenshot: ['web', 'shot_a', 'browser_a', 'crawler_a'],
     // Issue 12: the video site itself first (no key), hosted providers after it.
     get_videosite_transcript: ['videosite_native', 'transcript_a', 'creator_a'],

@@ -5,6 +5,8 @@
  * the SDK, not from another plugin). The `capabilities` plugin registers them.
  */
 import web from './web.js';
+import { batchScrape } from './web-batch.js';
+import { mapSite } from './web-map.js';
 import documents from './documents.js';
 import code from './code.js';
 import search from './search.js';
@@ -18,9 +20,12 @@ import trim from './trim.js';
 import pdfMetadata from './pdf-metadata.js';
 
 /** Every capability the service declares. */
-export const catalogue = [...search, ...web, ...transcript, ...extract, ...documents, ...code, ...videosite, ...clipsite, ...bizsite, ...image, ...trim, ...pdfMetadata];
+export const catalogue = [...search, ...web, mapSite, batchScrape, ...transcript, ...extract, ...documents, ...code, ...videosite, ...clipsite, ...bizsite, ...image, ...trim, ...pdfMetadata];
 
 export * from './web.js';
+export * from './web-batch.js';
+export * from './web-map.js';
+export * from './web-paths.js';
 export * from './documents.js';
 export * from './code.js';
 export * from './search.js';

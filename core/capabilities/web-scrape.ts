@@ -127,15 +127,15 @@ export const scrapeOptions = {
     ),
   ),
   onlyMainContent: Type.Optional(Type.Boolean({ description: 'The same as `cleaned`: main content only.' })),
-  includeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Keep only elements matching these CSS selectors (applied before conversion).' })),
-  excludeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Remove elements matching these CSS selectors (applied before conversion).' })),
+  includeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Keep only elements matching these (before conversion).' })),
+  excludeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Remove elements matching these (before conversion).' })),
   waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'Extra wait after the page loaded, in ms (0-60000); renders the page.' })),
   waitForSelector: Type.Optional(Selector('Wait until an element matching this CSS selector exists (within `timeout`); renders the page.')),
   timeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SCRAPE_TIMEOUT_MS, description: 'Time for the page, its waits and actions, in ms (1000-80000).' })),
   mobile: Type.Optional(Type.Boolean({ description: 'Emulate a phone (390×844 touch viewport, mobile user agent).' })),
   headers: Type.Optional(
     Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 8192 }), {
-      description: 'Request headers for this call only (never shared with other callers); Host and hop-by-hop headers are refused.',
+      description: 'Request headers for this call only; no Host or hop-by-hop headers.',
     }),
   ),
   cookies: Type.Optional(
@@ -163,7 +163,7 @@ export const scrapeOptions = {
   ),
   blockAds: Type.Optional(Type.Boolean({ description: 'Block common ad and tracker hosts (default false).' })),
   actions: Type.Optional(Type.Array(ScrapeAction, { maxItems: MAX_ACTIONS, description: 'Page actions run in order after load (at most 50, within `timeout`); outcomes in the answer\'s `actions`.' })),
-  maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600 * 1000, description: 'Reuse a stored scrape of the same URL and options at most this many ms old (0: always fetch); same price.' })),
+  maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600 * 1000, description: 'Reuse a stored scrape of the same URL and options up to this many ms old (0: always fetch).' })),
   storeInCache: Type.Optional(Type.Boolean({ description: 'Store this answer for later `maxAge` calls (default: true when `maxAge` is given).' })),
   parsePDF: Type.Optional(Type.Boolean({ description: 'Read a PDF or office document behind the URL to text (default true); false: a temporary file link.' })),
   proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('default')], { description: "default: through the operator's WEB_PROXY_URL when set; none: directly." })),

@@ -6,38 +6,12 @@
 import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk-base.js';
 import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb } from './extract.js';
 import { MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
+import { URL_REQUIRED, Url, checkUrl } from './web-url.js';
+import { crawlSite } from './web-crawl.js';
 
 export * from './web-scrape.js';
-
-/** Spec §7.1: the 400 text for a missing or empty `url`. */
-export const URL_REQUIRED = "'url' parameter is required and must be a non-empty string.";
-/** Credits per crawled page returned (issue 4: "cost per crawled page (10 credits)"). */
-export const CRAWL_CREDITS_PER_PAGE = 10;
-
-const Url = (description: string) => Type.String({ description, minLength: 1, maxLength: 8192 });
-
-/**
- * The URL a user meant: trimmed, and `https://` added to a bare host such as `example.com/docs`
- * (people paste those; a scheme-less string is never a valid absolute URL otherwise).
- */
-export function userUrl(url: string): string {
-  const u = url.trim();
-  return /^[a-z][a-z0-9+.-]*:/i.test(u) && !/^[^/:]+:\d+(\/|$)/.test(u) ? u : `https://${u.replace(/^\/\//, '')}`;
-}
-
-/** Rejects URLs that are not absolute http(s) before any credit is reserved. */
-function checkUrl(url: string): string | undefined {
-  if (typeof url !== 'string' || !url.trim()) return URL_REQUIRED;
-  let u: URL;
-  try {
-    u = new URL(userUrl(url));
-    if (!u.hostname) throw new Error('no host');
-  } catch {
-    return `Invalid URL: '${url.slice(0, 200)}' is not an absolute http or https URL.`;
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `Invalid URL: only http and https URLs can be fetched (got ${u.protocol.replace(/:$/, '')}).`;
-  return undefined;
-}
+export * from './web-url.js';
+export * from './web-crawl.js';
 
 const Metadata = Type.Object(
   {
@@ -136,66 +110,6 @@ export const scrapePage = defineCapability({
   },
 });
 
-const CrawlInput = Type.Object({
-  url: Url('Start URL; only pages of the same site are followed.'),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Most pages to return (default 5, max 100).' })),
-  depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Most link hops from the start URL (default 2).' })),
-  format: Type.Optional(
-    Type.Union([Type.Literal('markdown'), Type.Literal('text'), Type.Literal('raw')], { description: 'Page content: markdown (default), plain text, or raw HTML.' }),
-  ),
-});
-
-/** One page of a crawl. */
-export const CrawlPage = Type.Object({
-  url: Type.String({ description: 'Page URL.' }),
-  status: Type.Integer({ description: 'HTTP status of the page.' }),
-  content: Type.String({ description: 'Page content in the requested format.' }),
-});
-
-/** Output of `crawl_site`. */
-export const CrawlOutput = Type.Object({
-  url: Type.String({ description: 'Start URL.' }),
-  format: Type.String({ description: 'Content format.' }),
-  depth: Type.Integer({ description: 'Depth used.' }),
-  limit: Type.Integer({ description: 'Page limit used.' }),
-  pages: Type.Integer({ description: 'Pages returned.' }),
-  results: Type.Array(CrawlPage, { description: 'Crawled pages, closest to the start first.' }),
-  creditUsage: Type.Integer({ description: 'Credits charged: 10 per page returned.' }),
-});
-
-/** Crawl input after defaults, as providers receive it. */
-export type CrawlRequest = { url: string; limit: number; depth: number; format: 'markdown' | 'text' | 'raw' };
-
-/** Fills the documented defaults (limit 5, depth 2, markdown). */
-export function crawlDefaults(i: Static<typeof CrawlInput>): CrawlRequest {
-  return { url: userUrl(i.url), limit: i.limit ?? 5, depth: i.depth ?? 2, format: i.format ?? 'markdown' };
-}
-
-/** Builds the `crawl_site` output from a provider's pages. */
-export function crawlOutput(input: Static<typeof CrawlInput>, results: Static<typeof CrawlPage>[]): Static<typeof CrawlOutput> {
-  const d = crawlDefaults(input);
-  return { url: d.url, format: d.format, depth: d.depth, limit: d.limit, pages: results.length, results, creditUsage: results.length * CRAWL_CREDITS_PER_PAGE };
-}
-
-export const crawlSite = defineCapability({
-  id: 'crawl_site',
-  title: 'Crawl a site',
-  summary: 'Follow same-site links from a start URL (robots.txt honoured) and return the content of each page; 10 credits per page returned.',
-  tags: ['web', 'crawl', 'spider', 'site', 'links'],
-  aliases: ['crawl'],
-  input: CrawlInput,
-  output: CrawlOutput,
-  // Reserve for `limit` pages up front; charge only the pages actually returned (issue 4).
-  cost: perUnit({ unit: 'pages', credits: CRAWL_CREDITS_PER_PAGE, max: (i: { limit?: number }) => i.limit ?? 5, note: '10 credits per page returned' }),
-  validate: (i: Static<typeof CrawlInput>) => checkUrl(i.url),
-  messages: {
-    url: URL_REQUIRED,
-    limit: "'limit' must be an integer between 1 and 100.",
-    depth: "'depth' must be an integer between 0 and 10.",
-    format: "'format' must be one of: markdown, text, raw.",
-  },
-});
-
 /**
  * Cookie-consent banners hidden before a screenshot (issue 14: `blockCookieBanners`, default
  * true). Best effort by design: the overlays of the common consent platforms (OneTrust,
@@ -266,9 +180,9 @@ export const SCREENSHOT_CREDITS = { base: 20, autoScroll: 10, wait: 10 } as cons
 export const SCREENSHOT_MAX_WAIT_MS = 5000;
 
 const ScreenshotInput = Type.Object({
-  url: Url('Page to capture; `https://` is added when the URL has no scheme.'),
+  url: Url('Page to capture.'),
   fullPage: Type.Optional(Type.Boolean({ description: 'Capture the whole scrollable page (default false: the viewport).' })),
-  wait: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'Extra wait after load, in milliseconds (0-5000, a number per spec §4.10; rounded to whole ms; more than 0 adds 10 credits).' })),
+  wait: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'Extra wait after load, ms (0-5000, spec §4.10; above 0 adds 10 credits).' })),
   viewport: Type.Optional(
     Type.Object(
       {
@@ -281,19 +195,19 @@ const ScreenshotInput = Type.Object({
   clipRectangle: Type.Optional(
     Type.Object(
       {
-        x: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Left edge of the area, in CSS pixels from the page origin.' }),
-        y: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Top edge of the area, in CSS pixels from the page origin.' }),
-        width: Type.Integer({ minimum: 1, maximum: 3840, description: 'Width of the area in CSS pixels (1-3840).' }),
-        height: Type.Integer({ minimum: 1, maximum: 10240, description: 'Height of the area in CSS pixels (1-10240).' }),
+        x: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Left edge, CSS pixels.' }),
+        y: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Top edge, CSS pixels.' }),
+        width: Type.Integer({ minimum: 1, maximum: 3840, description: 'Width, CSS pixels.' }),
+        height: Type.Integer({ minimum: 1, maximum: 10240, description: 'Height, CSS pixels.' }),
       },
-      { description: 'Capture only this rectangle of the page (cut to the page and to the full-page capture limits).' },
+      { description: 'Capture only this rectangle of the page.' },
     ),
   ),
-  blockCookieBanners: Type.Optional(Type.Boolean({ description: 'Hide common cookie-consent banners before the capture (default true; best effort, by known selectors).' })),
+  blockCookieBanners: Type.Optional(Type.Boolean({ description: 'Hide cookie-consent banners (default true; best effort).' })),
   autoScroll: Type.Optional(Type.Boolean({ description: 'Scroll through the page first so lazily loaded content appears (adds 10 credits).' })),
   // Issue 28: the flat spellings clients send.
-  width: Type.Optional(Type.Integer({ minimum: 100, maximum: 3840, description: 'The flat form of `viewport.width` (100-3840; height defaults to 800).' })),
-  height: Type.Optional(Type.Integer({ minimum: 100, maximum: 10240, description: 'The flat form of `viewport.height` (100-10240; width defaults to 1280).' })),
+  width: Type.Optional(Type.Integer({ minimum: 100, maximum: 3840, description: 'Flat `viewport.width` (height default 800).' })),
+  height: Type.Optional(Type.Integer({ minimum: 100, maximum: 10240, description: 'Flat `viewport.height` (width default 1280).' })),
   waitFor: Type.Optional(Type.Number({ minimum: 0, maximum: SCREENSHOT_MAX_WAIT_MS, description: 'The same as `wait`; `wait` wins when both are given.' })),
   format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], { description: 'Image format: png (default), jpeg or webp.' })),
   quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'jpeg or webp quality, 1-100 (default 80); not for png.' })),

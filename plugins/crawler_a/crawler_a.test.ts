@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import plugin from './index.js';
 import { startCrawlerAFake, type CrawlerAFake } from './fake.js';
-import { ServiceError } from '../../core/sdk.js';
+import { ServiceError, UnsupportedOptionError } from '../../core/sdk.js';
 import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
 
 let fake: CrawlerAFake;
@@ -64,6 +64,18 @@ test('crawl_site mapping: capability input in, results with url/status/content o
   assert.deepEqual(impl.mapInput!({ url: 'https://example.org', format: 'raw' }), { url: 'https://example.org', limit: 5, maxDiscoveryDepth: 2, formats: ['rawHtml'] });
   const out = impl.mapOutput!({ data: [{ markdown: '# T\n\n[a](b) **x**', metadata: { sourceURL: 'https://e.org/', statusCode: 200 } }] }, { url: 'https://e.org/', format: 'text' });
   assert.deepEqual(out, { url: 'https://e.org/', format: 'text', depth: 2, limit: 5, pages: 1, results: [{ url: 'https://e.org/', status: 200, content: 'T\n\na x' }], creditUsage: 10 });
+});
+
+test('crawl_site and map_site mappings: the options crawler_a has are sent, the rest (and a job-size limit) hand on', () => {
+  const crawl = plugin.implements!.find((i) => i.capability === 'crawl_site')!;
+  assert.deepEqual(crawl.mapInput!({ url: 'https://example.org', includePaths: ['^/docs/'], allowSubdomains: true, ignoreQueryParameters: true, sitemap: 'skip' }), {
+    url: 'https://example.org', limit: 5, maxDiscoveryDepth: 2, formats: ['markdown'], includePaths: ['^/docs/'], allowSubdomains: true, ignoreQueryParameters: true, sitemap: 'skip',
+  });
+  assert.throws(() => crawl.mapInput!({ url: 'https://example.org', limit: 101 }), (e) => e instanceof UnsupportedOptionError && /'limit' above 100/.test(e.message));
+  const map = plugin.implements!.find((i) => i.capability === 'map_site')!;
+  assert.deepEqual(map.mapInput!({ url: 'example.org', search: 'docs', sitemap: 'only' }), { url: 'https://example.org', limit: 5000, includeSubdomains: false, sitemap: 'only', search: 'docs' });
+  assert.throws(() => map.mapInput!({ url: 'https://example.org', excludePaths: ['^/x'] }), (e) => e instanceof UnsupportedOptionError);
+  assert.deepEqual(map.mapOutput!({ links: [{ url: 'https://e.org/a', title: 'A', extra: 1 }, { url: 'https://e.org/b' }] }, {}), { links: [{ url: 'https://e.org/a', title: 'A' }, { url: 'https://e.org/b' }], count: 2 });
 });
 
 test('search, map and screenshot', async () => {

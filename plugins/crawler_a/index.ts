@@ -3,7 +3,7 @@
  * screenshot. Serves `crawl_site` first in the deployment order (spec §4.10) and `screenshot`
  * when asked for by `provider`.
  */
-import { CRAWL_CREDITS_PER_PAGE, InputError, Type, UnsupportedOptionError, UpstreamError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit, screenshot as screenshotCapability, wholeMs, pngScreenshotSettings, userUrl, type RunContext, type Static } from '../../core/sdk.js';
+import { CRAWL_CREDITS_PER_PAGE, CRAWL_SYNC_MAX, InputError, Type, mapDefaults, mapSite, UnsupportedOptionError, UpstreamError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit, screenshot as screenshotCapability, wholeMs, pngScreenshotSettings, userUrl, type RunContext, type Static } from '../../core/sdk.js';
 import { copyScreenshot } from './screenshot-copy.js';
 import { CrawlerAClient, type CrawlerADocument } from './client.js';
 
@@ -79,6 +79,7 @@ const map = defineEndpoint({
     search: Type.Optional(Type.String({ description: 'Rank links by relevance to this.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'Most links (default 5000).' })),
     includeSubdomains: Type.Optional(Type.Boolean({ description: 'Include subdomains (default true).' })),
+    sitemap: Type.Optional(Type.Union([Type.Literal('include'), Type.Literal('skip'), Type.Literal('only')], { description: 'Use the sitemap: include (default), skip or only.' })),
   }),
   output: Type.Object({ links: Type.Array(Type.Object({ url: Type.String({ description: 'Link URL.' }) }, { additionalProperties: true }), { description: 'Site links with title/description when known.' }) }),
   cost: flat(10),
@@ -97,6 +98,11 @@ const CrawlIn = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Most pages (default 5).' })),
   maxDiscoveryDepth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Most link hops (default 2).' })),
   formats: Type.Optional(Formats),
+  includePaths: Type.Optional(Type.Array(Type.String(), { description: 'Path regular expressions a page must match.' })),
+  excludePaths: Type.Optional(Type.Array(Type.String(), { description: 'Path regular expressions that skip a page.' })),
+  allowSubdomains: Type.Optional(Type.Boolean({ description: 'Follow subdomains (default false).' })),
+  ignoreQueryParameters: Type.Optional(Type.Boolean({ description: 'One page per path whatever its query (default false).' })),
+  sitemap: Type.Optional(Type.Union([Type.Literal('include'), Type.Literal('skip'), Type.Literal('only')], { description: 'Use the sitemap: include (default), skip or only.' })),
 });
 
 const crawl = defineEndpoint({
@@ -117,7 +123,17 @@ const crawl = defineEndpoint({
   async run(input, ctx) {
     const limit = input.limit ?? 5;
     const job = await client(ctx).crawl(
-      { url: input.url, limit, maxDiscoveryDepth: input.maxDiscoveryDepth ?? 2, scrapeOptions: { formats: input.formats ?? ['markdown'] } },
+      {
+        url: input.url,
+        limit,
+        maxDiscoveryDepth: input.maxDiscoveryDepth ?? 2,
+        scrapeOptions: { formats: input.formats ?? ['markdown'] },
+        ...(input.includePaths?.length ? { includePaths: input.includePaths } : {}),
+        ...(input.excludePaths?.length ? { excludePaths: input.excludePaths } : {}),
+        ...(input.allowSubdomains !== undefined ? { allowSubdomains: input.allowSubdomains } : {}),
+        ...(input.ignoreQueryParameters !== undefined ? { ignoreQueryParameters: input.ignoreQueryParameters } : {}),
+        ...(input.sitemap ? { sitemap: input.sitemap } : {}),
+      },
       Number(ctx.config.pollIntervalMs) || 2000,
     );
     const data = job.data.slice(0, limit);
@@ -183,9 +199,23 @@ export default definePlugin({
   endpoints: [scrape, search, map, crawl, screenshot],
   implements: [
     implement(crawlSite, crawl, {
+      // contracts §5d: the v2 crawl takes every crawl option; one call here polls for at most
+      // 100 pages, so a bigger crawl (a job) hands on to a crawler that can do it.
       mapInput: (i) => {
         const d = crawlDefaults(i);
-        return { url: d.url, limit: d.limit, maxDiscoveryDepth: d.depth, formats: [d.format === 'raw' ? 'rawHtml' : 'markdown'] };
+        if (d.limit > CRAWL_SYNC_MAX) throw new UnsupportedOptionError(`'limit' above ${CRAWL_SYNC_MAX} is not supported by provider crawler_a; use provider web.`);
+        // Only what the caller set is sent: the API's own defaults match ours.
+        return {
+          url: d.url,
+          limit: d.limit,
+          maxDiscoveryDepth: d.depth,
+          formats: [d.format === 'raw' ? 'rawHtml' : 'markdown'],
+          ...(i.includePaths?.length ? { includePaths: i.includePaths } : {}),
+          ...(i.excludePaths?.length ? { excludePaths: i.excludePaths } : {}),
+          ...(i.allowSubdomains !== undefined ? { allowSubdomains: i.allowSubdomains } : {}),
+          ...(i.ignoreQueryParameters !== undefined ? { ignoreQueryParameters: i.ignoreQueryParameters } : {}),
+          ...(i.sitemap ? { sitemap: i.sitemap } : {}),
+        };
       },
       mapOutput: (o, i) => {
         const format = crawlDefaults(i).format;
@@ -197,6 +227,18 @@ export default definePlugin({
             content: pageContent(doc, format),
           })),
         );
+      },
+    }),
+    implement(mapSite, map, {
+      // contracts §5c: the v2 map has no path rules; those hand on to a provider that has them.
+      mapInput: (i) => {
+        const d = mapDefaults(i);
+        if (d.includePaths.length || d.excludePaths.length) throw new UnsupportedOptionError("'includePaths' and 'excludePaths' are not supported by provider crawler_a for map_site; use provider web.");
+        return { url: d.url, limit: d.limit, includeSubdomains: d.includeSubdomains, sitemap: d.sitemap, ...(d.search ? { search: d.search } : {}) };
+      },
+      mapOutput: (o) => {
+        const links = (o.links as Record<string, unknown>[]).map((l) => ({ url: String(l.url), ...(typeof l.title === 'string' ? { title: l.title } : {}), ...(typeof l.description === 'string' ? { description: l.description } : {}) }));
+        return { links, count: links.length };
       },
     }),
     implement(screenshotCapability, screenshot, {

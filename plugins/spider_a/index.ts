@@ -2,7 +2,7 @@
  * spider_a (Spider, contracts §6): scrape, crawl and links. Serves `crawl_site` as the fallback
  * after crawler_a (spec §4.10: "falls back to spider_a when needed").
  */
-import { CRAWL_CREDITS_PER_PAGE, Type, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit } from '../../core/sdk.js';
+import { CRAWL_CREDITS_PER_PAGE, CRAWL_SYNC_MAX, Type, UnsupportedOptionError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit } from '../../core/sdk.js';
 import { contentOf, spiderCall, type SpiderPage } from './client.js';
 
 const config = {
@@ -64,6 +64,9 @@ const crawl = defineEndpoint({
     depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 25, description: 'Most link hops (default 2).' })),
     return_format: Type.Optional(ReturnFormat),
     request: Type.Optional(Request),
+    subdomains: Type.Optional(Type.Boolean({ description: 'Include subdomains.' })),
+    sitemap: Type.Optional(Type.Boolean({ description: 'Also crawl the URLs of the sitemap.' })),
+    sitemap_only: Type.Optional(Type.Boolean({ description: 'Crawl only the URLs of the sitemap.' })),
   }),
   output: Type.Object({ pages: Type.Array(Page, { description: 'Crawled pages.' }) }),
   cost: perUnit({ unit: 'pages', credits: CRAWL_CREDITS_PER_PAGE, max: (i: { limit?: number }) => i.limit ?? 5, note: '10 credits per page returned' }),
@@ -73,7 +76,8 @@ const crawl = defineEndpoint({
   async run(input, ctx) {
     const limit = input.limit ?? 5;
     const format = input.return_format ?? 'markdown';
-    const pages = await spiderCall(ctx, 'crawl', { url: input.url, limit, depth: input.depth ?? 2, return_format: format, request: input.request ?? 'smart' });
+    const site = { ...(input.subdomains !== undefined ? { subdomains: input.subdomains } : {}), ...(input.sitemap !== undefined ? { sitemap: input.sitemap } : {}), ...(input.sitemap_only ? { sitemap_only: true } : {}) };
+    const pages = await spiderCall(ctx, 'crawl', { url: input.url, limit, depth: input.depth ?? 2, return_format: format, request: input.request ?? 'smart', ...site });
     ctx.setNative(pages.map(({ content: _c, ...rest }) => rest));
     // Pages the target refused (4xx/5xx with no body) are not returned, so they are not charged.
     const kept = pages.filter((p) => p.content !== null && p.content !== undefined).slice(0, limit);
@@ -114,9 +118,17 @@ export default definePlugin({
   endpoints: [scrape, crawl, links],
   implements: [
     implement(crawlSite, crawl, {
+      // contracts §6: subdomains and the sitemap are Spider parameters; path patterns and a
+      // query rule have no documented equivalent, and one call returns at most 100 pages here,
+      // so those hand on to the next crawler rather than being ignored.
       mapInput: (i) => {
         const d = crawlDefaults(i);
-        return { url: d.url, limit: d.limit, depth: d.depth, return_format: d.format };
+        if (d.limit > CRAWL_SYNC_MAX) throw new UnsupportedOptionError(`'limit' above ${CRAWL_SYNC_MAX} is not supported by provider spider_a; use provider web.`);
+        if (d.includePaths.length || d.excludePaths.length) throw new UnsupportedOptionError("'includePaths' and 'excludePaths' are not supported by provider spider_a; use provider crawler_a or web.");
+        if (d.ignoreQueryParameters) throw new UnsupportedOptionError("'ignoreQueryParameters' is not supported by provider spider_a; use provider crawler_a or web.");
+        // Only what the caller set is sent, so a plain crawl asks exactly what it did before.
+        const site = { ...(i.allowSubdomains !== undefined ? { subdomains: i.allowSubdomains } : {}), ...(i.sitemap ? { sitemap: i.sitemap !== 'skip', ...(i.sitemap === 'only' ? { sitemap_only: true } : {}) } : {}) };
+        return { url: d.url, limit: d.limit, depth: d.depth, return_format: d.format, ...site };
       },
       mapOutput: (o, i) => crawlOutput(i, o.pages.map((p) => ({ url: p.url, status: p.status, content: p.content }))),
     }),

@@ -1,13 +1,19 @@
 /**
- * The service's own crawler (spec §4.9, §4.10; issue 4 "crawl_site"): breadth-first from the
- * start URL, same site only, robots.txt honoured (including Crawl-delay), every URL normalised so
- * no page is fetched twice, bounded by `limit` pages and `depth` link hops, and by a deadline after
- * which the pages gathered so far are returned.
+ * The service's own crawler (spec §4.9, §4.10; issues 4 and 25 "crawl_site"): breadth-first from
+ * the start URL and the site's sitemap URLs, same site only (subdomains when allowed), robots.txt
+ * honoured (including Crawl-delay), the user's path rules applied, every URL normalised so no
+ * page is fetched twice, bounded by `limit` pages and `depth` link hops, and by a deadline after
+ * which the pages gathered so far are returned. Each page is crawl-page.ts's, which a crawl job's
+ * steps run too.
  */
-import { InputError, ServiceError, UpstreamError } from '../../core/sdk.js';
-import { fetchPage, type FetchedPage } from './fetch-page.js';
+import { InputError, ServiceError, UpstreamError, type CrawlRequest } from '../../core/sdk.js';
+import { crawlOne, type CrawlEnv } from './crawl-page.js';
 import type { WebContext } from './work.js';
 import { loadRobots, refusedOrigin, type OriginRules } from './robots.js';
+import { normaliseUrl, siteOf, type SiteScope } from './site-scope.js';
+import { sitemapPages } from './sitemaps.js';
+
+export { normaliseUrl, siteOf } from './site-scope.js';
 
 /** How page content is returned. */
 export type CrawlFormat = 'markdown' | 'text' | 'raw';
@@ -19,12 +25,8 @@ export interface CrawlResult {
   content: string;
 }
 
-/** Crawl parameters after defaults. */
-export interface CrawlOptions {
-  url: string;
-  limit: number;
-  depth: number;
-  format: CrawlFormat;
+/** Crawl parameters after defaults, with the plugin's limits. */
+export interface CrawlOptions extends CrawlRequest {
   maxBytes: number;
   timeoutMs: number;
   /** Longest Crawl-delay honoured as written; longer ones are capped to this. */
@@ -33,64 +35,41 @@ export interface CrawlOptions {
   deadline: number;
 }
 
-const SKIP_EXTENSIONS = /\.(?:jpe?g|png|gif|webp|svg|ico|bmp|css|js|mjs|json|xml|zip|gz|tgz|rar|7z|mp3|mp4|m4a|wav|avi|mov|webm|woff2?|ttf|eot|exe|dmg|iso|apk)$/i;
-const TRACKING = /^(utm_[a-z]+|gclid|fbclid|mc_cid|mc_eid)$/i;
-
-/**
- * The form under which a URL is remembered: lower-case scheme and host, no default port, no
- * fragment, no tracking parameters, sorted query, no trailing slash except for the root.
- */
-export function normaliseUrl(raw: string): string | undefined {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return undefined;
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-  u.hash = '';
-  u.username = '';
-  u.password = '';
-  const params = [...u.searchParams].filter(([k]) => !TRACKING.test(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  u.search = params.length ? new URLSearchParams(params).toString() : '';
-  if (u.pathname.length > 1 && u.pathname.endsWith('/')) u.pathname = u.pathname.replace(/\/+$/, '') || '/';
-  return u.href;
-}
-
 /** Distinct origins (scheme, host, port) of one site a crawl follows links to. */
 const MAX_ORIGINS = 8;
+/** Most sitemap files one crawl reads. */
+export const CRAWL_SITEMAP_FILES = 20;
 
-/** Same site: the same host, with or without a leading `www.` (scheme may differ). */
-export function siteOf(url: string): string {
-  return new URL(url).hostname.toLowerCase().replace(/^www\./, '');
+/** The scope of a crawl: its site and the user's rules. */
+export function crawlScope(startNorm: string, d: Pick<CrawlRequest, 'allowSubdomains' | 'ignoreQueryParameters' | 'includePaths' | 'excludePaths'>): SiteScope {
+  return { site: siteOf(startNorm), subdomains: d.allowSubdomains, ignoreQuery: d.ignoreQueryParameters, include: d.includePaths, exclude: d.excludePaths };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** The start URL normalised, or a 400. */
+export function crawlStart(url: string, ignoreQuery: boolean): string {
+  const startNorm = normaliseUrl(url, ignoreQuery);
+  if (!startNorm) throw new InputError(`Invalid URL: ${url.slice(0, 200)}`);
+  return startNorm;
+}
+
+/**
+ * The start origin's rules, or the error that stops the crawl: an unreadable robots.txt forbids
+ * the whole origin (RFC 9309 §2.3.1.4), a disallowed start URL is the caller's 400.
+ */
+export function checkStart(robots: OriginRules, startNorm: string): void {
+  if (robots.unreachable) {
+    throw robots.error instanceof ServiceError ? robots.error : new UpstreamError(`Failed to retrieve ${robots.origin}/robots.txt; the site cannot be crawled without it.`, { cause: robots.error });
+  }
+  if (!robots.allows(startNorm)) throw new InputError(`Crawling ${startNorm} is disallowed by the site's robots.txt.`);
 }
 
 /** Crawls the site; returns pages in breadth-first discovery order. */
 export async function crawlSite(ctx: WebContext, opts: CrawlOptions): Promise<CrawlResult[]> {
-  const startNorm = normaliseUrl(opts.url);
-  if (!startNorm) throw new InputError(`Invalid URL: ${opts.url.slice(0, 200)}`);
+  const startNorm = crawlStart(opts.url, opts.ignoreQueryParameters);
   const start = new URL(startNorm);
-  const site = siteOf(startNorm);
   const robotsOpts = { timeoutMs: opts.timeoutMs, maxDelayMs: opts.maxDelayMs };
   const robots = await loadRobots(ctx, start.origin, robotsOpts);
-  // An unreadable robots.txt forbids the whole origin (RFC 9309 §2.3.1.4): say why, charge nothing.
-  if (robots.unreachable) {
-    throw robots.error instanceof ServiceError ? robots.error : new UpstreamError(`Failed to retrieve ${start.origin}/robots.txt; the site cannot be crawled without it.`, { cause: robots.error });
-  }
-  if (!robots.allows(startNorm)) throw new InputError(`Crawling ${startNorm} is disallowed by the site's robots.txt.`);
+  checkStart(robots, startNorm);
   // robots.txt speaks for its own origin: a same-site link on another origin (`www.`, the other
   // scheme, another port) is checked against that origin's file, read once, and paced by its own
   // Crawl-delay.
@@ -104,73 +83,61 @@ export async function crawlSite(ctx: WebContext, opts: CrawlOptions): Promise<Cr
     }
     return r;
   };
+  const scope = crawlScope(startNorm, opts);
+  const env: CrawlEnv = { scope, format: opts.format, maxBytes: opts.maxBytes, timeoutMs: opts.timeoutMs, deadline: opts.deadline, robotsFor };
   const concurrency = 3;
+  const followLinks = opts.sitemap !== 'only';
 
-  const seen = new Set<string>([startNorm]);
-  const queue: { url: string; depth: number; order: number }[] = [{ url: startNorm, depth: 0, order: 0 }];
-  let nextOrder = 1;
+  const seen = new Set<string>();
+  const queue: { url: string; depth: number; order: number }[] = [];
+  let nextOrder = 0;
+  // Origins of the site links may lead to (`www.`, the other scheme, other ports, subdomains):
+  // bounded, so a page linking to hundreds of ports cannot make the crawl fetch hundreds of
+  // robots.txt files.
+  const origins = new Set<string>([start.origin]);
+  const enqueue = (url: string, depth: number) => {
+    if (seen.has(url)) return;
+    const origin = new URL(url).origin;
+    if (!origins.has(origin)) {
+      if (origins.size >= MAX_ORIGINS) return;
+      origins.add(origin);
+    }
+    seen.add(url);
+    queue.push({ url, depth, order: nextOrder++ });
+  };
+  if (followLinks) enqueue(startNorm, 0);
+  if (opts.sitemap !== 'skip') {
+    // Sitemap URLs come after the start page and count as one hop from it.
+    const listed = await sitemapPages(ctx, { rules: robots, scope, max: opts.limit * 2, maxFiles: CRAWL_SITEMAP_FILES, maxBytes: opts.maxBytes, timeoutMs: opts.timeoutMs, deadline: opts.deadline });
+    for (const url of listed) enqueue(url, 1);
+  }
+  const startOrder = followLinks ? 0 : -1;
+
   const results: (CrawlResult & { order: number })[] = [];
   let inflight = 0;
   let startError: unknown;
   const stopped = () => Date.now() >= opts.deadline || ctx.signal.aborted;
 
-  // Origins of the site links may lead to (`www.`, the other scheme, other ports): bounded, so a
-  // page linking to hundreds of ports cannot make the crawl fetch hundreds of robots.txt files.
-  const origins = new Set<string>([start.origin]);
-
   const visit = async (item: { url: string; depth: number; order: number }) => {
-    // robots.txt of another origin is read when one of its pages is about to be fetched (never
-    // for links that the limit or the deadline leave unvisited).
-    const rules = await robotsFor(new URL(item.url).origin);
-    if (item.order !== 0 && (!rules.allows(item.url) || stopped())) return;
-    if (rules.delayMs > 0) {
-      // Politeness: requests to one origin start at least its Crawl-delay apart.
-      const at = rules.reserve();
-      if (at >= opts.deadline) return;
-      await sleep(at - Date.now(), ctx.signal);
-      if (stopped()) return;
-    }
-    let page: FetchedPage;
+    const isStart = item.order === startOrder;
+    let page;
     try {
-      page = await fetchPage(ctx, { url: item.url, renderJs: false, timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes });
+      page = await crawlOne(ctx, env, { url: item.url, start: isStart, links: followLinks && item.depth < opts.depth });
     } catch (err) {
-      if (item.order === 0) startError = err;
+      if (isStart) startError = err;
       else ctx.log.debug({ err, url: item.url }, 'crawl: page skipped');
       return;
     }
-    const finalNorm = normaliseUrl(page.url) ?? page.url;
+    if (!page) return;
     // A redirect may lead off the site or onto a page already seen: neither is returned twice.
-    if (siteOf(finalNorm) !== site && item.order !== 0) return;
-    if (finalNorm !== item.url) {
-      if (seen.has(finalNorm) && item.order !== 0) return;
-      seen.add(finalNorm);
+    if (!page.onSite && !isStart) return;
+    if (page.finalNorm !== item.url) {
+      if (seen.has(page.finalNorm) && !isStart) return;
+      seen.add(page.finalNorm);
     }
     if (results.length >= opts.limit) return;
-    const deeper = item.depth < opts.depth;
-    let content: string | undefined = page.body;
-    let links: string[] = [];
-    if (page.kind === 'html' && (opts.format !== 'raw' || deeper)) {
-      // Parsing and conversion run in a compute worker: a large page must not stall the service.
-      const out = await ctx.state.pages.run('crawlPage', { html: page.body, url: page.url, format: opts.format === 'raw' ? 'links only' : opts.format, links: deeper }, { signal: ctx.signal });
-      if (out.warning) ctx.log.warn({ url: page.url }, `crawl: ${out.warning}`);
-      links = out.links;
-      if (opts.format !== 'raw') content = out.content;
-    }
-    if (deeper) {
-      for (const link of links) {
-        const norm = normaliseUrl(link);
-        if (!norm || seen.has(norm)) continue;
-        const u = new URL(norm);
-        if (siteOf(norm) !== site || SKIP_EXTENSIONS.test(u.pathname)) continue;
-        if (!origins.has(u.origin)) {
-          if (origins.size >= MAX_ORIGINS) continue;
-          origins.add(u.origin);
-        }
-        seen.add(norm);
-        queue.push({ url: norm, depth: item.depth + 1, order: nextOrder++ });
-      }
-    }
-    if (content !== undefined) results.push({ url: page.url, status: page.status, content, order: item.order });
+    for (const link of page.links) enqueue(link, item.depth + 1);
+    if (page.result) results.push({ ...page.result, order: item.order });
   };
 
   await new Promise<void>((resolve) => {
@@ -181,7 +148,7 @@ export async function crawlSite(ctx: WebContext, opts: CrawlOptions): Promise<Cr
         // A page that fails in an unforeseen way is left out; it must never take the process down.
         void visit(item)
           .catch((err: unknown) => {
-            if (item.order === 0) startError ??= err;
+            if (item.order === startOrder) startError ??= err;
             ctx.log.warn({ err, url: item.url }, 'crawl: page failed; left out');
           })
           .finally(() => {

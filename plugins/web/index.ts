@@ -11,6 +11,10 @@ import {
   ExtractOutput,
   ScrapeOutput,
   ScreenshotOutput,
+  BatchOutput,
+  MapOutput,
+  batchScrape as batchCapability,
+  mapSite as mapCapability,
   WebExtractInput,
   crawlDefaults,
   crawlOutput,
@@ -25,6 +29,9 @@ import {
 import { fetchPage, limitsFrom, webProxy } from './fetch-page.js';
 import { pageData, registerPageWork, type WebContext, type WebState } from './work.js';
 import { crawlSite } from './crawler.js';
+import { crawlSteps } from './crawl-steps.js';
+import { batchScrape, batchSteps } from './batch.js';
+import { mapSite } from './map.js';
 import { scrape } from './scrape.js';
 
 
@@ -93,7 +100,7 @@ const scrapeEndpoint = defineEndpoint({
 const crawl = defineEndpoint({
   operation: 'crawl',
   title: 'Crawl a site on this machine',
-  summary: 'Breadth-first same-site crawl honouring robots.txt and Crawl-delay; 10 credits per page returned.',
+  summary: 'Breadth-first same-site crawl from the start URL and sitemaps, honouring robots.txt, Crawl-delay and path rules; 10 credits per page returned.',
   input: crawlCapability.input,
   output: CrawlOutput,
   perKeyConcurrency: 4,
@@ -115,6 +122,34 @@ const crawl = defineEndpoint({
     ctx.usage.add('pages', results.length);
     return crawlOutput(input, results);
   },
+});
+
+const map = defineEndpoint({
+  operation: 'map',
+  title: 'Map a site on this machine',
+  summary: 'Lists the URLs of a site from its sitemaps (robots.txt, /sitemap.xml, indexes, gzipped files) and its start page; 10 credits per call.',
+  input: mapCapability.input,
+  output: MapOutput,
+  perKeyConcurrency: 4,
+  cost: mapCapability.cost,
+  timeoutMs: 120_000,
+  validate: mapCapability.validate,
+  messages: mapCapability.messages,
+  run: (input, ctx: Ctx) => mapSite(input, ctx),
+});
+
+const batch = defineEndpoint({
+  operation: 'batch_scrape',
+  title: 'Scrape many pages on this machine',
+  summary: 'Scrapes each URL through scrape_page, a few at a time; one result per URL, 10 credits per page scraped, failures free.',
+  input: batchCapability.input,
+  output: BatchOutput,
+  perKeyConcurrency: 4,
+  cost: batchCapability.cost,
+  timeoutMs: 180_000,
+  validate: batchCapability.validate,
+  messages: batchCapability.messages,
+  run: (input, ctx: Ctx) => batchScrape(input, ctx),
 });
 
 const shot = defineEndpoint({
@@ -198,16 +233,18 @@ export default definePlugin<WebState>({
   id: 'web',
   apiVersion: 1,
   title: 'Web (service-managed)',
-  summary: 'Scrape, crawl, screenshot and extract web pages on this machine: plain HTTP or a warm Chromium, with the SSRF guard.',
-  tags: ['web', 'scrape', 'crawl', 'screenshot', 'extract', 'chromium', 'managed'],
+  summary: 'Scrape, batch scrape, crawl, map, screenshot and extract web pages on this machine: plain HTTP or a warm Chromium, with the SSRF guard.',
+  tags: ['web', 'scrape', 'crawl', 'map', 'batch', 'screenshot', 'extract', 'chromium', 'managed'],
   managed: true,
   config,
   // The CPU-heavy page work is handed to the compute engine by this plugin's own module URL.
   setup: ({ engines }) => registerPageWork(engines),
-  endpoints: [scrapeEndpoint, crawl, shot, extract],
+  endpoints: [scrapeEndpoint, crawl, shot, extract, map, batch],
   implements: [
     { capability: 'scrape_page', endpoint: 'scrape' },
-    { capability: 'crawl_site', endpoint: 'crawl' },
+    { capability: 'crawl_site', endpoint: 'crawl', steps: crawlSteps },
+    { capability: 'map_site', endpoint: 'map' },
+    { capability: 'batch_scrape', endpoint: 'batch_scrape', steps: batchSteps },
     { capability: 'screenshot', endpoint: 'screenshot' },
     // extract_web is the extraction lane's (issue 15); `web.extract` stays a direct endpoint.
   ],

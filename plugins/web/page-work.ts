@@ -6,6 +6,14 @@
  */
 import { ParsedPage, toMarkdown, type PageMetadata } from './page-content.js';
 import { toText } from './page-text.js';
+import { compileScope, normaliseUrl, onSite, pathAllowed, scopeLinks, type SiteScope } from './site-scope.js';
+import { sitemapLocs, sitemapText, type SitemapFile } from './sitemap-parse.js';
+import { allowedByRobots } from './robots-match.js';
+
+/** Of `urls` (on one origin), those its robots.txt (`text`, read at `robotsUrl`) allows. */
+export function robotsAllowed(a: { robotsUrl: string; text: string; urls: string[] }): string[] {
+  return allowedByRobots(a.robotsUrl, a.text, a.urls);
+}
 
 /** A fetched HTML page, as the workers receive it. */
 export interface PageData {
@@ -113,9 +121,21 @@ export function extractContent(a: PageData) {
 /**
  * One crawled HTML page: its links (when the crawl goes deeper) and its content as markdown or
  * text. When markdown cannot be made the text stands in; when not even that, `content` is
- * undefined and the page is left out (and not charged).
+ * undefined and the page is left out (and not charged). With a `scope`, the links are the
+ * distinct in-scope URLs and `selfAllowed` says whether the page itself passes the path rules.
  */
-export function crawlPage(a: { html: string; url: string; format: 'markdown' | 'text' | 'links only'; links: boolean }): { links: string[]; content?: string; warning?: string } {
+export function crawlPage(a: { html: string; url: string; format: 'markdown' | 'text' | 'links only'; links: boolean; scope?: SiteScope }): { links: string[]; content?: string; warning?: string; selfAllowed: boolean } {
+  const selfAllowed = a.scope ? isAllowed(a.url, a.scope) : true;
+  const out = pageParts(a);
+  return { ...out, links: a.scope ? scopeLinks(out.links, a.scope) : out.links, selfAllowed };
+}
+
+function isAllowed(url: string, scope: SiteScope): boolean {
+  const norm = normaliseUrl(url, scope.ignoreQuery);
+  return !!norm && pathAllowed(norm, compileScope(scope));
+}
+
+function pageParts(a: { html: string; url: string; format: 'markdown' | 'text' | 'links only'; links: boolean }): { links: string[]; content?: string; warning?: string } {
   let parsed: ParsedPage | undefined;
   let links: string[] = [];
   let html = a.html;
@@ -137,4 +157,24 @@ export function crawlPage(a: { html: string; url: string; format: 'markdown' | '
   } catch (err) {
     return { links, warning: `page could not be converted (${(err as Error).message}); left out` };
   }
+}
+
+/** A map's start page: its title and description, whether it is in scope, and its in-scope links. */
+export function mapPage(a: { html: string; url: string; status: number; contentType: string; scope: SiteScope; max: number }): { title: string; description?: string; selfAllowed: boolean; links: string[] } {
+  const parsed = new ParsedPage(a.html, a.url);
+  const metadata = parsed.metadata(a.status, a.contentType);
+  return { title: parsed.title(), description: metadata.description, selfAllowed: isAllowed(a.url, a.scope), links: scopeLinks(parsed.links(), a.scope, a.max) };
+}
+
+/**
+ * One sitemap file, inflated within `maxBytes` when gzipped: for an index, the sitemaps it
+ * lists (on the site); for a urlset, its in-scope page URLs (at most `max`).
+ */
+export function sitemapEntries(a: { bytes: Uint8Array; scope: SiteScope; maxBytes: number; max: number }): SitemapFile {
+  const { text, error } = sitemapText(a.bytes, a.maxBytes);
+  if (text === undefined) return { kind: 'unknown', locs: [], error };
+  // The protocol's cap on entries per file; the scope then keeps at most `max` of them.
+  const file = sitemapLocs(text, 50_000);
+  if (file.kind === 'index') return { kind: 'index', locs: file.locs.filter((l) => onSite(l, { site: a.scope.site, subdomains: true })).slice(0, 1000) };
+  return { kind: file.kind, locs: scopeLinks(file.locs, a.scope, a.max) };
 }

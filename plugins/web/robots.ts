@@ -5,18 +5,10 @@
  * disallowed (§2.3.1.4), since the site may be telling crawlers to back off. Each origin's own
  * Crawl-delay spaces the requests made to that origin.
  */
-import robotsParserModule from 'robots-parser';
 import { InputError, PayloadTooLargeError, UpstreamError, type RunContext } from '../../core/sdk.js';
+import { ROBOTS_AGENT, robotsParser } from './robots-match.js';
 
-/** The robots.txt product token this crawler obeys (and sends in its User-Agent). */
-export const ROBOTS_AGENT = 'ContentIntelligenceBot';
-
-// robots-parser is CommonJS with a default-export typing; under NodeNext the function is the module.
-type RobotsParser = (url: string, text: string) => {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getCrawlDelay(ua?: string): number | undefined;
-};
-const robotsParser = ((robotsParserModule as unknown as { default?: RobotsParser }).default ?? robotsParserModule) as unknown as RobotsParser;
+export { ROBOTS_AGENT } from './robots-match.js';
 
 /** RFC 9309 §2.5: crawlers must parse at least 500 KiB; a file past the cap is not obeyed partially. */
 const ROBOTS_MAX_BYTES = 512 * 1024;
@@ -31,6 +23,10 @@ export interface OriginRules {
   allows(url: string): boolean;
   /** Crawl-delay in ms (capped), 0 when none. */
   readonly delayMs: number;
+  /** The file's `Sitemap:` lines (absolute URLs), in order. */
+  readonly sitemaps: string[];
+  /** The file as read ('' when there is none), for checking many URLs in a worker. */
+  readonly text: string;
   /**
    * Reserves the next request slot: resolves to the time the request may start. Slots are
    * handed out in order, each `delayMs` after the previous one, so concurrent workers on one
@@ -68,6 +64,8 @@ export async function loadRobots(ctx: RunContext<unknown>, origin: string, opts:
     unreachable,
     error,
     delayMs,
+    sitemaps: unreachable ? [] : robots.getSitemaps().slice(0, 100),
+    text,
     allows: (url) => !unreachable && robots.isAllowed(url, ROBOTS_AGENT) !== false,
     reserve() {
       const at = Math.max(Date.now(), nextAt);
@@ -79,5 +77,59 @@ export async function loadRobots(ctx: RunContext<unknown>, origin: string, opts:
 
 /** Rules for an origin that could not even be asked (a guard refusal): nothing is fetched there. */
 export function refusedOrigin(origin: string, err: unknown): OriginRules {
-  return { origin, unreachable: 'the address is refused', error: err, delayMs: 0, allows: () => false, reserve: () => Date.now() };
+  return { origin, unreachable: 'the address is refused', error: err, delayMs: 0, sitemaps: [], text: '', allows: () => false, reserve: () => Date.now() };
+}
+
+/** Waits for the origin's next request slot (its Crawl-delay); false when that is past `deadline`. */
+export async function waitTurn(rules: OriginRules, signal: AbortSignal, deadline = Infinity): Promise<boolean> {
+  if (rules.delayMs <= 0) return true;
+  const at = rules.reserve();
+  if (at >= deadline) return false;
+  await sleep(at - Date.now(), signal);
+  return !signal.aborted;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** How long a robots.txt read for a job's items is reused, in ms. */
+const ROBOTS_TTL_MS = 5 * 60_000;
+/** Most origins whose robots.txt is kept. */
+const ROBOTS_CACHE_SIZE = 500;
+
+/**
+ * robots.txt per origin shared by the items of crawl jobs on this instance: each item is a
+ * separate step, so without it every page would read its origin's file again, and the rules'
+ * slot reservation is what keeps Crawl-delay between the items of one origin.
+ */
+export class RobotsCache {
+  private readonly entries = new Map<string, { at: number; rules: Promise<OriginRules> }>();
+
+  /** The origin's rules (read when absent or stale); a guard refusal gives rules that allow nothing. */
+  get(ctx: RunContext<unknown>, origin: string, opts: { timeoutMs: number; maxDelayMs: number }): Promise<OriginRules> {
+    const hit = this.entries.get(origin);
+    if (hit && Date.now() - hit.at < ROBOTS_TTL_MS) return hit.rules;
+    const rules = loadRobots(ctx, origin, opts).catch((err: unknown) => {
+      // An abort belongs to the item that asked, not to the origin: the next item reads again.
+      if (ctx.signal.aborted) {
+        this.entries.delete(origin);
+        throw err;
+      }
+      return refusedOrigin(origin, err);
+    });
+    this.entries.delete(origin);
+    this.entries.set(origin, { at: Date.now(), rules });
+    if (this.entries.size > ROBOTS_CACHE_SIZE) this.entries.delete(this.entries.keys().next().value!);
+    return rules;
+  }
 }
