@@ -58,7 +58,7 @@ describe('large JSON bodies', () => {
   const computeJobs = async () => Number(/cia_engine_jobs\{engine="compute"\} (\d+)/.exec((await s.call('GET', '/metrics', { key: s.adminToken })).text)?.[1] ?? 0);
   const credits = async () => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
   before(async () => {
-    s = await startServer({ env: { JSON_OFF_THREAD_BYTES: '65536', PDF_METADATA_MAX_FILE_MB: '0.15', FILE_BODY_LIMIT_BYTES: String(2 * 1024 * 1024), BODY_BYTES_IN_FLIGHT_MAX: String(3 * 1024 * 1024) } });
+    s = await startServer({ env: { JSON_OFF_THREAD_BYTES: '65536', PDF_METADATA_MAX_FILE_MB: '0.15', FILE_BODY_LIMIT_BYTES: String(2 * 1024 * 1024), BODY_BYTES_IN_FLIGHT_MAX: String(3 * 1024 * 1024), BODY_BYTES_PER_KEY_MAX: String(2 * 1024 * 1024) } });
     ({ key } = await s.createKey({ credits: 1000 }));
   });
   after(() => s.close());
@@ -107,15 +107,38 @@ describe('large JSON bodies', () => {
     const holder = net.connect(Number(port), hostname);
     holder.write(head('/api/v1/read-pdf-metadata', key, 2 * 1024 * 1024));
     await new Promise((r) => setTimeout(r, 200));
-    const busy = await raw(s.url, head('/api/v2/run', key, 1536 * 1024));
+    const { key: other } = await s.createKey({ credits: 10 });
+    const busy = await raw(s.url, head('/api/v2/run', other, 1536 * 1024));
     holder.destroy();
     assert.equal(busy.status, 429, busy.text);
     assert.equal(JSON.parse(busy.text).code, 'BUSY');
+    assert.match(busy.text, /The service is receiving too much data at once\. Please retry shortly\./);
     // A key past its rate limit is refused before its body too.
     const { key: slow } = await s.createKey({ credits: 10, rateLimitPerMinute: 1 });
     assert.equal((await s.call('GET', '/api/v2/balance', { key: slow })).status, 200);
     const limited = await raw(s.url, head('/api/v1/read-pdf-metadata', slow, 1024 * 1024));
     assert.equal(limited.status, 429, limited.text);
     assert.match(JSON.parse(limited.text).error, /rate limit/i);
+  });
+
+  it('one key may hold only its share of the bytes arriving at once; another key\'s body still fits', async () => {
+    const { key: flooder } = await s.createKey({ credits: 10 });
+    const { key: other } = await s.createKey({ credits: 10 });
+    const head = (token: string, length: number) => `POST /api/v1/read-pdf-metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const { hostname, port } = new URL(s.url);
+    const holder = net.connect(Number(port), hostname);
+    holder.write(head(flooder, 1536 * 1024));
+    await new Promise((r) => setTimeout(r, 200));
+    const body = JSON.stringify({ inputMethod: 'base64', files: ['AAAA'], requestSource: 'p'.repeat(1024 * 1024) });
+    const refused = await raw(s.url, head(flooder, Buffer.byteLength(body)));
+    assert.equal(refused.status, 429, refused.text);
+    assert.deepEqual(JSON.parse(refused.text), { error: 'This key is sending too much data at once. Please retry once its other requests are done.' });
+    const served = await raw(s.url, head(other, Buffer.byteLength(body)), body);
+    assert.equal(served.status, 400, served.text);
+    assert.deepEqual(JSON.parse(served.text), { error: "'files[0]' is not a PDF." });
+    // Once the flooder's upload is gone its share is back.
+    holder.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await raw(s.url, head(flooder, Buffer.byteLength(body)), body)).status, 400);
   });
 });
