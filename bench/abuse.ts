@@ -93,7 +93,8 @@ async function main() {
   const model = await startFake();
   const server = await startServer({
     processMode: true,
-    env: { ...model.env, ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', DOCUMENTS_PREWARM: 'true' },
+    // JSON_OFF_THREAD_BYTES passes through, so a run can compare large bodies parsed on and off the serving thread.
+    env: { ...model.env, ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', DOCUMENTS_PREWARM: 'true', JSON_OFF_THREAD_BYTES: process.env.JSON_OFF_THREAD_BYTES },
   });
   const victim = (await server.createKey({ name: 'victim', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 })).key;
   const sampler = new MemorySampler(server.pid);
