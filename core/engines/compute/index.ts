@@ -40,7 +40,7 @@ interface Registered {
 }
 
 const QUEUE_MAX = 256;
-/** Calls one owner may have waiting: a flood from one key fills its own part of the queue, not everyone's. */
+/** Calls one key may have waiting: a flood from one key fills its own part of the queue, not everyone's. */
 const OWNER_QUEUE_MAX = QUEUE_MAX / 4;
 
 /**
@@ -91,7 +91,8 @@ class ComputePool implements ComputeEngine {
     if (this.closed) return Promise.reject(new BusyError('The service is shutting down.'));
     if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
     const owner = opts.owner ?? '';
-    if (this.queue.length >= QUEUE_MAX || (this.waitingOf.get(owner) ?? 0) >= OWNER_QUEUE_MAX) return Promise.reject(new BusyError('The service is busy processing pages. Please try again later.'));
+    // Calls without an owner (a plugin's own work) keep the whole queue, as before owners existed.
+    if (this.queue.length >= QUEUE_MAX || (owner !== '' && (this.waitingOf.get(owner) ?? 0) >= OWNER_QUEUE_MAX)) return Promise.reject(new BusyError('The service is busy processing pages. Please try again later.'));
     return new Promise((resolve, reject) => {
       const call = { kind: 'call' as const, id: this.nextId++, module, fn, arg, transferResult: opts.transferResult === true };
       const job: Job = { owner, call, transfer: opts.transfer, timeoutMs: opts.timeoutMs ?? this.timeoutMs, signal: opts.signal, resolve, reject };
