@@ -13,6 +13,10 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ComputeEngine, ComputeWork } from '../../core/engines/compute/types.js';
 import { rememberDecoded, type Predecoded } from '../../core/plugin/predecoded.js';
+import { BusyError } from '../../core/errors.js';
+// A full parse queue is the body budget's refusal in other words: the instance (or this key) has
+// more bodies arriving than it handles at once, so the same documented 429 text.
+import { bytesBusy } from '../../core/engines/http/byte-budget.js';
 import { MAX_JSON_DEPTH } from '../json-depth.js';
 import type * as JsonWork from './json-work.js';
 
@@ -77,6 +81,10 @@ export function installJsonBodyParser(app: FastifyInstance, compute: () => Compu
         if (parsed.kind === 'deep') return done(null, tooDeep());
         register(req, parsed.value, parsed.buffers, parsed.decoded);
         done(null, parsed.value);
-      }, (err: unknown) => done(err as Error, undefined));
+      }, (err: unknown) => {
+        if (!(err instanceof BusyError)) return done(err as Error, undefined);
+        responses.get(req.raw)?.setHeader('Retry-After', '1');
+        done(bytesBusy(), undefined);
+      });
   });
 }
