@@ -6,7 +6,7 @@
  * thread, which is terminated (its memory goes with it) and replaced on demand. Waiting jobs are
  * served in turns across callers' keys, like the office pool.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { BusyError, InputError, OperationFailedError } from '../../errors.js';
 import { FairQueue } from '../../util/fair-queue.js';
 import type { PdfJobs } from './jobs.js';
@@ -50,7 +50,12 @@ export class PdfThreadPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly cfg: PdfThreadSettings, private readonly log: { warn(o: object, m?: string): void }) {}
+  /** `makeWorker`: how a thread is started (tests give a fake one to decide when each job ends). */
+  constructor(
+    private readonly cfg: PdfThreadSettings,
+    private readonly log: { warn(o: object, m?: string): void },
+    private readonly makeWorker: (source: string, options: WorkerOptions) => Worker = (source, options) => new Worker(source, options),
+  ) {}
 
   /** Runs `op` in a thread; rejects with the caller's abort reason, a 400 or a 500 (see the module comment). */
   run<K extends keyof PdfJobs>(op: K, arg: Parameters<PdfJobs[K]>[0], ctx: JobContext = {}): ReturnType<PdfJobs[K]> {
@@ -73,9 +78,24 @@ export class PdfThreadPool {
     }) as ReturnType<PdfJobs[K]>;
   }
 
-  /** Starts threads (lazily) while more jobs wait than threads are free, up to the setting. */
+  /**
+   * Starts threads (lazily) while more jobs wait than threads are free, up to the setting; past
+   * it, one surge thread for each key that waits below its fair share while another key holds
+   * more than its own (up to as many again as the setting). Issue 24: two PDF bombs of one key
+   * held both threads for seconds, and another key's one-page merge waited for them to end.
+   */
   private grow(): void {
-    while (this.slots.length < this.cfg.threads && this.queue.length > this.slots.filter((s) => !s.job).length) this.slots.push(this.spawn());
+    const idle = () => this.slots.filter((s) => !s.job).length;
+    while (this.slots.length < this.cfg.threads && this.queue.length > idle()) this.slots.push(this.spawn());
+    const starved = this.queue.starved(this.cfg.threads);
+    while (this.slots.length < this.cfg.threads * 2 && starved > idle()) this.slots.push(this.spawn());
+  }
+
+  /** A surge thread that has nothing left to do ends, so the pool returns to its setting; true when it did. */
+  private shrink(slot: Slot): boolean {
+    if (this.slots.length <= this.cfg.threads || this.queue.length > 0 || slot.job) return false;
+    this.drop(slot);
+    return true;
   }
 
   private spawn(): Slot {
@@ -83,7 +103,7 @@ export class PdfThreadPool {
     const entry = new URL(`./thread${ext}`, import.meta.url).href;
     // Under tsx the thread registers tsx's loader first, as the compute engine's workers do.
     const source = ext === '.ts' ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })` : `import(${JSON.stringify(entry)})`;
-    const worker = new Worker(source, {
+    const worker = this.makeWorker(source, {
       eval: true,
       workerData: { decodeLimitBytes: this.cfg.decodeLimitBytes },
       resourceLimits: { maxOldGenerationSizeMb: this.cfg.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.cfg.memoryMb / 8)) },
@@ -92,11 +112,15 @@ export class PdfThreadPool {
     worker.on('message', (reply: PdfThreadReply) => {
       if (reply.id === 0) {
         slot.ready = true;
-        return this.dispatch();
+        this.dispatch();
+        // A surge thread whose key was served by another thread meanwhile is not kept.
+        this.shrink(slot);
+        return;
       }
       const job = slot.job;
       if (!job || job.request.id !== reply.id) return;
       this.release(slot);
+      this.shrink(slot);
       if (!reply.error) job.resolve(reply.value);
       else if (reply.error.kind === 'input') job.reject(new InputError(reply.error.message));
       // Not a catalogue error: each caller words its own 500 (`Failed to merge PDFs: …`), as before the thread.
