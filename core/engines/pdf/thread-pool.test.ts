@@ -82,4 +82,26 @@ describe('PDF thread pool', () => {
     assert.equal(threads.length, 2);
     await pool.close();
   });
+
+  it('a caller that hangs up ends its running job: the thread is terminated and the next job gets a fresh one', async () => {
+    const threads: FakeThread[] = [];
+    const pool = new PdfThreadPool({ ...settings, threads: 1 }, { warn() {} }, () => {
+      const t = new FakeThread();
+      threads.push(t);
+      return t as unknown as Worker;
+    });
+    const hangUp = new AbortController();
+    const running = pool.run('merge', { files: [] } as never, { owner: 'a', signal: hangUp.signal });
+    const next = pool.run('pageCount', { pdf: new Uint8Array(1), label: 'b' } as never, { owner: 'b' });
+    await tick();
+    assert.equal(threads[0]!.jobs.length, 1);
+    hangUp.abort(new Error('client disconnected'));
+    await assert.rejects(running, /client disconnected/);
+    assert.equal(threads[0]!.terminated, true, 'the running job\'s thread is gone, and its work with it');
+    await tick();
+    assert.equal(threads.length, 2);
+    threads[1]!.finish(7);
+    assert.equal(await next, 7);
+    await pool.close();
+  });
 });
