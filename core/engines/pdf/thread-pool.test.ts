@@ -32,7 +32,7 @@ class FakeThread extends EventEmitter {
   }
 }
 
-const settings = { threads: 2, queueLimit: 8, timeoutMs: 60_000, memoryMb: 64, decodeLimitBytes: 1e6 };
+const settings = { threads: 2, queueLimit: 8, timeoutMs: 60_000, memoryMb: 64, decodeLimitBytes: 1e6, surgeIdleMs: 0 };
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('PDF thread pool', () => {
@@ -56,11 +56,37 @@ describe('PDF thread pool', () => {
     threads[2]!.finish();
     await b;
     assert.deepEqual(done, ['b'], 'served while the other key\'s jobs still run');
-    assert.equal(threads[2]!.terminated, true, 'the surge thread ended with nothing left to do');
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(threads[2]!.terminated, true, 'the surge thread ended once idle (SURGE idle time 0 here)');
     threads[0]!.finish();
     threads[1]!.finish();
     await Promise.all([a1, a2]);
     assert.equal(threads.filter((t) => !t.terminated).length, 2);
+    await pool.close();
+  });
+
+  it('an idle surge thread is kept for a while and serves the waiting key\'s next job', async () => {
+    const threads: FakeThread[] = [];
+    const pool = new PdfThreadPool({ ...settings, surgeIdleMs: 60_000 }, { warn() {} }, () => {
+      const t = new FakeThread();
+      threads.push(t);
+      return t as unknown as Worker;
+    });
+    const flood = [1, 2].map(() => pool.run('pageCount', { pdf: new Uint8Array(1), label: 'a' } as never, { owner: 'flood' }));
+    await tick();
+    const b1 = pool.run('pageCount', { pdf: new Uint8Array(1), label: 'b' } as never, { owner: 'other' });
+    await tick();
+    threads[2]!.finish(1);
+    await b1;
+    const b2 = pool.run('pageCount', { pdf: new Uint8Array(1), label: 'b' } as never, { owner: 'other' });
+    await tick();
+    assert.equal(threads.length, 3, 'no new thread: the surge thread was kept');
+    assert.equal(threads[2]!.jobs.length, 2);
+    threads[2]!.finish(2);
+    assert.equal(await b2, 2);
+    threads[0]!.finish();
+    threads[1]!.finish();
+    await Promise.all(flood);
     await pool.close();
   });
 

@@ -19,6 +19,8 @@ export interface PdfThreadSettings {
   timeoutMs: number;
   memoryMb: number;
   decodeLimitBytes: number;
+  /** How long an idle surge thread is kept for the next job of a waiting key (default 30 s). */
+  surgeIdleMs?: number;
 }
 
 /** Who a job is for and when its caller stops waiting. */
@@ -38,6 +40,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** Ends an idle surge thread (see shrink). */
+  idleTimer?: NodeJS.Timeout;
   ready: boolean;
   job?: Job;
   timer?: NodeJS.Timeout;
@@ -91,11 +95,18 @@ export class PdfThreadPool {
     while (this.slots.length < this.cfg.threads * 2 && starved > idle()) this.slots.push(this.spawn());
   }
 
-  /** A surge thread that has nothing left to do ends, so the pool returns to its setting; true when it did. */
-  private shrink(slot: Slot): boolean {
-    if (this.slots.length <= this.cfg.threads || this.queue.length > 0 || slot.job) return false;
-    this.drop(slot);
-    return true;
+  /**
+   * A surge thread with nothing to do ends after SURGE idle time, so the pool returns to its
+   * setting; kept meanwhile, because starting a thread (loading pdf-lib) costs more than a small
+   * job, and the waiting key's next job would otherwise pay it again.
+   */
+  private shrink(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    if (this.slots.length <= this.cfg.threads || slot.job) return;
+    slot.idleTimer = setTimeout(() => {
+      if (!slot.job && this.slots.length > this.cfg.threads && this.slots.includes(slot)) this.drop(slot);
+    }, this.cfg.surgeIdleMs ?? 30_000);
+    slot.idleTimer.unref();
   }
 
   private spawn(): Slot {
@@ -138,6 +149,7 @@ export class PdfThreadPool {
       const job = this.queue.take();
       if (!job) break;
       slot.job = job;
+      clearTimeout(slot.idleTimer);
       slot.worker.ref();
       const seconds = Math.round(this.cfg.timeoutMs / 1000);
       slot.timer = setTimeout(() => this.kill(slot, new InputError(`The PDF work did not finish within ${seconds} s: the files are too complex for this service.`)), this.cfg.timeoutMs);
@@ -179,6 +191,7 @@ export class PdfThreadPool {
   }
 
   private drop(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
     slot.worker.removeAllListeners();
