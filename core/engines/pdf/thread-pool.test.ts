@@ -78,6 +78,10 @@ describe('PDF thread pool', () => {
     await tick();
     threads[2]!.finish(1);
     await b1;
+    // The flooding key's next job waits for its own threads: the surge thread is not its.
+    const a3 = pool.run('pageCount', { pdf: new Uint8Array(1), label: 'a' } as never, { owner: 'flood' });
+    await tick();
+    assert.equal(threads[2]!.jobs.length, 1);
     const b2 = pool.run('pageCount', { pdf: new Uint8Array(1), label: 'b' } as never, { owner: 'other' });
     await tick();
     assert.equal(threads.length, 3, 'no new thread: the surge thread was kept');
@@ -85,8 +89,10 @@ describe('PDF thread pool', () => {
     threads[2]!.finish(2);
     assert.equal(await b2, 2);
     threads[0]!.finish();
+    await tick();
+    threads[0]!.finish();
     threads[1]!.finish();
-    await Promise.all(flood);
+    await Promise.all([...flood, a3]);
     await pool.close();
   });
 

@@ -40,6 +40,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** Started beside the setting's threads for a key waiting below its share (see grow). */
+  surge: boolean;
   /** Ends an idle surge thread (see shrink). */
   idleTimer?: NodeJS.Timeout;
   ready: boolean;
@@ -89,10 +91,11 @@ export class PdfThreadPool {
    * held both threads for seconds, and another key's one-page merge waited for them to end.
    */
   private grow(): void {
-    const idle = () => this.slots.filter((s) => !s.job).length;
-    while (this.slots.length < this.cfg.threads && this.queue.length > idle()) this.slots.push(this.spawn());
+    const count = (surge: boolean) => this.slots.filter((s) => s.surge === surge).length;
+    const idle = (surge: boolean) => this.slots.filter((s) => s.surge === surge && !s.job).length;
+    while (count(false) < this.cfg.threads && this.queue.length > idle(false)) this.slots.push(this.spawn(false));
     const starved = this.queue.starved(this.cfg.threads);
-    while (this.slots.length < this.cfg.threads * 2 && starved > idle()) this.slots.push(this.spawn());
+    while (count(true) < this.cfg.threads && starved > idle(true)) this.slots.push(this.spawn(true));
   }
 
   /**
@@ -102,14 +105,14 @@ export class PdfThreadPool {
    */
   private shrink(slot: Slot): void {
     clearTimeout(slot.idleTimer);
-    if (this.slots.length <= this.cfg.threads || slot.job) return;
+    if (!slot.surge || slot.job) return;
     slot.idleTimer = setTimeout(() => {
-      if (!slot.job && this.slots.length > this.cfg.threads && this.slots.includes(slot)) this.drop(slot);
+      if (!slot.job && this.slots.includes(slot)) this.drop(slot);
     }, this.cfg.surgeIdleMs ?? 30_000);
     slot.idleTimer.unref();
   }
 
-  private spawn(): Slot {
+  private spawn(surge: boolean): Slot {
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const entry = new URL(`./thread${ext}`, import.meta.url).href;
     // Under tsx the thread registers tsx's loader first, as the compute engine's workers do.
@@ -119,7 +122,7 @@ export class PdfThreadPool {
       workerData: { decodeLimitBytes: this.cfg.decodeLimitBytes },
       resourceLimits: { maxOldGenerationSizeMb: this.cfg.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.cfg.memoryMb / 8)) },
     });
-    const slot: Slot = { worker, ready: false };
+    const slot: Slot = { worker, ready: false, surge };
     worker.on('message', (reply: PdfThreadReply) => {
       if (reply.id === 0) {
         slot.ready = true;
@@ -146,6 +149,9 @@ export class PdfThreadPool {
   private dispatch(): void {
     for (const slot of this.slots) {
       if (!slot.ready || slot.job) continue;
+      // A surge thread serves only a key below its share while another holds more (the fair
+      // queue's next job is then that key's), never the key whose backlog it was started beside.
+      if (slot.surge && this.queue.starved(this.cfg.threads) === 0) continue;
       const job = this.queue.take();
       if (!job) break;
       slot.job = job;
