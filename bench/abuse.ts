@@ -5,7 +5,8 @@
  * (quiet and under attack), `/healthz` p99, every tool's peak RSS and the instance's RSS before
  * and after, against the issue's targets. Loopback only; every phase is bounded in time.
  *
- * Run: npm run bench:abuse [-- seconds-per-attack=20]
+ * Run: npm run bench:abuse [-- seconds-per-attack=20 [words]] — with words, only the attacks whose
+ * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`.
  */
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { blankPagesPdf, deepJson, hlsPlaylist, objectStreamBombPdf, officeZipBom
 import { loop, MemorySampler, rssMb, type Latencies } from './abuse/probes.js';
 
 const attackSeconds = Number(process.argv[2] ?? 20);
+const only = process.argv.slice(3).map((w) => w.toLowerCase());
 const quietSeconds = 8;
 const b64 = (b: Buffer) => b.toString('base64');
 
@@ -91,7 +93,8 @@ async function main() {
   const model = await startFake();
   const server = await startServer({
     processMode: true,
-    env: { ...model.env, ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', DOCUMENTS_PREWARM: 'true' },
+    // JSON_OFF_THREAD_BYTES passes through, so a run can compare large bodies parsed on and off the serving thread.
+    env: { ...model.env, ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'info', DOCUMENTS_PREWARM: 'true', JSON_OFF_THREAD_BYTES: process.env.JSON_OFF_THREAD_BYTES },
   });
   const victim = (await server.createKey({ name: 'victim', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 })).key;
   const sampler = new MemorySampler(server.pid);
@@ -108,6 +111,8 @@ async function main() {
     { name: '5,000 unknown ids → /api/v2/run', parallel: 8, total: 5000, path: '/api/v2/run', body: () => ({ type: 'capability', id: `made_up_${Math.random().toString(36).slice(2)}`, input: {} }), victim: { path: '/api/v2/balance', body: undefined, method: 'GET' } },
   ];
 
+  // A filter keeps a measuring run short; the quiet phases and warm-up cover only the attacks run.
+  if (only.length > 0) attacks.splice(0, attacks.length, ...attacks.filter((a) => only.some((w) => a.name.toLowerCase().includes(w))));
   const metricsSize = async () => (await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.adminToken}` } })).text()).length;
   // Warm every victim path once so first-call costs do not count as the attack's.
   for (const a of attacks) await call(server, victim, a.victim.method ?? 'POST', a.victim.path, a.victim.body, AbortSignal.timeout(120_000));

@@ -29,6 +29,10 @@ export interface ServiceSettings {
   codeBodyLimitBytes: number;
   /** Bytes of request bodies and URL downloads that may be arriving at once, across all requests. */
   bodyBytesInFlightMax: number;
+  /** Bytes of request bodies one key may have arriving at once (its share of the instance's budget). */
+  bodyBytesPerKeyMax: number;
+  /** JSON bodies at least this large are parsed (and their base64 files decoded) in a worker thread (issue 24). */
+  jsonOffThreadBytes: number;
   /** Port of a separate metrics listener; `undefined`: `/metrics` on the main port behind ADMIN_TOKEN. */
   metricsPort: number | undefined;
   /** The console's session ends after this long without a request (ms). */
@@ -62,6 +66,8 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   BODY_LIMIT_BYTES: { description: 'Largest request body accepted on routes that carry no files (413 past it).', default: '1048576' },
   FILE_BODY_LIMIT_BYTES: { description: 'Largest request body on routes where files travel: convert-to-pdf, merge-pdfs, extract-*, doc-to-text, /api/v2/run, /mcp.', default: '104857600' },
   CODE_BODY_LIMIT_BYTES: { description: 'Largest request body of run-js-code and run-python-code.', default: '5242880' },
+  BODY_BYTES_PER_KEY_MAX: { description: 'Bytes of request bodies one key may have arriving at once (its share of BODY_BYTES_IN_FLIGHT_MAX); what does not fit is a free 429 BUSY.', default: '67108864' },
+  JSON_OFF_THREAD_BYTES: { description: 'JSON request bodies at least this large are parsed, and their base64 files decoded, in a compute worker thread (queued fairly across keys) instead of the thread that answers every request.', default: '262144' },
   BODY_BYTES_IN_FLIGHT_MAX: { description: 'Bytes the instance receives at once across all requests: request bodies and media downloaded from a caller\'s URL (streamed to disk, counted while received); what does not fit is a free 429 BUSY.', default: '268435456' },
   METRICS_PORT: { description: 'Serve Prometheus /metrics on this separate port (no token); unset: /metrics on the main port behind ADMIN_TOKEN.', default: '(on the main port)' },
   SHUTDOWN_DELAY_MS: { description: 'After SIGTERM, how long the instance keeps listening and answering 503 SHUTTING_DOWN (and /readyz 503) before it stops accepting connections, so a load balancer sees it drain.', default: '0' },
@@ -98,6 +104,8 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     fileBodyLimitBytes: int(env, 'FILE_BODY_LIMIT_BYTES', 100 * 1024 * 1024),
     codeBodyLimitBytes: int(env, 'CODE_BODY_LIMIT_BYTES', 5 * 1024 * 1024),
     bodyBytesInFlightMax: int(env, 'BODY_BYTES_IN_FLIGHT_MAX', 256 * 1024 * 1024),
+    bodyBytesPerKeyMax: int(env, 'BODY_BYTES_PER_KEY_MAX', 64 * 1024 * 1024),
+    jsonOffThreadBytes: int(env, 'JSON_OFF_THREAD_BYTES', 256 * 1024),
     metricsPort: env.METRICS_PORT?.trim() ? int(env, 'METRICS_PORT', 0) : undefined,
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),

@@ -18,6 +18,7 @@ import { ServiceMetrics } from './metrics/service-metrics.js';
 import { wireMetrics } from './metrics/wiring.js';
 import { laneOf } from './metrics/service-metrics.js';
 import { installJsonDepthLimit } from './hooks/json-depth.js';
+import { installJsonBodyParser } from './body/json-body-parser.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -77,6 +78,8 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   const budget = c.resolve(TOKENS.BytesInFlight);
   installBodyLimits(app as unknown as FastifyInstance, settings, budget);
   installJsonDepthLimit(app as unknown as FastifyInstance);
+  // Large JSON bodies are parsed off this thread (issue 24); the compute pool starts on first use.
+  installJsonBodyParser(app as unknown as FastifyInstance, () => c.resolve(TOKENS.Engines).compute, settings.jsonOffThreadBytes);
 
   let inFlight = 0;
   app.decorate('inFlight', () => inFlight);

@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { InputError, PayloadTooLargeError, ServiceError, UpstreamError } from '../errors.js';
 import type { Engines } from '../engines/types.js';
+import { decodedFor } from './predecoded.js';
 
 /** One input as read: bytes plus whatever names its type. */
 export interface LoadedInput {
@@ -27,8 +28,32 @@ export function tooLarge(label: string, maxBytes: number): PayloadTooLargeError 
   return new PayloadTooLargeError(`'${label}' is larger than the ${sizeText(maxBytes)} limit.`);
 }
 
-/** Decodes base64 (standard or URL-safe, whitespace ignored). */
+/**
+ * Decodes base64 (standard or URL-safe, whitespace ignored). A string a worker thread already
+ * decoded for this request (core/plugin/predecoded.ts) gets the same checks on its recorded size.
+ */
 export function fromBase64(value: string, label: string, maxBytes: number): LoadedInput {
+  const done = decodedFor(value);
+  if (done) {
+    if (Math.floor((done.textLength * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
+    if (done.data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
+    return { data: done.data, contentType: done.contentType };
+  }
+  const parts = base64Text(value);
+  if (!parts) throw new InputError(`'${label}' is not valid base64.`);
+  const { text, contentType } = parts;
+  if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
+  const data = decodeBase64Text(text);
+  if (data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
+  return { data, contentType };
+}
+
+/**
+ * The base64 characters of `value` (a `data:` URL's prefix and all whitespace dropped) and the
+ * URL's media type; undefined when what is left is not base64. The one reading of a base64 field,
+ * shared with the worker thread that decodes large bodies' fields ahead of time.
+ */
+export function base64Text(value: string): { text: string; contentType?: string } | undefined {
   let text = value.trim();
   let contentType: string | undefined;
   const dataUrl = /^data:([^;,]*)(?:;[^,]*)?;base64,/i.exec(text);
@@ -37,11 +62,13 @@ export function fromBase64(value: string, label: string, maxBytes: number): Load
     text = text.slice(dataUrl[0].length);
   }
   text = text.replace(/\s+/g, '');
-  if (!BASE64.test(text) || text.length % 4 === 1) throw new InputError(`'${label}' is not valid base64.`);
-  if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
-  const data = Buffer.from(text, /[-_]/.test(text) ? 'base64url' : 'base64');
-  if (data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
-  return { data, contentType };
+  if (!BASE64.test(text) || text.length % 4 === 1) return undefined;
+  return { text, contentType };
+}
+
+/** Decodes what {@link base64Text} kept (standard or URL-safe alphabet). */
+export function decodeBase64Text(text: string): Buffer {
+  return Buffer.from(text, /[-_]/.test(text) ? 'base64url' : 'base64');
 }
 
 /** A download's failure as the caller's input problem (400), its size as a 413; the caller's abort as is. */

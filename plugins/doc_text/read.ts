@@ -147,7 +147,7 @@ function ocrDpi(page: number, size: { w: number; h: number } | undefined, maxPix
  * the plugin's gate in turn with other callers.
  */
 const tool = (opts: ReadOptions, cmd: string, args: string[]) =>
-  opts.gate.run(() => runTool(cmd, args, { signal: opts.signal, timeoutMs: opts.toolTimeoutMs, tools: opts.engines.tools }), opts.signal, opts.caller);
+  opts.gate.run(() => runTool(cmd, args, { signal: opts.signal, timeoutMs: opts.toolTimeoutMs, tools: opts.engines.tools, owner: opts.caller }), opts.signal, opts.caller);
 
 /** Page sizes in points of pages `first`..`last`, from `pdfinfo` (rotation applied). */
 async function pageSizes(file: string, first: number, last: number, opts: ReadOptions): Promise<Map<number, { w: number; h: number }>> {

@@ -42,7 +42,7 @@ export interface Probe {
 }
 
 const tool = (deps: ToolDeps, cmd: string, args: string[], maxStderr?: number) =>
-  deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, maxStderr, tools: deps.tools }), deps.signal, deps.caller);
+  deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, maxStderr, tools: deps.tools, owner: deps.caller }), deps.signal, deps.caller);
 
 /** What a caller is told when a tool was stopped by the service's own limits (a 500, never their input). */
 const STOPPED = 'the processing was stopped by the service (memory or time limit).';

@@ -19,7 +19,7 @@ export interface ToolDeps {
 /** Runs a tool; a failure is the caller's file (400 naming `label`) unless the call was cancelled or the service stopped the tool. */
 export async function tool(deps: ToolDeps, cmd: string, args: string[], label: string): Promise<string> {
   try {
-    return (await deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, maxBytes: 16 * 1024 * 1024, tools: deps.tools }), deps.signal, deps.caller)).stdout.toString('utf8');
+    return (await deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, maxBytes: 16 * 1024 * 1024, tools: deps.tools, owner: deps.caller }), deps.signal, deps.caller)).stdout.toString('utf8');
   } catch (err) {
     if (deps.signal.aborted || err instanceof ServiceError) throw err;
     // A tool killed by its limits is the service's failure, not a verdict on the file.

@@ -35,7 +35,7 @@ export interface VideoProbe {
   keyframes: number[];
 }
 
-const tool = (deps: CutDeps, cmd: string, args: string[]) => deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, tools: deps.tools }), deps.signal, deps.caller);
+const tool = (deps: CutDeps, cmd: string, args: string[]) => deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, tools: deps.tools, owner: deps.caller }), deps.signal, deps.caller);
 
 /** Refuses text playlists and manifests before any tool sees them (a clearer answer than the demuxer list's). */
 export function refusePlaylist(data: Buffer): void {

@@ -6,12 +6,18 @@
  * - per process: a budget of bytes being received and held at once, across all requests (shared
  *   with the HTTP engine's URL downloads, issue 24).
  *   A body that does not fit is refused at once as a free 429 BUSY (spec §7.2 leaves the service's
- *   own overload status open; BUSY is the documented code for a full queue), with Retry-After.
+ *   own overload status open; BUSY is the documented code for a full queue), with Retry-After;
+ * - per key: a share of that budget (issue 24: one key's flood of megabyte bodies could hold all
+ *   of it and shut every other key out), refused the same way with a text that names the key.
+ * All three are decided from the headers before a byte of the body is read (a body without a
+ * length is counted as it arrives).
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { PayloadTooLargeError } from '../../core/errors.js';
 import { bytesBusy as busy, type ByteBudget } from '../../core/engines/http/byte-budget.js';
+import { BusyError } from '../../core/errors.js';
+import { KeyByteBudgets } from './key-byte-budgets.js';
 import type { ServiceSettings } from '../../core/config.js';
 
 /** Routes where files travel in the body (base64 documents, images, audio, video). */
@@ -45,6 +51,14 @@ export function tooLargeMessage(limit: number): string {
   return `Request body is too large: this route accepts at most ${limit} bytes.`;
 }
 
+/** The 429 text when one key's bodies arriving at once would pass its share of the budget. */
+export const KEY_BYTES_BUSY_TEXT = 'This key is sending too much data at once. Please retry once its other requests are done.';
+
+/** The 429 for a key past its share. */
+function keyBusy(): BusyError {
+  return new BusyError(KEY_BYTES_BUSY_TEXT);
+}
+
 /** Bytes of request bodies (and URL downloads, core/engines/http) the process holds at once. */
 export { ByteBudget as BodyBudget } from '../../core/engines/http/byte-budget.js';
 
@@ -55,6 +69,7 @@ export { ByteBudget as BodyBudget } from '../../core/engines/http/byte-budget.js
  * long), and given back exactly once however the call ends.
  */
 export function installBodyLimits(app: FastifyInstance, settings: ServiceSettings, budget: ByteBudget): void {
+  const perKey = new KeyByteBudgets(settings.bodyBytesPerKeyMax);
   app.addHook('onRoute', (route: RouteOptions) => {
     route.bodyLimit ??= bodyLimitFor(route.url ?? '', settings);
   });
@@ -64,18 +79,31 @@ export function installBodyLimits(app: FastifyInstance, settings: ServiceSetting
     const declared = Number(req.headers['content-length']);
     // A declared length past the route's limit is Fastify's own 413, before any byte is read.
     if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLargeError(tooLargeMessage(limit));
+    // Keyless scopes (admin, console, files) share the instance's budget only.
+    const keyId = req.call?.key?.id;
     let held = 0;
     const release = () => {
       budget.give(held);
+      if (keyId) perKey.give(keyId, held);
       held = 0;
     };
     reply.raw.once('close', release);
-    if (Number.isFinite(declared) && declared > 0) {
-      if (!budget.take(declared)) {
-        reply.header('Retry-After', 1);
-        throw busy();
+    /** Takes `n` bytes from the key's share and the instance's budget, or throws the 429 of the one that is full. */
+    const take = (n: number): BusyError | undefined => {
+      if (keyId && !perKey.take(keyId, n)) return keyBusy();
+      if (!budget.take(n)) {
+        if (keyId) perKey.give(keyId, n);
+        return busy();
       }
-      held = declared;
+      held += n;
+      return undefined;
+    };
+    if (Number.isFinite(declared) && declared > 0) {
+      const refused = take(declared);
+      if (refused) {
+        reply.header('Retry-After', 1);
+        throw refused;
+      }
       return payload;
     }
     // No length given (chunked): hold the bytes as they arrive.
@@ -85,11 +113,11 @@ export function installBodyLimits(app: FastifyInstance, settings: ServiceSetting
         received += chunk.length;
         (counter as unknown as { receivedEncodedLength: number }).receivedEncodedLength = received;
         if (received > limit) return done(new PayloadTooLargeError(tooLargeMessage(limit)));
-        if (!budget.take(chunk.length)) {
+        const refused = take(chunk.length);
+        if (refused) {
           reply.header('Retry-After', 1);
-          return done(busy());
+          return done(refused);
         }
-        held += chunk.length;
         done(null, chunk);
       },
     });

@@ -28,3 +28,8 @@ export function hog(): number {
 export function unclonable(): () => void {
   return () => undefined;
 }
+
+/** Each byte of `data` plus one, in a fresh array (moved back when the caller asks). */
+export function plusOne(data: Uint8Array): { out: Uint8Array } {
+  return { out: Uint8Array.from(data, (b) => b + 1) };
+}

@@ -62,6 +62,36 @@ describe('compute engine', () => {
     assert.deepEqual([after.queued, after.active, after.workers], [0, 0, 1]);
   });
 
+  it('serves waiting calls owner by owner: a key with a backlog delays another key\'s first call by one call at most', async () => {
+    const order: string[] = [];
+    const run = (name: string, owner: string, arg: number[]) => work.run('sum', arg, { owner }).then(() => order.push(name));
+    const first = work.run('spin', 300, { owner: 'a' }).then(() => order.push('a1'));
+    const rest = [run('a2', 'a', [1]), run('a3', 'a', [2]), run('b1', 'b', [3])];
+    await Promise.all([first, ...rest]);
+    assert.deepEqual(order, ['a1', 'b1', 'a2', 'a3']);
+  });
+
+  it('one owner may fill only its part of the queue; others are still queued', async () => {
+    const held = work.run('spin', 300, { owner: 'flood' });
+    const flood = Array.from({ length: 70 }, () => work.run('sum', [1], { owner: 'flood' }).then(() => 'ok', (e: Error) => (e as { code?: string }).code));
+    const other = work.run('sum', [1], { owner: 'other' });
+    const outcomes = await Promise.all(flood);
+    assert.deepEqual((await other).total, 1);
+    await held;
+    assert.equal(outcomes.filter((o) => o === 'ok').length, 64, 'the owner\'s part of the queue is a quarter of it');
+    assert.ok(outcomes.slice(64).every((o) => o === 'BUSY'));
+  });
+
+  it('moves buffers both ways when asked: the argument\'s are emptied here, the result\'s arrive whole', async () => {
+    const arg = new Uint8Array([1, 2, 3]);
+    const moved = await work.run('plusOne', arg, { transfer: [arg.buffer], transferResult: true });
+    assert.deepEqual([...moved.out], [2, 3, 4]);
+    assert.equal(arg.byteLength, 0, 'the argument\'s buffer went to the worker');
+    const copied = new Uint8Array([5]);
+    assert.deepEqual([...(await work.run('plusOne', copied)).out], [6]);
+    assert.equal(copied.byteLength, 1, 'without a transfer list the argument is copied');
+  });
+
   it('no engine source names or locates a file under plugins/ (engines know nothing of plugins)', () => {
     const root = fileURLToPath(new URL('..', import.meta.url));
     const offenders: string[] = [];

@@ -11,9 +11,13 @@ import type { ComputeEngine, ComputeOptions, ComputeStats, ComputeWork } from '.
 import type { ComputeMessage, ComputeReply } from './worker.js';
 import { BusyError, UpstreamError } from '../../errors.js';
 import { intOr } from '../../util/int-setting.js';
+import { FairQueue } from '../../util/fair-queue.js';
 
 interface Job {
+  /** The API key the work is for; calls without one share one owner (first come, first served). */
+  owner: string;
   call: Extract<ComputeMessage, { kind: 'call' }>;
+  transfer?: ArrayBuffer[];
   timeoutMs: number;
   signal?: AbortSignal;
   resolve(v: unknown): void;
@@ -36,6 +40,8 @@ interface Registered {
 }
 
 const QUEUE_MAX = 256;
+/** Calls one key may have waiting: a flood from one key fills its own part of the queue, not everyone's. */
+const OWNER_QUEUE_MAX = QUEUE_MAX / 4;
 
 /**
  * The URL of a work module. Only absolute URLs: a relative path would be resolved against this
@@ -52,7 +58,9 @@ function moduleUrl(module: URL | string): string {
 /** The pool behind {@link ComputeEngine}. */
 class ComputePool implements ComputeEngine {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue = new FairQueue<Job>();
+  /** Calls waiting per owner (the per-owner cap). */
+  private readonly waitingOf = new Map<string, number>();
   private readonly modules = new Map<string, Registered>();
   private nextId = 1;
   private closed = false;
@@ -82,23 +90,33 @@ class ComputePool implements ComputeEngine {
   private call(module: number, fn: string, arg: unknown, opts: ComputeOptions = {}): Promise<unknown> {
     if (this.closed) return Promise.reject(new BusyError('The service is shutting down.'));
     if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
-    if (this.queue.length >= QUEUE_MAX) return Promise.reject(new BusyError('The service is busy processing pages. Please try again later.'));
+    const owner = opts.owner ?? '';
+    // Calls without an owner (a plugin's own work) keep the whole queue, as before owners existed.
+    if (this.queue.length >= QUEUE_MAX || (owner !== '' && (this.waitingOf.get(owner) ?? 0) >= OWNER_QUEUE_MAX)) return Promise.reject(new BusyError('The service is busy processing pages. Please try again later.'));
     return new Promise((resolve, reject) => {
-      const job: Job = { call: { kind: 'call', id: this.nextId++, module, fn, arg }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, signal: opts.signal, resolve, reject };
+      const call = { kind: 'call' as const, id: this.nextId++, module, fn, arg, transferResult: opts.transferResult === true };
+      const job: Job = { owner, call, transfer: opts.transfer, timeoutMs: opts.timeoutMs ?? this.timeoutMs, signal: opts.signal, resolve, reject };
       if (job.signal) {
         const onQueuedAbort = () => {
-          const i = this.queue.indexOf(job);
-          if (i >= 0) {
-            this.queue.splice(i, 1);
+          if (this.queue.remove(job)) {
+            this.unwait(owner);
             reject(job.signal!.reason);
           }
         };
         job.signal.addEventListener('abort', onQueuedAbort, { once: true });
       }
       this.queue.push(job);
+      this.waitingOf.set(owner, (this.waitingOf.get(owner) ?? 0) + 1);
       this.grow();
       this.dispatch();
     });
+  }
+
+  /** One call of `owner` left the queue. */
+  private unwait(owner: string): void {
+    const n = (this.waitingOf.get(owner) ?? 1) - 1;
+    if (n > 0) this.waitingOf.set(owner, n);
+    else this.waitingOf.delete(owner);
   }
 
   /** Starts workers up to the pool size (lazily: a deployment that never parses a page starts none). */
@@ -144,19 +162,21 @@ class ComputePool implements ComputeEngine {
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
       if (!slot.ready || slot.job) continue;
-      const job = this.queue.shift()!;
+      const job = this.queue.take()!;
+      this.unwait(job.owner);
       slot.job = job;
       slot.timer = setTimeout(() => this.kill(slot, new UpstreamError(`The content could not be processed within ${Math.round(job.timeoutMs / 1000)} s.`)), job.timeoutMs);
       if (job.signal) {
         slot.onAbort = () => this.kill(slot, job.signal!.reason);
         job.signal.addEventListener('abort', slot.onAbort, { once: true });
       }
-      slot.worker.postMessage(job.call);
+      slot.worker.postMessage(job.call, job.transfer ?? []);
     }
   }
 
   private release(slot: Slot): void {
     clearTimeout(slot.timer);
+    if (slot.job) this.queue.done(slot.job.owner);
     if (slot.onAbort) slot.job?.signal?.removeEventListener('abort', slot.onAbort);
     slot.job = undefined;
     slot.onAbort = undefined;
@@ -206,7 +226,8 @@ class ComputePool implements ComputeEngine {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new BusyError('The service is shutting down.'));
+    this.waitingOf.clear();
+    for (const job of this.queue.drain()) job.reject(new BusyError('The service is shutting down.'));
     const slots = this.slots.splice(0);
     for (const slot of slots) {
       const job = slot.job;

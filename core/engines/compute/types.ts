@@ -10,6 +10,19 @@ export interface ComputeOptions {
   signal?: AbortSignal;
   /** Longest the work may take, ms (default `COMPUTE_TIMEOUT_MS`); past it the worker is replaced and the call fails with a 502. */
   timeoutMs?: number;
+  /**
+   * Whom the work is for (an API key's id): waiting calls are served owner by owner, so one key's
+   * backlog delays another key's first call by at most one call (issue 24 "fair gates").
+   */
+  owner?: string;
+  /** Buffers of the argument moved into the worker instead of copied (they are unusable here afterwards). */
+  transfer?: ArrayBuffer[];
+  /**
+   * Moves the buffers of the result's byte arrays (the result, its properties and their items) back
+   * instead of copying them; only for work
+   * that returns arrays it made for this call (never a cached one: it would be emptied).
+   */
+  transferResult?: boolean;
 }
 
 /** The exports of module type `M` that can run as work: functions of at most one argument. */

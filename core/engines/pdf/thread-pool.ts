@@ -6,7 +6,7 @@
  * thread, which is terminated (its memory goes with it) and replaced on demand. Waiting jobs are
  * served in turns across callers' keys, like the office pool.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { BusyError, InputError, OperationFailedError } from '../../errors.js';
 import { FairQueue } from '../../util/fair-queue.js';
 import type { PdfJobs } from './jobs.js';
@@ -19,6 +19,8 @@ export interface PdfThreadSettings {
   timeoutMs: number;
   memoryMb: number;
   decodeLimitBytes: number;
+  /** How long an idle surge thread is kept for the next job of a waiting key (default 30 s). */
+  surgeIdleMs?: number;
 }
 
 /** Who a job is for and when its caller stops waiting. */
@@ -38,6 +40,10 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** Started beside the setting's threads for a key waiting below its share (see grow). */
+  surge: boolean;
+  /** Ends an idle surge thread (see shrink). */
+  idleTimer?: NodeJS.Timeout;
   ready: boolean;
   job?: Job;
   timer?: NodeJS.Timeout;
@@ -50,7 +56,12 @@ export class PdfThreadPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly cfg: PdfThreadSettings, private readonly log: { warn(o: object, m?: string): void }) {}
+  /** `makeWorker`: how a thread is started (tests give a fake one to decide when each job ends). */
+  constructor(
+    private readonly cfg: PdfThreadSettings,
+    private readonly log: { warn(o: object, m?: string): void },
+    private readonly makeWorker: (source: string, options: WorkerOptions) => Worker = (source, options) => new Worker(source, options),
+  ) {}
 
   /** Runs `op` in a thread; rejects with the caller's abort reason, a 400 or a 500 (see the module comment). */
   run<K extends keyof PdfJobs>(op: K, arg: Parameters<PdfJobs[K]>[0], ctx: JobContext = {}): ReturnType<PdfJobs[K]> {
@@ -73,30 +84,57 @@ export class PdfThreadPool {
     }) as ReturnType<PdfJobs[K]>;
   }
 
-  /** Starts threads (lazily) while more jobs wait than threads are free, up to the setting. */
+  /**
+   * Starts threads (lazily) while more jobs wait than threads are free, up to the setting; past
+   * it, one surge thread for each key that waits below its fair share while another key holds
+   * more than its own (up to as many again as the setting). Issue 24: two PDF bombs of one key
+   * held both threads for seconds, and another key's one-page merge waited for them to end.
+   */
   private grow(): void {
-    while (this.slots.length < this.cfg.threads && this.queue.length > this.slots.filter((s) => !s.job).length) this.slots.push(this.spawn());
+    const count = (surge: boolean) => this.slots.filter((s) => s.surge === surge).length;
+    const idle = (surge: boolean) => this.slots.filter((s) => s.surge === surge && !s.job).length;
+    while (count(false) < this.cfg.threads && this.queue.length > idle(false)) this.slots.push(this.spawn(false));
+    const starved = this.queue.starved(this.cfg.threads);
+    while (count(true) < this.cfg.threads && starved > idle(true)) this.slots.push(this.spawn(true));
   }
 
-  private spawn(): Slot {
+  /**
+   * A surge thread with nothing to do ends after SURGE idle time, so the pool returns to its
+   * setting; kept meanwhile, because starting a thread (loading pdf-lib) costs more than a small
+   * job, and the waiting key's next job would otherwise pay it again.
+   */
+  private shrink(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    if (!slot.surge || slot.job) return;
+    slot.idleTimer = setTimeout(() => {
+      if (!slot.job && this.slots.includes(slot)) this.drop(slot);
+    }, this.cfg.surgeIdleMs ?? 30_000);
+    slot.idleTimer.unref();
+  }
+
+  private spawn(surge: boolean): Slot {
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const entry = new URL(`./thread${ext}`, import.meta.url).href;
     // Under tsx the thread registers tsx's loader first, as the compute engine's workers do.
     const source = ext === '.ts' ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })` : `import(${JSON.stringify(entry)})`;
-    const worker = new Worker(source, {
+    const worker = this.makeWorker(source, {
       eval: true,
       workerData: { decodeLimitBytes: this.cfg.decodeLimitBytes },
       resourceLimits: { maxOldGenerationSizeMb: this.cfg.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.cfg.memoryMb / 8)) },
     });
-    const slot: Slot = { worker, ready: false };
+    const slot: Slot = { worker, ready: false, surge };
     worker.on('message', (reply: PdfThreadReply) => {
       if (reply.id === 0) {
         slot.ready = true;
-        return this.dispatch();
+        this.dispatch();
+        // A surge thread whose key was served by another thread meanwhile is not kept.
+        this.shrink(slot);
+        return;
       }
       const job = slot.job;
       if (!job || job.request.id !== reply.id) return;
       this.release(slot);
+      this.shrink(slot);
       if (!reply.error) job.resolve(reply.value);
       else if (reply.error.kind === 'input') job.reject(new InputError(reply.error.message));
       // Not a catalogue error: each caller words its own 500 (`Failed to merge PDFs: …`), as before the thread.
@@ -111,9 +149,13 @@ export class PdfThreadPool {
   private dispatch(): void {
     for (const slot of this.slots) {
       if (!slot.ready || slot.job) continue;
+      // A surge thread serves only a key below its share while another holds more (the fair
+      // queue's next job is then that key's), never the key whose backlog it was started beside.
+      if (slot.surge && this.queue.starved(this.cfg.threads) === 0) continue;
       const job = this.queue.take();
       if (!job) break;
       slot.job = job;
+      clearTimeout(slot.idleTimer);
       slot.worker.ref();
       const seconds = Math.round(this.cfg.timeoutMs / 1000);
       slot.timer = setTimeout(() => this.kill(slot, new InputError(`The PDF work did not finish within ${seconds} s: the files are too complex for this service.`)), this.cfg.timeoutMs);
@@ -155,6 +197,7 @@ export class PdfThreadPool {
   }
 
   private drop(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
     slot.worker.removeAllListeners();

@@ -121,7 +121,7 @@ export class ToolRunner {
     if (opts.signal?.aborted) throw opts.signal.reason;
     let lease;
     try {
-      lease = await this.pool.acquire(opts.signal);
+      lease = await this.pool.acquire(opts.signal, opts.owner);
     } catch (err) {
       if (err instanceof BusyError) throw new BusyError(BUSY_TEXT);
       throw err;

@@ -55,6 +55,8 @@ export interface ToolRunOptions {
   stdin?: Uint8Array;
   /** A lower memory limit than TOOLS_MEMORY_MB for this run. */
   memoryBytes?: number;
+  /** The API key the run is for (`ctx.caller`): the instance's tool slots are handed out key by key. */
+  owner?: string;
 }
 
 /** Width and height read from an image's header, and its format. */

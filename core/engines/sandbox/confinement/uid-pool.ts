@@ -1,9 +1,11 @@
 /**
  * A bounded pool of sandbox slots, each with its own uid (issue 6: "start sandboxes
  * unprivileged, one uid per concurrent run", because RLIMIT_NPROC counts per uid). Callers wait
- * in a bounded queue; past it the service answers 429.
+ * in a bounded queue, served key by key (issue 24: first come first served let one key's backlog
+ * of tool runs hold every other key's first run); past it the service answers 429.
  */
 import { BusyError } from '../../../errors.js';
+import { FairQueue } from '../../../util/fair-queue.js';
 
 /** One leased slot: its uid/gid (or null when the service is not root and runs as itself). */
 export interface UidLease {
@@ -15,10 +17,19 @@ export interface UidLease {
 /** The public 429 text when every sandbox is busy and the queue is full. */
 export const BUSY_MESSAGE = 'The code sandbox is busy. Please try again later.';
 
-/** Hands out slots 0..size-1, first come first served. */
+interface Waiter {
+  /** The API key the run is for ('' when none: those share one turn). */
+  owner: string;
+  resolve(lease: UidLease): void;
+  reject(err: unknown): void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+/** Hands out slots 0..size-1; a freed slot goes to the waiting key holding the fewest. */
 export class UidPool {
   private readonly free: number[];
-  private readonly waiting: { resolve(lease: UidLease): void; reject(err: unknown): void; signal?: AbortSignal; onAbort?: () => void }[] = [];
+  private readonly waiting = new FairQueue<Waiter>();
   private closed = false;
 
   constructor(
@@ -39,18 +50,17 @@ export class UidPool {
     return this.waiting.length;
   }
 
-  /** Waits for a free slot; rejects with `BusyError` when the queue is full. */
-  acquire(signal?: AbortSignal): Promise<UidLease> {
+  /** Waits for a free slot; rejects with `BusyError` when the queue is full. `owner`: the API key the run is for. */
+  acquire(signal?: AbortSignal, owner = ''): Promise<UidLease> {
     if (this.closed) return Promise.reject(new BusyError(BUSY_MESSAGE));
     const slot = this.free.shift();
-    if (slot !== undefined) return Promise.resolve(this.lease(slot));
+    if (slot !== undefined) return Promise.resolve(this.grant(slot, owner));
     if (this.waiting.length >= this.maxQueue) return Promise.reject(new BusyError(BUSY_MESSAGE));
     return new Promise<UidLease>((resolve, reject) => {
-      const waiter: (typeof this.waiting)[number] = { resolve, reject, signal };
+      const waiter: Waiter = { owner, resolve, reject, signal };
       if (signal) {
         waiter.onAbort = () => {
-          const i = this.waiting.indexOf(waiter);
-          if (i >= 0) this.waiting.splice(i, 1);
+          this.waiting.remove(waiter);
           reject(signal.reason);
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
@@ -63,10 +73,17 @@ export class UidPool {
   tryAcquire(): UidLease | undefined {
     if (this.closed || this.waiting.length > 0) return undefined;
     const slot = this.free.shift();
-    return slot === undefined ? undefined : this.lease(slot);
+    return slot === undefined ? undefined : this.grant(slot, '');
   }
 
-  private lease(slot: number): UidLease {
+  /** Leases a free slot at once, counted as held by `owner` (the fair queue's turns). */
+  private grant(slot: number, owner: string): UidLease {
+    this.waiting.push({ owner, resolve: () => {}, reject: () => {} });
+    this.waiting.take();
+    return this.lease(slot, owner);
+  }
+
+  private lease(slot: number, owner: string): UidLease {
     let released = false;
     return {
       slot,
@@ -74,10 +91,11 @@ export class UidPool {
       release: () => {
         if (released) return;
         released = true;
-        const next = this.waiting.shift();
+        this.waiting.done(owner);
+        const next = this.waiting.take();
         if (next) {
           if (next.onAbort) next.signal?.removeEventListener('abort', next.onAbort);
-          next.resolve(this.lease(slot));
+          next.resolve(this.lease(slot, next.owner));
         } else this.free.push(slot);
       },
     };
@@ -86,6 +104,6 @@ export class UidPool {
   /** Rejects every waiter; later acquisitions fail. */
   close(): void {
     this.closed = true;
-    for (const w of this.waiting.splice(0)) w.reject(new BusyError(BUSY_MESSAGE));
+    for (const w of this.waiting.drain()) w.reject(new BusyError(BUSY_MESSAGE));
   }
 }

@@ -1,0 +1,90 @@
+/**
+ * The JSON body parser of every lane (issue 24). Small bodies are parsed where they arrive, by
+ * Fastify's own parser. A body of at least JSON_OFF_THREAD_BYTES is handed to a compute worker
+ * thread instead: an attacker within the rate limit could send ten 27 MB base64 bodies a second,
+ * and parsing plus base64 checking and decoding cost the serving thread about 150 ms each, so
+ * `/healthz` and every other key waited. The worker parses, checks depth and decodes long base64
+ * strings; the serving thread only receives the result (the decoded bytes moved, not copied).
+ * Parses wait in the compute pool's queue owner by owner, so one key's flood of big bodies delays
+ * another key's body by at most one parse. Answers are those of the small path: the same invalid
+ * JSON 400, the same depth 400 (from the depth hook), the same 413 (Fastify reads the body).
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ComputeEngine, ComputeWork } from '../../core/engines/compute/types.js';
+import { rememberDecoded, type Predecoded } from '../../core/plugin/predecoded.js';
+import { BusyError } from '../../core/errors.js';
+// A full parse queue is the body budget's refusal in other words: the instance (or this key) has
+// more bodies arriving than it handles at once, so the same documented 429 text.
+import { bytesBusy } from '../../core/engines/http/byte-budget.js';
+import { MAX_JSON_DEPTH } from '../json-depth.js';
+import type * as JsonWork from './json-work.js';
+
+/** Strings shorter than this are not worth decoding ahead (a file of under 48 KB decodes in microseconds). */
+const MIN_DECODE_CHARS = 64 * 1024;
+
+/** An Error Fastify's body-error mapping (body-errors.ts) turns into the invalid-JSON 400. */
+function invalidJson(): Error {
+  return Object.assign(new Error('Body is not valid JSON'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 });
+}
+
+/** A value one level deeper than allowed: the depth hook refuses it with its usual answer. */
+function tooDeep(): unknown {
+  let v: unknown = {};
+  for (let i = 0; i < MAX_JSON_DEPTH; i++) v = { a: v };
+  return v;
+}
+
+/** Each request's response, for the parser to know when the request has ended (parsers see no reply). */
+const responses = new WeakMap<object, ServerResponse>();
+
+/** Puts each decoded string's bytes where `fromBase64` will find them, for as long as the request lasts. */
+function register(req: FastifyRequest, value: unknown, buffers: Uint8Array[], decoded: { path: (string | number)[]; contentType?: string; textLength: number }[]): void {
+  const items: { text: string; decoded: Predecoded }[] = [];
+  decoded.forEach((d, i) => {
+    let at: unknown = value;
+    for (const step of d.path) at = (at as Record<string | number, unknown>)?.[step];
+    if (typeof at !== 'string') return;
+    const bytes = buffers[i]!;
+    items.push({ text: at, decoded: { data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: d.contentType, textLength: d.textLength } });
+  });
+  const res = responses.get(req.raw);
+  if (items.length === 0 || !res || res.closed) return;
+  // Held until the answer is sent or the client has gone (the request's own 'close' comes as soon
+  // as its body has been read, before the route has used it).
+  res.once('close', rememberDecoded(items));
+}
+
+/**
+ * Replaces Fastify's JSON parser on the root app (before the lanes are registered, so every
+ * scope inherits it). `minBytes`: bodies at least this large go to a worker thread.
+ */
+export function installJsonBodyParser(app: FastifyInstance, compute: () => ComputeEngine, minBytes: number): void {
+  const small = app.getDefaultJsonParser('error', 'error');
+  let work: ComputeWork<typeof JsonWork> | undefined;
+  app.addHook('onRequest', (req, reply, next) => {
+    responses.set(req.raw, reply.raw);
+    next();
+  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0 || bytes.length < minBytes) return small(req, bytes.toString('utf8'), done);
+    work ??= compute().register<typeof JsonWork>(new URL('./json-work.js', import.meta.url));
+    // Fastify gives a fresh copy of the body (never a view of the socket's buffer): moved whole when it owns its memory.
+    const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+    const arg = owned ? new Uint8Array(bytes.buffer, 0, bytes.byteLength) : new Uint8Array(bytes);
+    work
+      .run('parseJsonBody', { body: arg, minDecode: MIN_DECODE_CHARS }, { owner: req.call?.key?.id, transfer: [arg.buffer as ArrayBuffer], transferResult: true })
+      .then((parsed) => {
+        if (parsed.kind === 'invalid') return done(invalidJson(), undefined);
+        if (parsed.kind === 'deep') return done(null, tooDeep());
+        register(req, parsed.value, parsed.buffers, parsed.decoded);
+        done(null, parsed.value);
+      }, (err: unknown) => {
+        if (!(err instanceof BusyError)) return done(err as Error, undefined);
+        responses.get(req.raw)?.setHeader('Retry-After', '1');
+        done(bytesBusy(), undefined);
+      });
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * Large JSON bodies (issue 24, the part left after the bounded-work work): admission is decided
+ * from the headers before a byte of the body is read, and a body past JSON_OFF_THREAD_BYTES is
+ * parsed, and its base64 files decoded, in a worker thread — with the same answers as a small one.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { startServer, type TestServer } from './helpers/server.js';
+
+/** A one-page PDF titled `title` whose content stream is padded to about `bytes`. */
+function paddedPdf(title: string, bytes: number): Buffer {
+  const text = `BT /F1 12 Tf 20 50 Td (${title}) Tj ET\n% ${'x'.repeat(bytes)}\n`;
+  const objs = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${text.length} >>\nstream\n${text}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Title (${title}) /Author (Body test) >>`,
+  ];
+  let pdf = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  objs.forEach((o, i) => {
+    offsets.push(Buffer.byteLength(pdf));
+    pdf += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(pdf);
+  pdf += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  pdf += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(pdf, 'latin1');
+}
+
+/** Sends raw HTTP/1.1 `head` (and `body`, if any) and resolves with the answer's status and body. */
+function raw(url: string, head: string, body = ''): Promise<{ status: number; text: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (d) => {
+      received += d.toString();
+      const end = received.indexOf('\r\n\r\n');
+      const len = /content-length: (\d+)/i.exec(received);
+      if (end > 0 && len && received.length >= end + 4 + Number(len[1])) {
+        socket.destroy();
+        resolve({ status: Number(received.slice(9, 12)), text: received.slice(end + 4) });
+      }
+    });
+    socket.on('error', reject);
+    socket.write(head);
+    if (body) socket.write(body);
+  });
+}
+
+describe('large JSON bodies', () => {
+  let s: TestServer;
+  let key: string;
+  const computeJobs = async () => Number(/cia_engine_jobs\{engine="compute"\} (\d+)/.exec((await s.call('GET', '/metrics', { key: s.adminToken })).text)?.[1] ?? 0);
+  const credits = async () => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
+  before(async () => {
+    s = await startServer({ env: { JSON_OFF_THREAD_BYTES: '65536', PDF_METADATA_MAX_FILE_MB: '0.15', FILE_BODY_LIMIT_BYTES: String(2 * 1024 * 1024), BODY_BYTES_IN_FLIGHT_MAX: String(3 * 1024 * 1024), BODY_BYTES_PER_KEY_MAX: String(2 * 1024 * 1024) } });
+    ({ key } = await s.createKey({ credits: 1000 }));
+  });
+  after(() => s.close());
+
+  it('a large body is parsed in a worker thread and its base64 files, plain or as a wrapped data: URL, arrive intact', async () => {
+    const pdf = paddedPdf('Parsed elsewhere', 90_000);
+    const wrapped = 'data:application/pdf;base64,' + pdf.toString('base64').replace(/.{76}/g, '$&\r\n');
+    const jobs = await computeJobs();
+    const res = await s.call('POST', '/api/v1/read-pdf-metadata', { key, body: { inputMethod: 'base64', files: [pdf.toString('base64'), wrapped, paddedPdf('Small one', 10).toString('base64')] } });
+    assert.equal(res.status, 200, res.text.slice(0, 300));
+    assert.deepEqual(res.json.files.map((m: { Title?: string }) => m.Title), ['Parsed elsewhere', 'Parsed elsewhere', 'Small one']);
+    assert.equal(await computeJobs(), jobs + 1, 'one parse ran in the compute pool');
+    // A small body stays on the serving thread.
+    const small = await s.call('POST', '/api/v1/read-pdf-metadata', { key, body: { inputMethod: 'base64', files: [paddedPdf('Small one', 10).toString('base64')] } });
+    assert.equal(small.status, 200, small.text.slice(0, 300));
+    assert.equal(await computeJobs(), jobs + 1);
+  });
+
+  it('answers a large body\'s errors as a small one\'s, for free', async () => {
+    const pad = 'p'.repeat(70_000);
+    const start = await credits();
+    const cases: [string, string, number, string][] = [
+      ['truncated JSON', `{"inputMethod":"base64","requestSource":"${pad}","files":["`, 400, 'Invalid JSON body.'],
+      ['a __proto__ key', `{"inputMethod":"base64","requestSource":"${pad}","__proto__":{"x":1},"files":["AAAA"]}`, 400, 'Invalid JSON body.'],
+      ['nesting past the limit', `{"inputMethod":"base64","requestSource":"${pad}","files":["AAAA"],"x":${'['.repeat(100)}${']'.repeat(100)}}`, 400, 'Invalid input: JSON nested deeper than 64 levels.'],
+      ['a long string that is not base64', JSON.stringify({ inputMethod: 'base64', files: ['*'.repeat(80_000)] }), 400, "'files[0]' is not valid base64."],
+      ['a decoded file over its limit', JSON.stringify({ inputMethod: 'base64', files: [paddedPdf('Too big', 200_000).toString('base64')] }), 413, "'files[0]' is larger than the 150 KB limit."],
+    ];
+    for (const [what, body, status, error] of cases) {
+      assert.ok(body.length >= 65536, what);
+      const res = await s.call('POST', '/api/v1/read-pdf-metadata', { key, rawBody: body });
+      assert.equal(res.status, status, `${what}: ${res.text.slice(0, 200)}`);
+      assert.deepEqual(res.json, { error }, what);
+    }
+    assert.equal(await credits(), start);
+  });
+
+  it('refuses from the headers alone: a body that never arrives gets its 413, 429 BUSY or 429 RATE_LIMITED', async () => {
+    const head = (path: string, token: string, length: number) => `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    // Past the route's limit.
+    const big = await raw(s.url, head('/api/v1/read-pdf-metadata', key, 5 * 1024 * 1024));
+    assert.equal(big.status, 413, big.text);
+    assert.deepEqual(JSON.parse(big.text), { error: 'Request body is too large: this route accepts at most 2097152 bytes.' });
+    // Within it, but past the instance's budget of bytes arriving at once.
+    const { hostname, port } = new URL(s.url);
+    const holder = net.connect(Number(port), hostname);
+    holder.write(head('/api/v1/read-pdf-metadata', key, 2 * 1024 * 1024));
+    await new Promise((r) => setTimeout(r, 200));
+    const { key: other } = await s.createKey({ credits: 10 });
+    const busy = await raw(s.url, head('/api/v2/run', other, 1536 * 1024));
+    holder.destroy();
+    assert.equal(busy.status, 429, busy.text);
+    assert.equal(JSON.parse(busy.text).code, 'BUSY');
+    assert.match(busy.text, /The service is receiving too much data at once\. Please retry shortly\./);
+    // A key past its rate limit is refused before its body too.
+    const { key: slow } = await s.createKey({ credits: 10, rateLimitPerMinute: 1 });
+    assert.equal((await s.call('GET', '/api/v2/balance', { key: slow })).status, 200);
+    const limited = await raw(s.url, head('/api/v1/read-pdf-metadata', slow, 1024 * 1024));
+    assert.equal(limited.status, 429, limited.text);
+    assert.match(JSON.parse(limited.text).error, /rate limit/i);
+  });
+
+  it('one key may hold only its share of the bytes arriving at once; another key\'s body still fits', async () => {
+    const { key: flooder } = await s.createKey({ credits: 10 });
+    const { key: other } = await s.createKey({ credits: 10 });
+    const head = (token: string, length: number) => `POST /api/v1/read-pdf-metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const { hostname, port } = new URL(s.url);
+    const holder = net.connect(Number(port), hostname);
+    holder.write(head(flooder, 1536 * 1024));
+    await new Promise((r) => setTimeout(r, 200));
+    const body = JSON.stringify({ inputMethod: 'base64', files: ['AAAA'], requestSource: 'p'.repeat(1024 * 1024) });
+    const refused = await raw(s.url, head(flooder, Buffer.byteLength(body)));
+    assert.equal(refused.status, 429, refused.text);
+    assert.deepEqual(JSON.parse(refused.text), { error: 'This key is sending too much data at once. Please retry once its other requests are done.' });
+    const served = await raw(s.url, head(other, Buffer.byteLength(body)), body);
+    assert.equal(served.status, 400, served.text);
+    assert.deepEqual(JSON.parse(served.text), { error: "'files[0]' is not a PDF." });
+    // Once the flooder's upload is gone its share is back.
+    holder.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await raw(s.url, head(flooder, Buffer.byteLength(body)), body)).status, 400);
+  });
+});
