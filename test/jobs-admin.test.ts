@@ -68,18 +68,22 @@ describe('jobs in the admin API, CLI and metrics', () => {
 });
 
 describe('job retention', () => {
-  it('purges a job JOB_RETENTION_MS after it ended', async () => {
+  it('purges a job and the files it produced JOB_RETENTION_MS after it ended', async () => {
     const s = await startServer({ serviceConfig: jobsConfig(), env: { JOB_RETENTION_MS: '1000' } });
     try {
       const { key } = await s.createKey({ credits: 100 });
-      const r = await s.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 2 } } });
+      const r = await s.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 2, file: true } } });
       assert.equal((await waitJob(s, key, r.json.data.id)).status, 'completed');
+      const links: string[] = (await s.call('GET', `/api/v2/jobs/${r.json.data.id}`, { key })).json.data.results.items.map((i: any) => i.url);
+      assert.equal(links.length, 2);
+      for (const link of links) assert.equal((await fetch(link)).status, 200);
       let status = 200;
       for (let i = 0; i < 200 && status === 200; i++) {
         await new Promise((res) => setTimeout(res, 100));
         status = (await s.call('GET', `/api/v2/jobs/${r.json.data.id}`, { key })).status;
       }
       assert.equal(status, 404);
+      for (const link of links) assert.equal((await fetch(link)).status, 404, 'its files went with it');
       assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 80);
     } finally {
       await s.close();

@@ -44,43 +44,62 @@ async function assertCharged(s: TestServer, key: string, id: string, pages: numb
   return pids;
 }
 
+/** The instance that ran the job's latest result: the one working on it now. */
+async function runnerOf(s: TestServer, key: string, id: string, servers: TestServer[]): Promise<TestServer> {
+  const seen: any[] = [];
+  for (let cursor = ''; ;) {
+    const r = await s.call('GET', `/api/v2/jobs/${id}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    seen.push(...r.json.data.results.items);
+    if (!r.json.data.results.next) break;
+    cursor = r.json.data.results.next;
+  }
+  return servers.find((x) => x.pid === seen[seen.length - 1].pid)!;
+}
+
 describe('a job outlives the instance running it (PostgreSQL + Redis, two processes)', () => {
   let backend: Backend;
-  let b: TestServer;
-  const spare: TestServer[] = [];
+  const alive: TestServer[] = [];
+  const killed: TestServer[] = [];
   before(async () => {
     backend = await postgresBackend();
-    b = await startServer({ env: env(backend), serviceConfig: jobsConfig(), processMode: true });
+    // Started together, as a deployment's instances are.
+    alive.push(...(await Promise.all([0, 1].map(() => startServer({ env: env(backend), serviceConfig: jobsConfig(), processMode: true })))));
   });
   after(async () => {
-    await b?.close();
-    for (const s of spare) await rm(s.dataDir, { recursive: true, force: true });
+    for (const s of alive) await s.close();
+    for (const s of killed) await rm(s.dataDir, { recursive: true, force: true });
     await backend?.dispose();
   });
 
-  it('A killed with SIGKILL mid-job: B finishes it, every page once, credits exact', async () => {
-    const a = await startServer({ env: env(backend), serviceConfig: jobsConfig(), processMode: true });
-    spare.push(a);
-    const { key } = await a.createKey({ credits: 10_000 });
-    const r = await a.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 60, delayMs: 150 } } });
+  it('the instance running a job is killed with SIGKILL: the other finishes it, every page once, credits exact', async () => {
+    const [a] = alive;
+    const { key } = await a!.createKey({ credits: 10_000 });
+    const r = await a!.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 60, delayMs: 150 } } });
     assert.equal(r.status, 202, r.text);
     const id = r.json.data.id;
-    await waitJob(a, key, id, (j) => j.progress.done >= 8);
-    process.kill(a.pid, 'SIGKILL');
-    const mid = await waitJob(b, key, id, () => true);
-    assert.ok(mid.progress.done < 60, 'the job was still running when A died');
-    const pids = await assertCharged(b, key, id, 60);
-    assert.deepEqual([...pids].sort(), [a.pid, b.pid].sort(), 'both instances worked on the job');
+    await waitJob(a!, key, id, (j) => j.progress.done >= 8);
+    // Any instance may have taken the job: kill the one working on it.
+    const victim = await runnerOf(a!, key, id, alive);
+    process.kill(victim.pid, 'SIGKILL');
+    alive.splice(alive.indexOf(victim), 1);
+    killed.push(victim);
+    const survivor = alive[0]!;
+    const mid = await waitJob(survivor, key, id, () => true);
+    assert.ok(mid.progress.done < 60, 'the job was still running when its instance died');
+    const pids = await assertCharged(survivor, key, id, 60);
+    assert.deepEqual([...pids].sort(), [victim.pid, survivor.pid].sort(), 'both instances worked on the job');
   });
 
-  it('A stopped with SIGTERM mid-job hands it back: B finishes it, credits exact', async () => {
-    const a = await startServer({ env: env(backend), serviceConfig: jobsConfig(), processMode: true });
-    const { key } = await a.createKey({ credits: 10_000 });
-    const r = await a.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 40, delayMs: 150 } } });
+  it('the instance running a job is stopped with SIGTERM: it hands the job back, the other finishes it, credits exact', async () => {
+    alive.push(await startServer({ env: env(backend), serviceConfig: jobsConfig(), processMode: true }));
+    const { key } = await alive[0]!.createKey({ credits: 10_000 });
+    const r = await alive[0]!.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 40, delayMs: 150 } } });
     const id = r.json.data.id;
-    await waitJob(a, key, id, (j) => j.progress.done >= 8);
-    await a.close();
-    const pids = await assertCharged(b, key, id, 40);
-    assert.ok(pids.has(b.pid) && pids.has(a.pid), 'both instances worked on the job');
+    await waitJob(alive[0]!, key, id, (j) => j.progress.done >= 8);
+    const stopping = await runnerOf(alive[0]!, key, id, alive);
+    alive.splice(alive.indexOf(stopping), 1);
+    await stopping.close();
+    const pids = await assertCharged(alive[0]!, key, id, 40);
+    assert.ok(pids.has(stopping.pid) && pids.has(alive[0]!.pid), 'both instances worked on the job');
   });
 });

@@ -27,9 +27,10 @@ export interface JobServiceDeps extends Omit<RunnerDeps, 'emit' | 'requeue'> {
   boss: PgBoss;
   /** Resolved at each event, so a dispatcher registered after boot is used. */
   webhooks: () => JobWebhookSink;
-  /** Removes files a purged job produced (the file store), if any. */
-  purgeFiles?(jobId: string): Promise<void>;
 }
+
+/** A produced file's signed link (`/files/<id>?expires=…`, core/engines/files). */
+const FILE_LINK = /\/files\/([A-Za-z0-9_-]{8,128})\?expires=/g;
 
 /** New job ids: `job_` + 16 random bytes. */
 export function newJobId(): string {
@@ -132,10 +133,18 @@ export class JobService {
     return this.d.store.gauges();
   }
 
-  /** Deletes jobs that ended more than JOB_RETENTION_MS ago, with their items and files. */
+  /**
+   * Deletes jobs that ended more than JOB_RETENTION_MS ago, with their items and the files they
+   * produced: the file store's links found in their outputs.
+   */
   async purge(): Promise<number> {
-    const ids = await this.d.store.purge(new Date(Date.now() - this.d.settings.retentionMs));
-    for (const id of ids) await this.d.purgeFiles?.(id).catch((err) => this.log.warn({ err, jobId: id }, 'files of a purged job could not be removed'));
+    const ids = await this.d.store.expired(new Date(Date.now() - this.d.settings.retentionMs));
+    for (const id of ids) {
+      const files = new Set<string>();
+      for (const text of await this.d.store.outputs(id)) for (const m of text.matchAll(FILE_LINK)) files.add(m[1]!);
+      for (const f of files) await this.d.engines.files.delete(f).catch((err) => this.log.warn({ err, jobId: id }, 'a file of a purged job could not be removed'));
+    }
+    await this.d.store.remove(ids);
     return ids.length;
   }
 

@@ -248,10 +248,25 @@ export class JobStore {
     return Number(r?.c ?? 0);
   }
 
-  /** Deletes jobs that ended before `before` (items go with them); answers their ids. */
-  async purge(before: Date): Promise<string[]> {
-    const rows = await this.db.query('DELETE FROM jobs WHERE finished_at < $1 RETURNING id', [before]);
+  /** Jobs that ended before `before` (a batch of them), for the retention sweep. */
+  async expired(before: Date, limit = 100): Promise<string[]> {
+    const rows = await this.db.query('SELECT id FROM jobs WHERE finished_at < $1 ORDER BY finished_at LIMIT $2', [before, limit]);
     return rows.map((r) => r.id as string);
+  }
+
+  /** A job's outputs as JSON text (its data and every item result), where its file links are. */
+  async outputs(id: string): Promise<string[]> {
+    const rows = await this.db.query(
+      `SELECT data::text AS t FROM jobs WHERE id = $1 AND data IS NOT NULL
+       UNION ALL SELECT result::text FROM job_items WHERE job_id = $1 AND result IS NOT NULL`,
+      [id],
+    );
+    return rows.map((r) => r.t as string);
+  }
+
+  /** Deletes jobs (their items go with them). */
+  async remove(ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.db.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [ids]);
   }
 
   /** Jobs per status, and the age of the oldest queued job (s), for /metrics. */
