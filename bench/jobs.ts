@@ -6,8 +6,9 @@
  * own clock (`finishedAt − createdAt`, the engine's overhead alone) and as a client sees it (from
  * sending POST /api/v2/jobs until a GET, polled every BENCH_POLL_MS, default 5 ms, answers `completed`).
  *
- * The batch-scrape and crawl ratios of the issue need the web plugin's steps (batch_scrape,
- * crawl_site as jobs): `ratioBenches` below is where they go once that plugin has them.
+ * Then, on each store, the batch-scrape and crawl ratios of the issue (bench/jobs-work.ts: a
+ * 1,000-page batch job against the synchronous route, a 2,000-page crawl job against a plain
+ * fetch-and-convert loop, at the same concurrency). BENCH_SKIP_WORK=1 skips them.
  * BENCH_RUNS sets the jobs per kind (default 100); BENCH_SKIP_PG=1 skips PostgreSQL.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService, type RunningServer } from '../server/start.js';
 import { jobsConfig } from '../test/fixtures/job-plugins.js';
+import { workRatios } from './jobs-work.js';
 import { postgresBackend, type Backend } from '../test/helpers/storage.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
@@ -67,11 +69,6 @@ async function runBaseline(server: RunningServer, key: string): Promise<number> 
   return pct(xs, 50);
 }
 
-/** Hook for the batch-scrape and crawl ratios (issue 25), once the web plugin runs them as jobs. */
-async function ratioBenches(_server: RunningServer, _key: string): Promise<string[]> {
-  return ['batch scrape and crawl ratios: pending the web plugin\'s job steps'];
-}
-
 async function benchStore(name: string, env: Record<string, string>): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cia-bench-jobs-'));
   const server = await startService({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', DOCUMENTS_PREWARM: 'false', JOB_MAX_RUNNING_PER_KEY: '100', ...env }, { serviceConfig: jobsConfig() });
@@ -88,11 +85,12 @@ async function benchStore(name: string, env: Record<string, string>): Promise<vo
 
       console.log(`${name.padEnd(10)} ${label.padEnd(32)} engine p50 ${pct(engine, 50).toFixed(1)} ms p99 ${pct(engine, 99).toFixed(1)} ms | client p50 ${pct(client, 50).toFixed(1)} ms p99 ${pct(client, 99).toFixed(1)} ms (target p50 ≤ 25 ms; client p50 = ${(pct(client, 50) / run).toFixed(1)}× a run call)`);
     }
-    for (const line of await ratioBenches(server, key)) console.log(`${name.padEnd(10)} ${line}`);
   } finally {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+  // A server of its own with the web plugin: the ratios measure the web lane's real work.
+  if (process.env.BENCH_SKIP_WORK !== '1') for (const line of await workRatios(env)) console.log(`${name.padEnd(10)} ${line}`);
 }
 
 console.log(`submit → completed overhead of a trivial job, ${RUNS} sequential jobs per kind, loopback`);

@@ -1,0 +1,172 @@
+/**
+ * The work half of `npm run bench:jobs` (issue 25): loopback only, two ratios measured in the
+ * same run against baselines doing the same work at the same concurrency, on one store.
+ *
+ * 1. A batch scrape of BATCH_PAGES local pages (`renderJs:false`) as one job, against the same
+ *    pages through the synchronous `POST /api/v2/run` of `scrape_page` from CONCURRENCY loops
+ *    (target: the job at least 0.9× the synchronous rate).
+ * 2. A crawl job over a local site of CRAWL_PAGES pages, against a plain fetch-and-convert loop
+ *    (undici fetch, the same HTML→markdown conversion, breadth-first, CONCURRENCY at a time, no
+ *    robots, ledger or store) (target: at least 0.7× the loop's rate).
+ *
+ * The job engine's per-job item concurrency is set to CONCURRENCY (`JOB_ITEM_CONCURRENCY`) so
+ * both sides run the same number of pages at once.
+ */
+import http from 'node:http';
+import os from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { startService } from '../server/start.js';
+import { ParsedPage, toMarkdown } from '../plugins/web/page-content.js';
+import { createBenchKey } from './load.js';
+
+const BATCH_PAGES = Number(process.env.BENCH_BATCH_PAGES ?? 1000);
+const CRAWL_PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const ADMIN = 'bench-admin-token';
+/** Children per page: a tree this wide reaches 2,000 pages within the crawl's depth limit. */
+const FANOUT = 10;
+
+/** Page `i` of the local site: some text and links to its children in the tree. */
+function page(i: number): string {
+  const links = [];
+  for (let c = i * FANOUT + 1; c <= i * FANOUT + FANOUT && c < CRAWL_PAGES; c++) links.push(`<li><a href="/p/${c}">Page ${c}</a></li>`);
+  const para = `<p>Paragraph of page ${i} with enough words to be converted like an ordinary article, and a <a href="/p/0">link home</a>.</p>`;
+  return `<!doctype html><html lang="en"><head><title>Page ${i}</title></head><body><main><h1>Page ${i}</h1>${para.repeat(12)}<ul>${links.join('')}</ul></main></body></html>`;
+}
+
+/**
+ * Runs both ratios on a fresh server with the web plugin on the store `storeEnv` names (empty:
+ * embedded) and returns the lines to print.
+ */
+export async function workRatios(storeEnv: Record<string, string>): Promise<string[]> {
+  const site = http.createServer((req, res) => {
+    const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
+    if (req.url === '/robots.txt') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return res.end('User-agent: *\nAllow: /\n');
+    }
+    if (!m || Number(m[1]) >= Math.max(CRAWL_PAGES, BATCH_PAGES)) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      return res.end('not found');
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page(Number(m[1])));
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+
+  const dataDir = await mkdtemp(join(os.tmpdir(), 'bench-jobs-work-'));
+  const server = await startService(
+    { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', ALLOW_PRIVATE_NETWORK: 'true', JOB_ITEM_CONCURRENCY: String(CONCURRENCY), ...storeEnv },
+    {
+      serviceConfig: {
+        plugins: {
+          capabilities: () => import('../plugins/capabilities/index.js'),
+          web: () => import('../plugins/web/index.js'),
+        },
+      },
+    },
+  );
+
+  const key = await createBenchKey(server.url, ADMIN);
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+
+  /** Submits a job and waits for it to finish; returns seconds from submit to completed. */
+  async function runJob(id: string, input: unknown): Promise<{ seconds: number; done: number }> {
+    const t = performance.now();
+    const res = await fetch(`${server.url}/api/v2/jobs`, { method: 'POST', headers, body: JSON.stringify({ type: 'capability', id, input }) });
+    const sub = (await res.json()) as { data?: { id: string } };
+    if (res.status !== 202 || !sub.data) throw new Error(`job submit answered ${res.status} ${JSON.stringify(sub).slice(0, 300)}`);
+    for (;;) {
+      const r = await fetch(`${server.url}/api/v2/jobs/${sub.data.id}?skipData=true`, { headers });
+      const body = (await r.json()) as { data: { status: string; progress: { done: number; failed: number } } };
+      if (body.data.status === 'completed') return { seconds: (performance.now() - t) / 1000, done: body.data.progress.done };
+      if (body.data.status !== 'queued' && body.data.status !== 'running') throw new Error(`job ended ${JSON.stringify(body.data).slice(0, 300)}`);
+      await new Promise((r2) => setTimeout(r2, 20));
+    }
+  }
+
+  /** The same pages through the synchronous route, CONCURRENCY loops. */
+  async function syncScrapes(urls: string[]): Promise<number> {
+    const t = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < urls.length) {
+          const url = urls[next++]!;
+          const res = await fetch(`${server.url}/api/v2/run`, { method: 'POST', headers, body: JSON.stringify({ type: 'capability', id: 'scrape_page', input: { url, renderJs: false } }) });
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`scrape answered ${res.status}`);
+        }
+      }),
+    );
+    return (performance.now() - t) / 1000;
+  }
+
+  /** The plain loop: breadth-first fetch and convert, no service in between. */
+  async function plainCrawl(): Promise<{ seconds: number; pages: number }> {
+    const t = performance.now();
+    const seen = new Set<string>([`${origin}/p/0`]);
+    const queue = [`${origin}/p/0`];
+    let pages = 0;
+    let inflight = 0;
+    await new Promise<void>((resolve, reject) => {
+      const pump = () => {
+        while (inflight < CONCURRENCY && queue.length > 0 && pages + inflight < CRAWL_PAGES) {
+          const url = queue.shift()!;
+          inflight++;
+          void (async () => {
+            const html = await (await fetch(url)).text();
+            const parsed = new ParsedPage(html, url);
+            toMarkdown(parsed.bodyHtml());
+            for (const a of parsed.document.querySelectorAll('a[href]')) {
+              const next = new URL(a.getAttribute('href')!, url).href;
+              if (!seen.has(next)) {
+                seen.add(next);
+                queue.push(next);
+              }
+            }
+            pages++;
+          })()
+            .then(() => {
+              inflight--;
+              if (inflight === 0 && (queue.length === 0 || pages >= CRAWL_PAGES)) resolve();
+              else pump();
+            }, reject);
+        }
+      };
+      pump();
+    });
+    return { seconds: (performance.now() - t) / 1000, pages };
+  }
+
+  const verdict = (r: number, target: number) => `(target >= ${target}x: ${r >= target ? 'met' : 'NOT met'})`;
+  const lines: string[] = [];
+  try {
+    lines.push(`work benchmark (load average ${os.loadavg()[0]!.toFixed(1)}), ${CONCURRENCY} pages at a time`);
+    // Warm-up: compute workers, keep-alive, the first job's queue set-up.
+    await syncScrapes(Array.from({ length: 20 }, (_, i) => `${origin}/p/${i}`));
+    await runJob('batch_scrape', { urls: Array.from({ length: 20 }, (_, i) => `${origin}/p/${i}`), renderJs: false });
+
+    const urls = Array.from({ length: BATCH_PAGES }, (_, i) => `${origin}/p/${i}`);
+    const syncSeconds = await syncScrapes(urls);
+    const batch = await runJob('batch_scrape', { urls, renderJs: false });
+    if (batch.done !== BATCH_PAGES) throw new Error(`the batch job did ${batch.done} of ${BATCH_PAGES} pages`);
+    const batchRatio = BATCH_PAGES / batch.seconds / (BATCH_PAGES / syncSeconds);
+    lines.push(`batch of ${BATCH_PAGES}: job ${(BATCH_PAGES / batch.seconds).toFixed(0)} pages/s, synchronous route ${(BATCH_PAGES / syncSeconds).toFixed(0)} pages/s: ${batchRatio.toFixed(2)}x ${verdict(batchRatio, 0.9)}`);
+
+    const plain = await plainCrawl();
+    const crawl = await runJob('crawl_site', { url: `${origin}/p/0`, limit: CRAWL_PAGES, depth: 10, format: 'markdown', sitemap: 'skip' });
+    if (crawl.done !== CRAWL_PAGES) throw new Error(`the crawl job returned ${crawl.done} of ${CRAWL_PAGES} pages`);
+    const crawlRatio = crawl.done / crawl.seconds / (plain.pages / plain.seconds);
+    lines.push(`crawl of ${CRAWL_PAGES}: job ${(crawl.done / crawl.seconds).toFixed(0)} pages/s, plain fetch-and-convert loop ${(plain.pages / plain.seconds).toFixed(0)} pages/s: ${crawlRatio.toFixed(2)}x ${verdict(crawlRatio, 0.7)}`);
+  } finally {
+    await server.stop();
+    site.closeAllConnections();
+    site.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  return lines;
+}
