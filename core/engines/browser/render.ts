@@ -183,6 +183,7 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
   let actions: RenderResult['actions'];
   if (html && req.actions?.length) {
     let navigated = false;
+    let seen = inflight.changes;
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) navigated = true;
     });
@@ -193,7 +194,10 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
         deadline,
         maxCaptureBytes: req.maxBytes,
         settle: async () => {
-          await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+          // Only an action that started or ended a request has anything to wait for: the page's
+          // own earlier requests (its load, just before) are not the action's (issue 27).
+          if (inflight.changes !== seen || inflight.busy()) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+          seen = inflight.changes;
           stillThere();
           // A navigation the action started: the next step sees the new document once loaded.
           // Only then: a wait in the page costs a round trip or a frame per action.
