@@ -2,8 +2,9 @@
  * Issue 27 (performance) without losing isolation, through the real server with one page slot:
  * the pool prepares the next context ahead and closes a finished job's context a moment after
  * its answer, yet no call ever sees what an earlier call's page stored (cookies from the server
- * or from a script, localStorage), whichever key made it. And a page read as soon as it is quiet
- * still shows what it fetched right after its load event.
+ * or from a script, localStorage), whichever key made it; and a finished call's page is still
+ * closed (what it left open is cut). A page read as soon as it is quiet still shows what it
+ * fetched right after its load event.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,8 @@ import { startServer, type TestServer } from './helpers/server.js';
 
 let site: http.Server;
 let base = '';
+let holds = 0;
+let holdsClosed = 0;
 
 const SHOW = `<title>Show</title><p id="out">pending</p><script>
 document.getElementById('out').textContent = 'storage=' + (localStorage.getItem('mark') ?? 'none') + ' jscookie=' + (document.cookie || 'none');
@@ -41,6 +44,13 @@ addEventListener('load', () => {
   setTimeout(() => fetch('/slow?n=1').then((r) => r.text()).then((t) => document.body.append(t)), 0);
   requestAnimationFrame(() => fetch('/slow?n=2').then((r) => r.text()).then((t) => document.body.append(t)));
 });</script>`);
+      case '/poll':
+        return html('<title>Poll</title><p>Polling</p><script>fetch("/hold")</script>');
+      case '/hold':
+        // Never answered: only the page going away ends it.
+        holds++;
+        req.socket.on('close', () => holdsClosed++);
+        return;
       case '/slow':
         return void setTimeout(() => {
           res.writeHead(200, { 'content-type': 'text/plain' });
@@ -82,6 +92,16 @@ describe('browser contexts are never reused between calls (issue 27)', () => {
         assert.match(shown.json.data.content, /header=none/, `round ${round}`);
       }
     }
+  });
+
+  it("a finished call's page is closed soon after its answer: a request it left open is cut", async () => {
+    const key = (await s.createKey({ credits: 1_000 })).key;
+    const res = await scrape(key, `${base}/poll`);
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.json.data.content, /Polling/);
+    assert.equal(holds, 1);
+    for (let i = 0; i < 100 && holdsClosed < 1; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(holdsClosed, 1, 'the page was never closed');
   });
 
   it('a page is read once what it fetched right after its load event has arrived', async () => {
