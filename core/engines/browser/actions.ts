@@ -60,7 +60,7 @@ async function runOne(job: ActionJob, a: PageAction, left: number): Promise<Omit
       else await new Promise((r) => setTimeout(r, Math.min(a.milliseconds ?? 0, left)));
       return {};
     case 'click':
-      await page.click(a.selector);
+      await clickOn(page, a.selector);
       return {};
     case 'write':
       if (a.selector !== undefined) await page.type(a.selector, a.text);
@@ -103,6 +103,36 @@ async function runOne(job: ActionJob, a: PageAction, left: number): Promise<Omit
       return value === undefined ? {} : { returnValue: value };
     }
   }
+}
+
+/**
+ * A real mouse click (trusted events, hover first) in the middle of the first element matching
+ * `selector`, scrolled into view when it is not wholly in it. Finding, scrolling and measuring
+ * the element is one round trip (issue 27): puppeteer's own click takes five or more and waits
+ * a frame to learn whether the element is in view.
+ */
+async function clickOn(page: Page, selector: string): Promise<void> {
+  const point = await page.evaluate((sel: string) => {
+    const el = document.querySelector(sel);
+    if (!el) return 'missing';
+    let box = el.getClientRects()[0];
+    if (!box || box.width === 0 || box.height === 0) return 'hidden';
+    if (box.top < 0 || box.left < 0 || box.bottom > innerHeight || box.right > innerWidth) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      box = el.getClientRects()[0] ?? box;
+    }
+    // The visible part's middle: a box larger than the viewport is clicked where it shows.
+    const left = Math.max(box.left, 0);
+    const top = Math.max(box.top, 0);
+    const right = Math.min(box.right, innerWidth);
+    const bottom = Math.min(box.bottom, innerHeight);
+    if (right <= left || bottom <= top) return 'hidden';
+    return { x: (left + right) / 2, y: (top + bottom) / 2 };
+  }, selector);
+  // Worded as puppeteer's own failures, which `actionError` turns into the caller's 400.
+  if (point === 'missing') throw new Error(`No element found for selector: ${selector}`);
+  if (point === 'hidden') throw new Error('Node is either not clickable or not an Element');
+  await page.mouse.click(point.x, point.y);
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number, label: string): Promise<T> {

@@ -128,6 +128,11 @@ export async function startGuardProxy(guard: SsrfGuard, upstream?: URL): Promise
       const [status, text] = refusal(err);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
     });
+    // The page went away (its context closed) before the answer was through: so does the
+    // request to the site, or a response that never ends would hold it open for good.
+    res.on('close', () => {
+      if (!res.writableFinished) upstreamReq.destroy();
+    });
     req.pipe(upstreamReq);
   });
 

@@ -67,11 +67,17 @@ export function poolSettingsFromEnv(env: Record<string, string | undefined>, dat
   };
 }
 
+/** The viewport of a prepared page (a job may change it). */
+export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
+
 /**
  * Flags for this machine: headless without GPU or sandbox (root in a container), and no
  * background networking — on a closed network Chromium otherwise retries Google hosts at every start.
+ * Every page opens at the default viewport (the window size), so a job that keeps it needs no
+ * emulation set up per page (issue 27: a round trip and browser work on every job).
  */
 export const CHROMIUM_ARGS = [
+  `--window-size=${DEFAULT_VIEWPORT.width},${DEFAULT_VIEWPORT.height}`,
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -93,6 +99,16 @@ export interface FreshPage {
   meter: ByteMeter;
 }
 
+/** A finished job's context, closed when its timer fires. */
+interface Finished {
+  context: BrowserContext;
+  inst: Instance;
+  timer: NodeJS.Timeout;
+}
+
+/** How long a finished job's context waits before it is closed, in ms (see `BrowserPool.dispose`). */
+const CLOSE_AFTER_MS = 100;
+
 interface Instance {
   browser: Browser;
   spares: Promise<FreshPage | undefined>[];
@@ -108,6 +124,8 @@ export class BrowserPool {
   private launching: Promise<Instance> | undefined;
   private readonly all = new Set<Instance>();
   private active = 0;
+  /** Finished jobs' contexts waiting to be closed, oldest first (see `dispose`). */
+  private readonly finished: Finished[] = [];
   /** Waiting jobs, served owner by owner (issue 24: one key's backlog never holds up another's first job). */
   private readonly waiters = new FairQueue<Waiter>();
   private closed = false;
@@ -132,7 +150,8 @@ export class BrowserPool {
   /**
    * Runs `job` with a fresh context and page once a page slot is free; the slot is released
    * afterwards. Starting a renderer is the slowest part of a warm job (hundreds of ms on a busy
-   * machine), so a spare context is prepared in the background for the next job. Slots go to
+   * machine), so a spare context is prepared in the background for the next job, once this one's
+   * context is closed (see `dispose`). Slots go to
    * owners in turn. When `signal` fires (the caller hung up, its deadline passed) the job's
    * context is closed at once, which stops everything its page was doing, and the slot is free.
    */
@@ -150,16 +169,22 @@ export class BrowserPool {
       }
       // A job through a proxy needs a context made for it; the spares go direct.
       const fresh = proxy ? await prepare(inst.browser, proxy) : await this.take(inst);
+      let ok = false;
       try {
-        if (!signal) return await job(fresh);
-        signal.throwIfAborted();
-        const work = job(fresh);
-        work.catch(() => undefined);
-        return await Promise.race([work, aborted(signal)]);
+        let result: T;
+        if (!signal) result = await job(fresh);
+        else {
+          signal.throwIfAborted();
+          const work = job(fresh);
+          work.catch(() => undefined);
+          result = await Promise.race([work, aborted(signal)]);
+        }
+        ok = true;
+        return result;
       } finally {
-        // Closing is off the response path; the slot is free as soon as the job's result is.
-        // On an abort this is what stops the page: its loads, scripts and waits end with it.
-        void fresh.context.close().catch(() => undefined);
+        // The slot is free as soon as the job's result is. On an abort or a failure the context
+        // closes at once: that is what stops the page (its loads, scripts and waits end with it).
+        this.dispose(fresh.context, inst, !ok);
       }
     } finally {
       if (inst) {
@@ -170,14 +195,44 @@ export class BrowserPool {
     }
   }
 
-  /** A spare context if one is ready (then another is started), else a new one. */
+  /**
+   * Closes a finished job's context, then prepares the next spare (issue 27). After a job that
+   * succeeded both wait `CLOSE_AFTER_MS`: tearing a renderer down and starting the next one take
+   * more CPU than the page load itself, and done at once they competed with the caller's answer
+   * (its formats, its response) for the same cores. No more than `maxPages` finished contexts
+   * wait at a time (the oldest is closed first), and a context is never handed out again.
+   */
+  private dispose(context: BrowserContext, inst: Instance, now: boolean): void {
+    if (now) return void this.closeContext(context, inst);
+    const entry: Finished = { context, inst, timer: setTimeout(() => this.closeFinished(entry), CLOSE_AFTER_MS) };
+    entry.timer.unref();
+    this.finished.push(entry);
+    while (this.finished.length > this.settings.maxPages) this.closeFinished(this.finished[0]!);
+  }
+
+  private closeFinished(entry: Finished): void {
+    const i = this.finished.indexOf(entry);
+    if (i < 0) return;
+    this.finished.splice(i, 1);
+    clearTimeout(entry.timer);
+    void this.closeContext(entry.context, entry.inst);
+  }
+
+  private async closeContext(context: BrowserContext, inst: Instance): Promise<void> {
+    await context.close().catch(() => undefined);
+    this.refill(inst);
+  }
+
+  /**
+   * A spare context if one is ready, else a new one. The spare taken is replaced once the job
+   * that took it has ended (see `use`), so a job never shares the cores with its successor's
+   * start-up; a spare is only ever handed to one job, and its context is closed after it.
+   */
   private async take(inst: Instance): Promise<FreshPage> {
     while (inst.spares.length > 0) {
       const spare = await inst.spares.shift()!;
-      this.refill(inst);
       if (spare && !spare.page.isClosed()) return spare;
     }
-    this.refill(inst);
     return prepare(inst.browser);
   }
 
@@ -292,6 +347,7 @@ export class BrowserPool {
   /** Stops every browser and refuses queued jobs. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const f of this.finished.splice(0)) clearTimeout(f.timer);
     for (const w of this.waiters.drain()) w.reject(new BusyError('The browser is shutting down. Please retry.'));
     const pending = this.launching?.catch(() => undefined);
     await pending;
@@ -315,16 +371,14 @@ async function prepare(browser: Browser, proxy?: ContextProxy): Promise<FreshPag
   const context = await browser.createBrowserContext(proxy ?? {});
   try {
     const page = await context.newPage();
-    const [meter] = await Promise.all([attachByteMeter(page), page.setViewport(DEFAULT_VIEWPORT)]);
+    // The window size is the default viewport already (see CHROMIUM_ARGS).
+    const meter = await attachByteMeter(page);
     return { context, page, meter };
   } catch (err) {
     await context.close().catch(() => undefined);
     throw err;
   }
 }
-
-/** The viewport of a prepared page (a job may change it). */
-export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 
 /** Chromium may still be flushing its profile as it exits; retry, and never fail a job over it. */
 async function removeProfile(dir: string): Promise<void> {

@@ -14,6 +14,11 @@ export interface Dom {
 interface Waits {
   load: number;
   refresh: number;
+  /**
+   * Let the page run what it queued at load first (its timers due now and its next frame):
+   * what those start, a request or a DOM change, is then seen by this read or by the caller.
+   */
+  frame?: boolean;
 }
 
 /**
@@ -26,12 +31,20 @@ interface Waits {
  * between two round trips.
  */
 export function readDom(page: Page, waits: Waits = { load: 0, refresh: 0 }): Promise<Dom> {
-  return page.evaluate(async ({ load, refresh }) => {
+  return page.evaluate(async ({ load, refresh, frame }) => {
     // No named helpers in here: a transpiler's (tsx's __name) would not exist in the page.
     if (document.readyState !== 'complete' && load > 0) {
       await new Promise<void>((done) => {
         setTimeout(done, load);
         addEventListener('load', () => done(), { once: true });
+      });
+    }
+    if (frame) {
+      await new Promise((done) => setTimeout(done, 0));
+      // A hidden page gets no frames: the timer bounds the wait.
+      await new Promise<void>((done) => {
+        requestAnimationFrame(() => done());
+        setTimeout(done, 50);
       });
     }
     const dt = document.doctype;
@@ -69,14 +82,14 @@ const MAX_READS = 4;
  */
 export async function readSettledDom(
   page: Page,
-  opts: { deadline: number; replaced: () => Promise<void> },
+  opts: { deadline: number; replaced: () => Promise<void>; frame?: boolean },
 ): Promise<{ dom: Dom; navigated: boolean }> {
   let navigated = false;
   for (let read = 1; ; read++) {
     const left = Math.max(0, opts.deadline - Date.now());
     try {
       // A page whose refresh never replaced it by the deadline is read as it stands.
-      return { dom: await readDom(page, { load: left, refresh: navigated ? 0 : left }), navigated };
+      return { dom: await readDom(page, { load: left, refresh: navigated ? 0 : left, frame: opts.frame }), navigated };
     } catch (err) {
       if (!CONTEXT_LOST.test(String(err)) || read >= MAX_READS) throw err;
     }

@@ -18,6 +18,8 @@ import type { RenderRequest, RenderResult } from './types.js';
 // Long enough to see a request a script starts right after load; short next to a page load.
 const QUIET_MS = 25;
 const SETTLE_CAP_MS = 2_500;
+// Reads of a page that keeps starting requests: the last one is returned as it stands.
+const MAX_QUIET_READS = 3;
 // A quick meta refresh (≤ 1 s) plus the next page's load (or a script's navigation during the read).
 const REFRESH_WAIT_MS = 6_000;
 
@@ -158,7 +160,10 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
       again = undefined;
     }
   }
-  if (html) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+  // Requests still loading after the load event (a script's fetch) are waited out; a page that
+  // went quiet is read at once, the read itself letting it run its next timers and frame first
+  // (issue 27: a fixed quiet period cost every page ~25 ms). See `readWhenQuiet` below.
+  if (html && inflight.busy()) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
   if (html && req.autoScroll) {
     // Lazy content loads as it comes into view; what it fetched settles before the DOM is read.
     await scrollThrough(page, req.autoScroll.maxMs);
@@ -178,6 +183,7 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
   let actions: RenderResult['actions'];
   if (html && req.actions?.length) {
     let navigated = false;
+    let seen = inflight.changes;
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) navigated = true;
     });
@@ -188,7 +194,10 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
         deadline,
         maxCaptureBytes: req.maxBytes,
         settle: async () => {
-          await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+          // Only an action that started or ended a request has anything to wait for: the page's
+          // own earlier requests (its load, just before) are not the action's (issue 27).
+          if (inflight.changes !== seen || inflight.busy()) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+          seen = inflight.changes;
           stillThere();
           // A navigation the action started: the next step sees the new document once loaded.
           // Only then: a wait in the page costs a round trip or a frame per action.
@@ -207,16 +216,27 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
     let dom = { html: '', title: '', href: page.url() };
     let doc = response;
     if (html) {
-      const read = await readSettledDom(page, {
-        deadline: Date.now() + Math.min(timeoutMs, REFRESH_WAIT_MS),
-        replaced: async () => {
-          stillThere();
-          await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
-        },
-      });
-      dom = read.dom;
+      // A read during which the page started a request (what its timers or first frame after
+      // load did) is taken again once the network is quiet: the request may change the DOM.
+      let navigated = false;
+      for (let tries = 1; ; tries++) {
+        const before = inflight.changes;
+        const read = await readSettledDom(page, {
+          deadline: Date.now() + Math.min(timeoutMs, REFRESH_WAIT_MS),
+          replaced: async () => {
+            stillThere();
+            await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+          },
+          frame: true,
+        });
+        dom = read.dom;
+        navigated ||= read.navigated;
+        if (tries >= MAX_QUIET_READS || inflight.changes === before) break;
+        await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
+        stillThere();
+      }
       // The status and headers are those of the document read, not of the one it replaced.
-      if (read.navigated) doc = (lastMain as HTTPResponse | null) ?? response;
+      if (navigated) doc = (lastMain as HTTPResponse | null) ?? response;
     }
     stillThere(dom.href);
     const docHeaders = doc?.headers() ?? {};
@@ -287,15 +307,23 @@ function screen(r: HTTPRequest, guard: SsrfGuard, verdicts: Map<string, Promise<
 /** Counts requests in flight so the load wait can stop as soon as the page has gone quiet. */
 function trackNetwork(page: Page) {
   let count = 0;
+  let changes = 0;
   let lastChange = Date.now();
   const change = (d: number) => {
     count = Math.max(0, count + d);
+    changes++;
     lastChange = Date.now();
   };
   page.on('request', () => change(1));
   page.on('requestfinished', () => change(-1));
   page.on('requestfailed', () => change(-1));
   return {
+    /** Requests started or ended so far. */
+    get changes() {
+      return changes;
+    },
+    /** Whether a request is in flight. */
+    busy: () => count > 0,
     async quiet(quietMs: number, capMs: number) {
       const deadline = Date.now() + capMs;
       lastChange = Math.min(lastChange, Date.now());

@@ -1,0 +1,114 @@
+/**
+ * Issue 27 (performance) without losing isolation, through the real server with one page slot:
+ * the pool prepares the next context ahead and closes a finished job's context a moment after
+ * its answer, yet no call ever sees what an earlier call's page stored (cookies from the server
+ * or from a script, localStorage), whichever key made it; and a finished call's page is still
+ * closed (what it left open is cut). A page read as soon as it is quiet still shows what it
+ * fetched right after its load event.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pluginsConfig } from './helpers/plugins.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+let site: http.Server;
+let base = '';
+let holds = 0;
+let holdsClosed = 0;
+
+const SHOW = `<title>Show</title><p id="out">pending</p><script>
+document.getElementById('out').textContent = 'storage=' + (localStorage.getItem('mark') ?? 'none') + ' jscookie=' + (document.cookie || 'none');
+</script>`;
+
+before(async () => {
+  site = http.createServer((req, res) => {
+    const u = new URL(req.url!, 'http://x');
+    const html = (body: string, headers: Record<string, string> = {}) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers });
+      res.end(body);
+    };
+    switch (u.pathname) {
+      case '/set':
+        // A cookie from the server, one from a script, and a mark in localStorage.
+        return html(`<title>Set</title><p>set ${u.searchParams.get('who')}</p><script>localStorage.setItem('mark', '${u.searchParams.get('who')}'); document.cookie = 'js=1; path=/';</script>`, {
+          'set-cookie': 'server=1; Path=/; Max-Age=3600',
+        });
+      case '/show':
+        return html(`${SHOW}<p>header=${req.headers.cookie ?? 'none'}</p>`);
+      case '/after-load':
+        // Requests started only after the load event: by a timer and by the next frame.
+        return html(`<title>After</title><p>Static</p><script>
+addEventListener('load', () => {
+  setTimeout(() => fetch('/slow?n=1').then((r) => r.text()).then((t) => document.body.append(t)), 0);
+  requestAnimationFrame(() => fetch('/slow?n=2').then((r) => r.text()).then((t) => document.body.append(t)));
+});</script>`);
+      case '/poll':
+        return html('<title>Poll</title><p>Polling</p><script>fetch("/hold")</script>');
+      case '/hold':
+        // Never answered: only the page going away ends it.
+        holds++;
+        req.socket.on('close', () => holdsClosed++);
+        return;
+      case '/slow':
+        return void setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end(` fetched-${u.searchParams.get('n')}`);
+        }, 300);
+      default:
+        res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+});
+after(() => {
+  site.closeAllConnections();
+  site.close();
+});
+
+describe('browser contexts are never reused between calls (issue 27)', () => {
+  let s: TestServer;
+  const scrape = (key: string, url: string) => s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'scrape_page', input: { url, renderJs: true } } });
+
+  before(async () => {
+    s = await startServer({ serviceConfig: pluginsConfig(['web']), env: { ALLOW_HOSTS: '127.0.0.1', BROWSER_MAX_PAGES: '1', WEB_PAGE_TIMEOUT_MS: '8000' } });
+  });
+  after(() => s?.close());
+
+  it('what one call stored is seen by no later call, of another key or the same, even right after it', async () => {
+    const a = (await s.createKey({ credits: 1_000 })).key;
+    const b = (await s.createKey({ credits: 1_000 })).key;
+    for (let round = 0; round < 3; round++) {
+      const set = await scrape(a, `${base}/set?who=a${round}`);
+      assert.equal(set.status, 200, set.text);
+      assert.match(set.json.data.content, new RegExp(`set a${round}`));
+      // At once, while the first call's context may still be waiting to close.
+      for (const key of [b, a]) {
+        const shown = await scrape(key, `${base}/show`);
+        assert.equal(shown.status, 200, shown.text);
+        assert.match(shown.json.data.content, /storage=none jscookie=none/, `round ${round}`);
+        assert.match(shown.json.data.content, /header=none/, `round ${round}`);
+      }
+    }
+  });
+
+  it("a finished call's page is closed soon after its answer: a request it left open is cut", async () => {
+    const key = (await s.createKey({ credits: 1_000 })).key;
+    const res = await scrape(key, `${base}/poll`);
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.json.data.content, /Polling/);
+    assert.equal(holds, 1);
+    for (let i = 0; i < 100 && holdsClosed < 1; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(holdsClosed, 1, 'the page was never closed');
+  });
+
+  it('a page is read once what it fetched right after its load event has arrived', async () => {
+    const key = (await s.createKey({ credits: 1_000 })).key;
+    const res = await scrape(key, `${base}/after-load`);
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.json.data.content, /fetched-1/);
+    assert.match(res.json.data.content, /fetched-2/);
+  });
+});
