@@ -1,9 +1,9 @@
 /**
  * One turn of one job (issue 25 "The engine"): claim the job (one runner at a time, with a
- * lease renewed while it works), then either run its single executor call, or run one round of up
- * to JOB_ITEM_CONCURRENCY items through the provider's steps and queue the job again behind the
- * other jobs waiting, so one key's big job holds another key's small one back by one round at
- * most. Money per item: hold before it runs, grow to its price once known, charge it under a
+ * lease renewed while it works), then either run its single executor call, or keep up to
+ * JOB_ITEM_CONCURRENCY items running through the provider's steps, and queue the job again behind
+ * the other jobs as soon as one waits, so one key's big job holds another key's small one back by
+ * one item's time (and a look at the queue) at most. Money per item: hold before it runs, grow to its price once known, charge it under a
  * request id made from the job, the item and the attempt, and check the ledger for a charge of an
  * earlier attempt before charging a resumed item, so an item is never charged twice.
  */
@@ -29,6 +29,12 @@ import type { JobEventDelivery } from './webhooks.js';
 
 const DEFAULT_ITEM_TIMEOUT_MS = 120_000;
 
+/** Longest a turn keeps a worker for one job's items when no other job waits. */
+const TURN_MS = 10_000;
+
+/** How often a turn looks whether another job waits for a worker. */
+const WAIT_CHECK_MS = 200;
+
 /** What a turn needs. */
 export interface RunnerDeps {
   store: JobStore;
@@ -43,6 +49,8 @@ export interface RunnerDeps {
   emit(job: JobRecord, type: JobEventDelivery['type'], data?: unknown): void;
   /** Queues the job's next turn, `delaySeconds` from now. */
   requeue(jobId: string, delaySeconds?: number): Promise<void>;
+  /** Whether other job turns wait in the queue (then a turn yields after its round). */
+  othersWaiting(): Promise<boolean>;
 }
 
 /** Why a turn's signal fired. */
@@ -108,7 +116,7 @@ export class JobRunner {
     let again = false;
     try {
       const key = await this.d.keys.get(job.keyId);
-      again = job.stepwise ? await this.round(job, key, ctl.signal, items, () => why) : await this.single(job, key, ctl.signal, () => why);
+      again = job.stepwise ? await this.items(job, key, ctl.signal, items, () => why, Date.now() + TURN_MS) : await this.single(job, key, ctl.signal, () => why);
     } catch (err) {
       const e = toServiceError(err);
       if (!why) {
@@ -173,8 +181,13 @@ export class JobRunner {
     }
   }
 
-  /** One round of a stepwise job. Answers whether to queue it again. */
-  private async round(job: JobRecord, key: KeyRecord, signal: AbortSignal, running: Set<number>, why: () => Stop | undefined): Promise<boolean> {
+  /**
+   * A stepwise job's items, up to JOB_ITEM_CONCURRENCY at a time, the next one claimed as soon as
+   * one ends (no barrier between rounds and no queue round trip), until none is left to claim,
+   * another job waits in the queue (looked at every WAIT_CHECK_MS), the turn's time is up or the job
+   * is stopped; the items in flight then finish. Answers whether to queue the job again.
+   */
+  private async items(job: JobRecord, key: KeyRecord, signal: AbortSignal, running: Set<number>, why: () => Stop | undefined, until: number): Promise<boolean> {
     const { store, settings } = this.d;
     const binding = this.binding(job);
     const steps = binding.impl.steps!;
@@ -183,34 +196,54 @@ export class JobRunner {
       const limit = steps.limit(job.input);
       await store.seed(job.id, seed, limit, steps.knownTotal ? limit : null);
     }
-    const claimed = await store.claim(job.id, settings.itemConcurrency, settings.leaseSeconds);
-    if (claimed.length === 0) {
+    const inflight = new Set<Promise<void>>();
+    let broke: InsufficientCreditsError | undefined;
+    let failure: unknown;
+    let yielding = false;
+    let lookedAt = Date.now();
+    const fill = async () => {
+      const want = settings.itemConcurrency - inflight.size;
+      if (want <= 0) return;
+      for (const item of await store.claim(job.id, want, settings.leaseSeconds)) {
+        running.add(item.id);
+        const p: Promise<void> = this.item(job, key, binding, item, signal, why)
+          .catch(async (err: unknown) => {
+            await store.unclaim([item.id]);
+            if (err instanceof InsufficientCreditsError) broke ??= err;
+            else failure ??= err;
+          })
+          .finally(() => {
+            running.delete(item.id);
+            inflight.delete(p);
+          });
+        inflight.add(p);
+      }
+    };
+    await fill();
+    if (inflight.size === 0) {
       // Items still leased by a runner that outlived its turn (or died): look again shortly.
       if (!(await this.completeIfDone(job))) await this.d.requeue(job.id, 1);
       return false;
     }
-    for (const i of claimed) running.add(i.id);
-    let broke: InsufficientCreditsError | undefined;
-    await Promise.all(
-      claimed.map(async (item) => {
-        try {
-          await this.item(job, key, binding, item, signal, why);
-        } catch (err) {
-          await store.unclaim([item.id]);
-          if (err instanceof InsufficientCreditsError) broke ??= err;
-          else throw err;
-        } finally {
-          running.delete(item.id);
-        }
-      }),
-    );
+    while (inflight.size > 0) {
+      await Promise.race(inflight);
+      // Stopping, failing or yielding: let the items in flight finish, claim no more.
+      if (broke || failure || why() || yielding) continue;
+      if (Date.now() >= until) yielding = true;
+      else if (Date.now() - lookedAt >= WAIT_CHECK_MS) {
+        lookedAt = Date.now();
+        yielding = await this.d.othersWaiting();
+      }
+      if (!yielding) await fill();
+    }
+    if (failure) throw failure;
     if (broke) {
       await this.end(job.id, 'failed', { errorCode: broke.code, errorMessage: broke.message });
       return false;
     }
     const w = why();
     if (w) return w === 'stopping';
-    // The last round ends the job at once rather than in one more turn.
+    // The last item ends the job at once rather than in one more turn.
     return !(await this.completeIfDone(job));
   }
 

@@ -23,7 +23,7 @@ export interface Submission extends JobRequest {
 }
 
 /** What the service needs beyond the runner's needs. */
-export interface JobServiceDeps extends Omit<RunnerDeps, 'emit' | 'requeue'> {
+export interface JobServiceDeps extends Omit<RunnerDeps, 'emit' | 'requeue' | 'othersWaiting'> {
   boss: PgBoss;
   /** Resolved at each event, so a dispatcher registered after boot is used. */
   webhooks: () => JobWebhookSink;
@@ -47,7 +47,7 @@ export class JobService {
 
   constructor(private readonly d: JobServiceDeps) {
     this.log = d.log.child({ component: 'jobs' });
-    this.runner = new JobRunner({ ...d, log: this.log, emit: (job, type, data) => this.emit(job, type, data), requeue: (id, delay) => this.requeue(id, delay) });
+    this.runner = new JobRunner({ ...d, log: this.log, emit: (job, type, data) => this.emit(job, type, data), requeue: (id, delay) => this.requeue(id, delay), othersWaiting: async () => ((await this.d.boss.getQueueSize(JOB_QUEUE)) ?? 0) > 0 });
   }
 
   /** Starts this instance's workers and the retention sweep. */
