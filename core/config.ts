@@ -37,6 +37,8 @@ export interface ServiceSettings {
   metricsPort: number | undefined;
   /** The console's session ends after this long without a request (ms). */
   consoleSessionIdleMs: number;
+  /** A fresh embedded database that new data directories copy instead of running initdb. */
+  embeddedDbTemplate: string | undefined;
   /** Shortest interval a change monitor may have (ms; issue 27: 5 minutes). */
   monitorMinIntervalMs: number;
   /** Most monitors one key may have. */
@@ -74,6 +76,10 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   SHUTDOWN_GRACE_MS: { description: 'How long shutdown waits for requests in flight.', default: '15000' },
   V1_ROUTE_ALIASES: { description: 'JSON file of extra /api/v1 paths, `{ "/api/v1/<alias>": "/api/v1/<route>" }`: each alias serves its route (same input, price, usage target); an alias onto a path not served, or one that shadows a route, stops boot.', default: '(none)' },
   CONSOLE_SESSION_IDLE_MS: { description: 'A console session (cookie) ends after this long without a request; sign-in starts a new one.', default: '1800000' },
+  EMBEDDED_DB_TEMPLATE: { description: 'A directory holding a fresh embedded database (made there by the first instance that needs it) which a new DATA_DIR copies instead of creating its own: for many short-lived instances, such as a test suite.', default: '(none: each new DATA_DIR creates its database)' },
+  MONITOR_MIN_INTERVAL_MS: { description: 'Shortest interval a change monitor may have.', default: '300000' },
+  MONITOR_MAX_PER_KEY: { description: 'Most change monitors one key may have; creating another is a 400.', default: '100' },
+  MONITOR_POLL_MS: { description: 'How often each instance looks for due monitors.', default: '10000' },
   ...JOB_SETTINGS_DOC,
 };
 
@@ -111,6 +117,7 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),
     v1RouteAliases: env.V1_ROUTE_ALIASES?.trim() || undefined,
     consoleSessionIdleMs: int(env, 'CONSOLE_SESSION_IDLE_MS', 30 * 60 * 1000),
+    embeddedDbTemplate: env.EMBEDDED_DB_TEMPLATE || undefined,
     monitorMinIntervalMs: int(env, 'MONITOR_MIN_INTERVAL_MS', 5 * 60 * 1000),
     monitorMaxPerKey: int(env, 'MONITOR_MAX_PER_KEY', 100),
     monitorPollMs: int(env, 'MONITOR_POLL_MS', 10_000),

@@ -65,7 +65,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     for (const close of closers.reverse()) await close().catch((err) => logger.error({ err }, 'shutdown step failed'));
   };
   try {
-    const embedded = settings.databaseUrl ? undefined : await openPglite(join(settings.dataDir, 'db'));
+    const embedded = settings.databaseUrl ? undefined : await openPglite(join(settings.dataDir, 'db'), { template: settings.embeddedDbTemplate });
     const db: Db = embedded ?? (await openPostgres(settings.databaseUrl!));
     closers.push(() => db.close());
     await migrate(db);

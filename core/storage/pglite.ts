@@ -5,9 +5,11 @@
  */
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
+import { cp, mkdir, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Db, Queryable, Row } from './db.js';
 import type { ThreadReply, ThreadRequest } from './pglite-thread.js';
 import { lockEmbedded, type EmbeddedLock } from './embedded-lock.js';
@@ -23,7 +25,25 @@ class PgliteError extends Error {
 /** Embedded PostgreSQL's shared buffers: 16MB keeps an idle instance small (bench:idle). */
 const SHARED_BUFFERS = '16MB';
 
-/** First boot: creates the cluster in a short-lived process, so its memory leaves with it (pglite-init.ts). */
+/**
+ * First boot: copies `template` (a fresh cluster, made once by the first boot that needs it) when
+ * one is configured, else creates the cluster. Creating one runs initdb, ~5 s of CPU; copying 40 MB
+ * takes a fraction of that, which matters where many short-lived instances start (the test suite).
+ */
+async function firstBoot(dir: string, ext: string, template: string | undefined): Promise<void> {
+  if (!template) return createCluster(dir, ext);
+  if (!existsSync(join(template, 'PG_VERSION'))) {
+    // Made beside the template and renamed into place: instances starting together each make one,
+    // the first rename wins and the others are thrown away.
+    const making = `${template}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await createCluster(making, ext);
+    await mkdir(dirname(template), { recursive: true });
+    await rename(making, template).catch(() => rm(making, { recursive: true, force: true }));
+  }
+  await cp(template, dir, { recursive: true });
+}
+
+/** Creates the cluster in a short-lived process, so its memory leaves with it (pglite-init.ts). */
 async function createCluster(dir: string, ext: string): Promise<void> {
   const script = fileURLToPath(new URL(`./pglite-init${ext}`, import.meta.url));
   const args = ext === '.ts' ? ['--import', 'tsx', script] : [script];
@@ -38,17 +58,17 @@ async function createCluster(dir: string, ext: string): Promise<void> {
 }
 
 /** Opens (creating if needed) the embedded database at `dir`, locked to this process (see embedded-lock.ts). */
-export async function openPglite(dir: string): Promise<Db & { lock?: EmbeddedLock }> {
+export async function openPglite(dir: string, opts: { template?: string } = {}): Promise<Db & { lock?: EmbeddedLock }> {
   const lock = dir.startsWith('memory://') ? undefined : lockEmbedded(dir);
   try {
-    return await openLocked(dir, lock);
+    return await openLocked(dir, lock, opts.template);
   } catch (err) {
     lock?.release();
     throw err;
   }
 }
 
-async function openLocked(dir: string, lock: EmbeddedLock | undefined): Promise<Db & { lock?: EmbeddedLock }> {
+async function openLocked(dir: string, lock: EmbeddedLock | undefined, template: string | undefined): Promise<Db & { lock?: EmbeddedLock }> {
   // Built code runs pglite-thread.js; under tsx (tests, `npm run dev`) the source is .ts.
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   const threadModule = new URL(`./pglite-thread${ext}`, import.meta.url).href;
@@ -57,7 +77,7 @@ async function openLocked(dir: string, lock: EmbeddedLock | undefined): Promise<
     ext === '.ts'
       ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(threadModule)}); })`
       : `import(${JSON.stringify(threadModule)})`;
-  if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) await createCluster(dir, ext);
+  if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) await firstBoot(dir, ext, template);
   const worker = new Worker(entry, { eval: true, workerData: { dir, sharedBuffers: SHARED_BUFFERS } });
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (err: Error) => void }>();
   let seq = 0;
