@@ -25,7 +25,7 @@ import { buildRegistry, type BuildOptions } from './registry/build.js';
 import type { ServiceConfig } from './registry/types.js';
 import { Executor } from './execution/executor.js';
 import { loadJobSettings } from './jobs/settings.js';
-import { startBoss } from './jobs/boss.js';
+import { startBoss, withQueueSetupLock } from './jobs/boss.js';
 import { JobService } from './jobs/service.js';
 import { JobStore } from './jobs/store.js';
 import { WebhookSecrets } from './webhooks/secret-store.js';
@@ -127,7 +127,11 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     const webhookDeliveries = new WebhookDeliveries(db);
     c.register(TOKENS.WebhookSecrets, { useValue: webhookSecrets });
     c.register(TOKENS.WebhookDeliveries, { useValue: webhookDeliveries });
-    const dispatcher = await startWebhookDispatcher({ boss, http: engines.http, secrets: webhookSecrets, deliveries: webhookDeliveries, env: opts.env, log: logger.child({ component: 'webhooks' }) });
+    // Each queue's table is made under the set-up lock (instances may start together).
+    let dispatcher!: Awaited<ReturnType<typeof startWebhookDispatcher>>;
+    await withQueueSetupLock(db, async () => {
+      dispatcher = await startWebhookDispatcher({ boss, http: engines.http, secrets: webhookSecrets, deliveries: webhookDeliveries, env: opts.env, log: logger.child({ component: 'webhooks' }) });
+    });
     c.register(TOKENS.JobWebhooks, { useValue: dispatcher });
     const jobs = new JobService({ store: new JobStore(db), registry, executor, ledger, keys, engines, log: logger, settings: jobSettings, boss, webhooks: () => c.resolve(TOKENS.JobWebhooks) });
     closers.push(() => jobs.stop());
@@ -139,7 +143,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     const monitorLog = logger.child({ component: 'monitors' });
     const monitorRunner = new MonitorRunner({ store: monitors, keys, registry, executor, usage, webhooks: dispatcher, log: monitorLog, runTimeoutMs: 180_000 });
     const scheduler = new MonitorScheduler(monitors, monitorRunner, boss, { pollMs: settings.monitorPollMs, batch: 20, runTimeoutMs: 180_000, log: monitorLog });
-    await scheduler.start();
+    await withQueueSetupLock(db, () => scheduler.start());
     closers.push(() => scheduler.stop());
     return { container: c, settings, advertise: (url) => embedded?.lock?.advertise(url), close: closeAll };
   } catch (err) {

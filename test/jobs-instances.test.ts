@@ -6,7 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, startServers, type TestServer } from './helpers/server.js';
 import { postgresBackend, type Backend } from './helpers/storage.js';
 import { waitJob } from './helpers/jobs.js';
 import { jobsConfig } from './fixtures/job-plugins.js';
@@ -63,7 +63,7 @@ describe('a job outlives the instance running it (PostgreSQL + Redis, two proces
   before(async () => {
     backend = await postgresBackend();
     // Started together, as a deployment's instances are.
-    alive.push(...(await Promise.all([0, 1].map(() => startServer({ env: env(backend), serviceConfig: jobsConfig(), processMode: true })))));
+    alive.push(...(await startServers([0, 1].map(() => ({ env: env(backend), serviceConfig: jobsConfig(), processMode: true })))));
   });
   after(async () => {
     for (const s of alive) await s.close();

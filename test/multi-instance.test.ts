@@ -5,7 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, startServers, type TestServer } from './helpers/server.js';
 import { BACKENDS, postgresBackend, type Backend } from './helpers/storage.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
 
@@ -18,10 +18,10 @@ describe('two instances sharing PostgreSQL + Redis', () => {
   before(async () => {
     backend = await postgresBackend();
     // Two processes, as behind a load balancer: nothing is shared but PostgreSQL and Redis.
-    [a, b] = await Promise.all([
-      startServer({ env: backend.env, serviceConfig: echoOnlyConfig(), processMode: true }),
-      startServer({ env: { ...backend.env, KEY_CACHE_TTL_MS: '0' }, serviceConfig: echoOnlyConfig(), processMode: true }),
-    ]);
+    [a, b] = (await startServers([
+      { env: backend.env, serviceConfig: echoOnlyConfig(), processMode: true },
+      { env: { ...backend.env, KEY_CACHE_TTL_MS: '0' }, serviceConfig: echoOnlyConfig(), processMode: true },
+    ])) as [TestServer, TestServer];
   });
   after(async () => {
     await a?.close();

@@ -38,15 +38,21 @@ export async function startBoss(db: Db, databaseUrl: string | undefined, setting
       retryDelay: 0,
     });
   };
-  // Instances starting together on a fresh database would deadlock in pg-boss's schema set-up
-  // (seen with two processes): one at a time, as our own migrations run.
-  if (db.kind === 'postgres') {
-    await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(727275)');
-      await install();
-    });
-  } else await install();
+  await withQueueSetupLock(db, install);
   return boss;
+}
+
+/**
+ * Runs `fn` (pg-boss's schema set-up, or creating a queue: pg-boss 10 makes a table per queue)
+ * while no other instance does the same: instances starting together on a fresh database would
+ * deadlock or collide there (seen with two processes). One at a time, as our own migrations run.
+ */
+export async function withQueueSetupLock(db: Db, fn: () => Promise<void>): Promise<void> {
+  if (db.kind !== 'postgres') return fn();
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(727275)');
+    await fn();
+  });
 }
 
 /** pg-boss's `executeSql` on the embedded database. */

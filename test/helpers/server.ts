@@ -143,3 +143,16 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   };
   return server;
 }
+
+/**
+ * Starts several servers at once (instances of one deployment starting together). If any fails to
+ * start, the others are stopped before the error is thrown: a child process left running would
+ * keep the test file from ever ending.
+ */
+export async function startServers(all: StartOptions[]): Promise<TestServer[]> {
+  const settled = await Promise.allSettled(all.map((o) => startServer(o)));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (!failed) return settled.map((r) => (r as PromiseFulfilledResult<TestServer>).value);
+  for (const r of settled) if (r.status === 'fulfilled') await r.value.close().catch(() => {});
+  throw failed.reason;
+}
