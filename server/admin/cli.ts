@@ -40,7 +40,7 @@ import { usageStats } from '../../core/usage/usage-stats.js';
 import { statsQuery } from './stats.js';
 import { JobStore } from '../../core/jobs/store.js';
 import { jobView } from '../../core/jobs/view.js';
-import { statusFilter } from '../v2/jobs.js';
+import { statusFilter } from '../jobs-query.js';
 import { watchJob } from './job-watch.js';
 
 const USAGE = `usage: npm run admin -- <command>

@@ -4,8 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { InputError } from '../../core/errors.js';
 import { jobView } from '../../core/jobs/view.js';
-import { listPaging, resultPaging } from '../v2/jobs-input.js';
-import { statusFilter } from '../v2/jobs.js';
+import { listPaging, resultPaging, statusFilter } from '../jobs-query.js';
 
 const str = (q: Record<string, unknown>, name: string): string | undefined => {
   const v = q[name];

@@ -6,8 +6,6 @@ const MAX_ID_LENGTH = 128;
 const MAX_URL_LENGTH = 2048;
 const MAX_EVENTS = 10;
 const EVENT_TYPES = ['job.started', 'job.page', 'job.completed', 'job.failed', 'job.cancelled'];
-/** Results per page at most (issue 25: ≤ 100). */
-export const MAX_RESULTS_PAGE = 100;
 
 /** A job submission's fields, checked as `run` checks its own (same messages). */
 export interface JobBody extends JobRequest {
@@ -50,33 +48,4 @@ function readWebhook(w: unknown): JobBody['webhook'] {
   }
   if (metadata !== undefined && JSON.stringify(metadata).length > 10_000) throw new InputError("Invalid input: 'webhook.metadata' must be at most 10000 characters as JSON.", { details: { field: 'webhook.metadata' } });
   return { url: url as string, events: events as string[] | undefined, metadata };
-}
-
-/** `?cursor=&limit=&skipData=` of a job status read. */
-export function resultPaging(q: Record<string, unknown>): { cursor: number; limit: number; skipData: boolean } {
-  let cursor = 0;
-  if (q.cursor !== undefined && q.cursor !== '') {
-    cursor = Number(q.cursor);
-    if (!Number.isSafeInteger(cursor) || cursor < 0) throw new InputError("Invalid input: 'cursor' must be the 'next' value of a previous page.", { details: { field: 'cursor' } });
-  }
-  let limit = MAX_RESULTS_PAGE;
-  if (q.limit !== undefined && q.limit !== '') {
-    limit = Number(q.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RESULTS_PAGE) throw new InputError(`Invalid input: 'limit' must be an integer from 1 to ${MAX_RESULTS_PAGE}.`, { details: { field: 'limit' } });
-  }
-  const skip = q.skipData;
-  if (skip !== undefined && skip !== 'true' && skip !== 'false') throw new InputError("Invalid input: 'skipData' must be true or false.", { details: { field: 'skipData' } });
-  return { cursor, limit, skipData: skip === 'true' };
-}
-
-/** `?page=&limit=` of a job listing (limit ≤ 100, default 20). */
-export function listPaging(q: Record<string, unknown>): { page: number; limit: number } {
-  const num = (name: string, dflt: number, max: number) => {
-    const raw = q[name];
-    if (raw === undefined || raw === '') return dflt;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new InputError(`Invalid input: '${name}' must be an integer from 1 to ${max}.`, { details: { field: name } });
-    return n;
-  };
-  return { page: num('page', 1, 1_000_000), limit: num('limit', 20, MAX_RESULTS_PAGE) };
 }

@@ -6,12 +6,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
-import { InputError } from '../../core/errors.js';
-import { JOB_STATUSES, type JobStatus } from '../../core/jobs/types.js';
 import { jobView } from '../../core/jobs/view.js';
 import type { JobWebhookConfig } from '../../core/jobs/webhooks.js';
 import { ok } from './envelope.js';
-import { listPaging, readJobBody, resultPaging } from './jobs-input.js';
+import { readJobBody } from './jobs-input.js';
+import { listPaging, resultPaging, statusFilter } from '../jobs-query.js';
 
 /** Registers the jobs routes. */
 export function jobRoutes(app: FastifyInstance, c: DependencyContainer): void {
@@ -57,11 +56,4 @@ export function jobRoutes(app: FastifyInstance, c: DependencyContainer): void {
     const items = (await jobs.list({ keyId: req.call.key!.id, status, page, limit })).map((j) => jobView(j));
     return ok(req, 'job_list', { items }, { page, limit, count: items.length });
   });
-}
-
-/** `?status=` of a job listing. */
-export function statusFilter(raw: unknown): JobStatus | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !JOB_STATUSES.includes(raw as JobStatus)) throw new InputError(`Invalid input: 'status' must be one of: ${JOB_STATUSES.join(', ')}.`, { details: { field: 'status' } });
-  return raw as JobStatus;
 }
