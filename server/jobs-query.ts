@@ -4,6 +4,7 @@
  */
 import { InputError } from '../core/errors.js';
 import { JOB_STATUSES, type JobStatus } from '../core/jobs/types.js';
+import { pageQuery } from './query-paging.js';
 
 /** Results per page at most (issue 25: ≤ 100). */
 export const MAX_RESULTS_PAGE = 100;
@@ -27,14 +28,7 @@ export function resultPaging(q: Record<string, unknown>): { cursor: number; limi
 
 /** `?page=&limit=` of a job listing (limit ≤ 100, default 20). */
 export function listPaging(q: Record<string, unknown>): { page: number; limit: number } {
-  const num = (name: string, dflt: number, max: number) => {
-    const raw = q[name];
-    if (raw === undefined || raw === '') return dflt;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new InputError(`Invalid input: '${name}' must be an integer from 1 to ${max}.`, { details: { field: name } });
-    return n;
-  };
-  return { page: num('page', 1, 1_000_000), limit: num('limit', 20, MAX_RESULTS_PAGE) };
+  return pageQuery(q, 20, MAX_RESULTS_PAGE);
 }
 
 /** `?status=` of a job listing. */

@@ -5,17 +5,11 @@ import { TOKENS } from '../../core/tokens.js';
 import { InputError } from '../../core/errors.js';
 import type { UsageQuery } from '../../core/usage/usage-log.js';
 import { ok } from './envelope.js';
+import { pageQuery } from '../query-paging.js';
 
 /** Reads `page` and `limit` from the query string. */
 export function paging(q: Record<string, unknown>): { page: number; limit: number } {
-  const num = (name: string, dflt: number, max: number) => {
-    const raw = q[name];
-    if (raw === undefined || raw === '') return dflt;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new InputError(`Invalid input: '${name}' must be an integer from 1 to ${max}.`, { details: { field: name } });
-    return n;
-  };
-  return { page: num('page', 1, 1_000_000), limit: num('limit', 50, 500) };
+  return pageQuery(q, 50, 500);
 }
 
 /** Object types a usage filter may name: a row's own type, or `provider` (rows a provider served). */
