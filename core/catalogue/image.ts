@@ -11,7 +11,7 @@
  */
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
-import { Type, defineCapability, perUnit, type Static, type TSchema } from '../sdk-base.js';
+import { Type, defineCapability, perUnit, type Static, type TSchema } from '../sdk.js';
 import { RequestSource } from './common.js';
 
 /** The model ids of spec §4.7. */

@@ -3,7 +3,7 @@
  * document information (and what poppler and the XMP packet say about the file) of one or more
  * PDFs, or write Title/Author/… into them with the XMP packet kept in step. Priced per file.
  */
-import { Type, defineCapability, perUnit, type Static } from '../sdk-base.js';
+import { Type, defineCapability, perUnit, type Static } from '../sdk.js';
 
 /** Credits per PDF read (issue 28: priced). */
 export const READ_PDF_METADATA_CREDITS = 5;
