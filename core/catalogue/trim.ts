@@ -67,7 +67,7 @@ export const trimVideo = defineCapability({
   visibility: 'legacy',
   input: TrimVideoInput,
   output: TrimVideoOutput,
-  cost: perUnit<Static<typeof TrimVideoInput>>({ unit: 'minutes', credits: TRIM_CREDITS_PER_MINUTE, max: trimMinutes, note: 'per started minute of the cut' }),
+  cost: perUnit<Static<typeof TrimVideoInput>>({ unit: 'minutes', credits: TRIM_CREDITS_PER_MINUTE, max: trimMinutes, note: `${TRIM_CREDITS_PER_MINUTE} credits per started minute of the cut` }),
   messages: {
     videoUrl: "'videoUrl' parameter is required and must be a non-empty string.",
     inputMethod: "'inputMethod' must be 'url' or 'base64'.",
