@@ -118,7 +118,7 @@ export const scrapePage = defineCapability({
  * sites commonly give their own banners. Nothing is clicked: a banner is hidden, not answered,
  * so no consent is given on the user's behalf. Matching elements get `display: none` and the
  * page's scroll lock is lifted (the browser engine's `hideSelectors`). Shared
- * through the SDK so hosted browsers (browser_a's `addStyleTag`) hide the same ones.
+ * through the catalogue so hosted browsers (browser_a's `addStyleTag`) hide the same ones.
  */
 export const COOKIE_BANNER_SELECTORS: readonly string[] = [
   '#onetrust-consent-sdk',
