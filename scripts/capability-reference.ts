@@ -42,9 +42,9 @@ function providersText(cap: RegisteredCapability): string {
 
 function whereText(cap: RegisteredCapability, routes: LegacyRoute[]): string {
   const v1 = routes.filter((r) => r.target === `capability:${cap.id}`).map((r) => `\`${r.method} ${r.path}\``);
-  const v1Text = v1.length ? `v1 at ${v1.join(', ')}` : '';
-  if (cap.def.visibility === 'legacy') return `legacy, v1 only${v1Text ? `: ${v1Text}` : ''}; hidden from v2 discovery and \`/api/v2/run\``;
-  return [`v2 (\`POST /api/v2/run\` with \`{ "type": "capability", "id": "${cap.id}", "input": … }\`)`, v1Text].filter(Boolean).join(' and ');
+  if (cap.def.visibility === 'legacy') return `v1 only${v1.length ? `, at ${v1.join(', ')}` : ''}; hidden from v2 discovery and \`/api/v2/run\``;
+  const v2 = `v2 (\`POST /api/v2/run\` with \`{ "type": "capability", "id": "${cap.id}", "input": … }\`)`;
+  return v1.length ? `${v2} and v1 at ${v1.join(', ')}` : v2;
 }
 
 /** The fields a job accepts beyond (or unlike) the single call's input. */
