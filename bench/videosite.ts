@@ -44,7 +44,7 @@ import assert from 'node:assert/strict';
 import { Pool, fetch as undiciFetch } from 'undici';
 import { Innertube, Log, YTNodes, type Types } from 'youtubei.js';
 import { startService } from '../server/start.js';
-import { formatTranscript } from '../core/sdk.js';
+import { formatTranscript } from '../core/catalogue.js';
 import { startVideositeFake } from '../plugins/videosite_native/fake.js';
 import { checkPlayable, type CaptionTrack, type PlayerResponse } from '../plugins/videosite_native/player.js';
 import { parseTimedText, pickTrack, tracksOf } from '../plugins/videosite_native/captions.js';

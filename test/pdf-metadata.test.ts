@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { examplePdfBase64 } from '../core/capabilities/extract.js';
+import { examplePdfBase64 } from '../core/catalogue.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 

@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { examplePdfBase64, scrapeOptions, scrapeOutputFields } from '../core/sdk.js';
+import { examplePdfBase64, scrapeOptions, scrapeOutputFields } from '../core/catalogue.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 

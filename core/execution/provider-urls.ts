@@ -22,7 +22,7 @@ function asUrl(value: string, urlField: boolean): URL | undefined {
       return undefined;
     }
   }
-  // A bare host in a URL field is what the capabilities read as https:// (core/capabilities/web.ts).
+  // A bare host in a URL field is what the capabilities read as https:// (core/catalogue/web.ts).
   if (!urlField || /\s/.test(v) || !/^[\w.[\]:-]+([/?#]|$)/.test(v)) return undefined;
   try {
     return new URL(`https://${v}`);

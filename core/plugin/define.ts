@@ -36,7 +36,7 @@ export interface TypedMappings<CI extends TSchema, CO extends TSchema, EI extend
 
 /**
  * Declares that this plugin serves a capability through one of its endpoints. The typed form
- * takes the capability's declaration (exported by the SDK) and the endpoint's, so a mapping that
+ * takes the capability's declaration (exported by the catalogue, `core/catalogue.ts`) and the endpoint's, so a mapping that
  * reads or writes a field the schemas do not have fails `tsc`; the plain form (ids and untyped
  * mappers, as written against `apiVersion: 1`) keeps working.
  */

@@ -17,7 +17,7 @@ import type { Engines } from '../engines/types.js';
 import type { PluginDef, PluginLogger } from '../plugin/types.js';
 import type { KeyRecord } from '../keys/types.js';
 import type { Policy } from '../policy/types.js';
-import { catalogue } from '../capabilities/index.js';
+import { catalogue } from '../catalogue.js';
 import { RecordingLedger } from './free-ledger.js';
 
 /** Options of {@link pluginHarness}. */

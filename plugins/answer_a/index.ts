@@ -3,7 +3,8 @@
  * question in, an answer with its cited sources, the model and the token usage out; it serves the
  * capability `answer_question`. Charged per started 1,000 tokens the engine reports (issue 14).
  */
-import { ANSWER_DEFAULT_MAX_TOKENS, ANSWER_MAX_TOKENS, Type, answerCost, answerQuestion, defineEndpoint, definePlugin, implement } from '../../core/sdk.js';
+import { Type, defineEndpoint, definePlugin, implement } from '../../core/sdk.js';
+import { ANSWER_DEFAULT_MAX_TOKENS, ANSWER_MAX_TOKENS, answerCost, answerQuestion } from '../../core/catalogue.js';
 import { ask } from './client.js';
 
 const config = {

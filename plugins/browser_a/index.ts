@@ -3,7 +3,8 @@
  * `screenshot` capability when `provider: "browser_a"` is given (spec §4.10); the image is kept
  * in the service's file store and returned as a temporary URL.
  */
-import { Type, UpstreamError, cookieBannerCss, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, pngScreenshotSettings, userUrl } from '../../core/sdk.js';
+import { Type, UpstreamError, defineEndpoint, definePlugin, flat, implement } from '../../core/sdk.js';
+import { cookieBannerCss, screenshot as screenshotCapability, pngScreenshotSettings, userUrl } from '../../core/catalogue.js';
 import { browserCall, jsonOf } from './client.js';
 
 const config = {

@@ -3,7 +3,8 @@
  * (spec §4.10 ids and the direct-lane jobs of spec §9.1) as extension points that provider
  * plugins implement.
  */
-import { catalogue, definePlugin } from '../../core/sdk.js';
+import { definePlugin } from '../../core/sdk.js';
+import { catalogue } from '../../core/catalogue.js';
 
 export default definePlugin({
   id: 'capabilities',

@@ -7,7 +7,7 @@
  */
 import { CodeExecutionError, defineEndpoint, definePlugin, type RunContext, type Static } from '../../core/sdk.js';
 import type { SandboxFetchRequest, SandboxFetchResponse, SandboxResult } from '../../core/sdk.js';
-import { JsInput, LogsOutput, MAX_SAVED_FILES, PythonInput, runJsCode, runPythonCode, type CodeInputValue } from '../../core/sdk.js';
+import { JsInput, LogsOutput, MAX_SAVED_FILES, PythonInput, runJsCode, runPythonCode, type CodeInputValue } from '../../core/catalogue.js';
 import { shapeLogs } from './logs.js';
 import { saveFiles } from './files.js';
 

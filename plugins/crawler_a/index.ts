@@ -3,7 +3,8 @@
  * screenshot. Serves `crawl_site` first in the deployment order (spec §4.10) and `screenshot`
  * when asked for by `provider`.
  */
-import { CRAWL_CREDITS_PER_PAGE, CRAWL_SYNC_MAX, InputError, Type, mapDefaults, mapSite, UnsupportedOptionError, UpstreamError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit, screenshot as screenshotCapability, wholeMs, pngScreenshotSettings, userUrl, type RunContext, type Static } from '../../core/sdk.js';
+import { InputError, Type, UnsupportedOptionError, UpstreamError, defineEndpoint, definePlugin, flat, implement, perUnit, type RunContext, type Static } from '../../core/sdk.js';
+import { CRAWL_CREDITS_PER_PAGE, CRAWL_SYNC_MAX, mapDefaults, mapSite, crawlDefaults, crawlOutput, crawlSite, screenshot as screenshotCapability, wholeMs, pngScreenshotSettings, userUrl } from '../../core/catalogue.js';
 import { copyScreenshot } from './screenshot-copy.js';
 import { CrawlerAClient, type CrawlerADocument } from './client.js';
 

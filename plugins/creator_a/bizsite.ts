@@ -3,7 +3,8 @@
  * public profile, mapped field by field onto the `bizsite_company` and `bizsite_profile` shapes.
  * Only what the page shows publicly comes back: absent sections are left out, never invented.
  */
-import { bizsiteCompany, bizsiteProfile, defineEndpoint, flat, invalidStructure } from '../../core/sdk.js';
+import { defineEndpoint, flat, invalidStructure } from '../../core/sdk.js';
+import { bizsiteCompany, bizsiteProfile } from '../../core/catalogue.js';
 import { creatorGet, type Json } from './client.js';
 
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});

@@ -4,20 +4,8 @@
  * with the capability's own input and output (so the v1 rows run them unmapped) and costs 10
  * credits per successful request; "not found" answers are 404s and, like every failure, free.
  */
-import {
-  NotFoundError,
-  clipsiteHandle,
-  clipsiteProfileVideos,
-  clipsiteTranscript,
-  clipsiteUserFollowers,
-  clipsiteUserFollowing,
-  clipsiteVideo,
-  clipsiteVideoComments,
-  defineEndpoint,
-  flat,
-  invalidStructure,
-  type RunContext,
-} from '../../core/sdk.js';
+import { NotFoundError, defineEndpoint, flat, invalidStructure, type RunContext } from '../../core/sdk.js';
+import { clipsiteHandle, clipsiteProfileVideos, clipsiteTranscript, clipsiteUserFollowers, clipsiteUserFollowing, clipsiteVideo, clipsiteVideoComments } from '../../core/catalogue.js';
 import { creatorGet, type Json } from './client.js';
 import { BadShape, comment, cursorText, followEntry, hasCues, int, intOrNull, isWebVtt, video, videoSummary } from './clipsite-map.js';
 import { ProfileInput, ProfileOutput } from './schemas.js';

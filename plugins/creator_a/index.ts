@@ -4,23 +4,8 @@
  * video-site operations (spec §4.1, §4.10). Key in `x-api-key`; without `CREATOR_A_API_KEY` every
  * operation answers `Service not configured. Please contact support.`
  */
-import {
-  bizsiteCompany,
-  bizsiteProfile,
-  clipsiteProfileVideos,
-  clipsiteTranscript,
-  clipsiteUserFollowers,
-  clipsiteUserFollowing,
-  clipsiteVideo,
-  clipsiteVideoComments,
-  definePlugin,
-  getVideositeTranscript,
-  implement,
-  videositeChannel,
-  videositeChannelVideos,
-  videositeVideo,
-  videositeVideoComments,
-} from '../../core/sdk.js';
+import { definePlugin, implement } from '../../core/sdk.js';
+import { bizsiteCompany, bizsiteProfile, clipsiteProfileVideos, clipsiteTranscript, clipsiteUserFollowers, clipsiteUserFollowing, clipsiteVideo, clipsiteVideoComments, getVideositeTranscript, videositeChannel, videositeChannelVideos, videositeVideo, videositeVideoComments } from '../../core/catalogue.js';
 import { clipsite } from './clipsite.js';
 import { bizsite } from './bizsite.js';
 import { videosite } from './videosite.js';

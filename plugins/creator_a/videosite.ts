@@ -4,24 +4,8 @@
  * (contracts §3), mapped onto the shared §2.4–2.8 shapes so an answer reads the same whichever
  * provider served it. Listed after the native provider in `providerOrder`.
  */
-import {
-  InputError,
-  NotFoundError,
-  channelRefOf,
-  defineEndpoint,
-  flat,
-  formatTranscript,
-  getVideositeTranscript,
-  invalidStructure,
-  noSubtitles,
-  videoIdOf,
-  videositeChannel,
-  videositeChannelVideos,
-  videositeVideo,
-  videositeVideoComments,
-  TranscriptOutput,
-  type RunContext,
-} from '../../core/sdk.js';
+import { InputError, NotFoundError, defineEndpoint, flat, invalidStructure, type RunContext } from '../../core/sdk.js';
+import { channelRefOf, formatTranscript, getVideositeTranscript, noSubtitles, videoIdOf, videositeChannel, videositeChannelVideos, videositeVideo, videositeVideoComments, TranscriptOutput } from '../../core/catalogue.js';
 import { creatorGet, type Json } from './client.js';
 
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});

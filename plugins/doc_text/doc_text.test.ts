@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
-import { examplePdfBase64 } from '../../core/sdk.js';
+import { examplePdfBase64 } from '../../core/catalogue.js';
 import plugin from './index.js';
 import { selectPages } from './pages.js';
 

@@ -5,7 +5,8 @@
  * reads documents through (`ctx.call`). PDFs via poppler, office formats via the warm
  * LibreOffice pool, scans and images via Tesseract; every tool runs in a child process.
  */
-import { defineEndpoint, definePlugin, docToText, documentPages, docTextCost, implement, MB, DOC_TEXT_MAX_PAGES, type ResolvedConfig, type RunContext } from '../../core/sdk.js';
+import { defineEndpoint, definePlugin, implement, MB, type ResolvedConfig, type RunContext } from '../../core/sdk.js';
+import { docToText, documentPages, docTextCost, DOC_TEXT_MAX_PAGES } from '../../core/catalogue.js';
 import { loadInput } from '../../core/sdk.js';
 import { readDocument, type DocumentText } from './read.js';
 import { Gate } from '../../core/sdk.js';

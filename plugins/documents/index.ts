@@ -5,7 +5,7 @@
  * results go to the file store with 24-hour signed URLs.
  */
 import { Type, definePlugin, defineEndpoint, flat, perOutputMb, MB } from '../../core/sdk.js';
-import { ConvertInput, FormatsOutput, MergeInput, PdfUrlOutput } from '../../core/sdk.js';
+import { ConvertInput, FormatsOutput, MergeInput, PdfUrlOutput } from '../../core/catalogue.js';
 import { convertToPdf, listFormats } from './convert.js';
 import { mergePdfs } from './merge.js';
 import type { Limits } from './store.js';

@@ -5,7 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EXTRACT_BASE_CREDITS, InputError, MB, type RunContext, type Static, type extractAudio } from '../../core/sdk.js';
+import { InputError, MB, type RunContext, type Static } from '../../core/sdk.js';
+import { EXTRACT_BASE_CREDITS, type extractAudio } from '../../core/catalogue.js';
 import { answer } from './answer.js';
 import { loadInputToFile } from '../../core/sdk.js';
 import { lane, report, type Lane } from './lane.js';

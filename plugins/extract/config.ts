@@ -3,7 +3,8 @@
  * names, so any deployment's model server is one set of variables) and the input limits
  * (EXTRACT_*). Duration limits can only be lowered: the credit reservation assumes the maxima.
  */
-import { AUDIO_MAX_SECONDS, VIDEO_MAX_SECONDS, type ResolvedConfig } from '../../core/sdk.js';
+import { type ResolvedConfig } from '../../core/sdk.js';
+import { AUDIO_MAX_SECONDS, VIDEO_MAX_SECONDS } from '../../core/catalogue.js';
 
 export const config = {
   baseUrl: { env: 'MODEL_BASE_URL', type: 'url', description: 'OpenAI-compatible API base URL (OpenAI, Gemini /v1beta/openai, vLLM, llama.cpp, Ollama /v1, LM Studio).', default: 'https://api.openai.com/v1' },

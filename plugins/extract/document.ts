@@ -3,7 +3,8 @@
  * guard for URLs) and its pages taken from the key-less doc_text lane (`document_pages`: poppler,
  * LibreOffice, OCR of scans), then the prompt is answered over all pages. 100 + 10 per page read.
  */
-import { EXTRACT_BASE_CREDITS, EXTRACT_MAX_PAGES, InputError, MB, type Static, type extractDocument } from '../../core/sdk.js';
+import { InputError, MB, type Static } from '../../core/sdk.js';
+import { EXTRACT_BASE_CREDITS, EXTRACT_MAX_PAGES, type extractDocument } from '../../core/catalogue.js';
 import { answer } from './answer.js';
 import { loadInput, tooLarge } from '../../core/sdk.js';
 import { lane, report } from './lane.js';

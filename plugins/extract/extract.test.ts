@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { examplePdfBase64 } from '../../core/sdk.js';
+import { examplePdfBase64 } from '../../core/catalogue.js';
 import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startFake, type ModelFake } from './fake.js';

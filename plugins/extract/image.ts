@@ -5,7 +5,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EXTRACT_BASE_CREDITS, MB, type RunContext, type Static, type ExtractImageFiles } from '../../core/sdk.js';
+import { MB, type RunContext, type Static } from '../../core/sdk.js';
+import { EXTRACT_BASE_CREDITS, type ExtractImageFiles } from '../../core/catalogue.js';
 import { answer } from './answer.js';
 import { loadInput } from '../../core/sdk.js';
 import { lane, report } from './lane.js';

@@ -6,22 +6,8 @@
  * Without MODEL_API_KEY the plugin is not configured: its capabilities answer `Service not
  * configured` and discovery says so, while doc_to_text (plugin doc_text) keeps working.
  */
-import {
-  EXTRACT_WEB_CREDITS,
-  ExtractWebInput,
-  ExtractWebOutput,
-  checkExtractWeb,
-  defineEndpoint,
-  definePlugin,
-  extractAudio,
-  extractDocument,
-  extractImage,
-  extractVideo,
-  extractWeb,
-  flat,
-  implement,
-  imagesOf,
-} from '../../core/sdk.js';
+import { defineEndpoint, definePlugin, flat, implement } from '../../core/sdk.js';
+import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractAudio, extractDocument, extractImage, extractVideo, extractWeb, imagesOf } from '../../core/catalogue.js';
 import { extractAudioData } from './audio.js';
 import { config } from './config.js';
 import { extractDocuments } from './document.js';

@@ -5,7 +5,8 @@
  * model answers the prompt from both. 100 + 10 per started second.
  */
 import { join } from 'node:path';
-import { EXTRACT_BASE_CREDITS, InputError, MB, type RunContext, type Static, type extractVideo } from '../../core/sdk.js';
+import { InputError, MB, type RunContext, type Static } from '../../core/sdk.js';
+import { EXTRACT_BASE_CREDITS, type extractVideo } from '../../core/catalogue.js';
 import { answer } from './answer.js';
 import { clock, transcribeTrack } from './audio.js';
 import { loadInputToFile } from '../../core/sdk.js';

@@ -4,7 +4,8 @@
  * `ctx.call` under the caller's key policy; the vision model then fills `schema` (JSON Schema
  * structured output) or answers `prompt` as a JSON object. 250 credits.
  */
-import { extractSchemaOf, type RunContext, type Static, type ExtractWebInput } from '../../core/sdk.js';
+import { type RunContext, type Static } from '../../core/sdk.js';
+import { extractSchemaOf, type ExtractWebInput } from '../../core/catalogue.js';
 import { answer } from './answer.js';
 import { lane, report } from './lane.js';
 

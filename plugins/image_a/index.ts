@@ -3,19 +3,8 @@
  * Serves `generate_ai_image` (the v1 route `POST /api/v1/generate-ai-image`); outputs are kept in
  * our file store and answered as our own signed URLs, billed per image returned (spec §8.1).
  */
-import {
-  IMAGE_PRICES,
-  OperationFailedError,
-  InputError,
-  defineEndpoint,
-  definePlugin,
-  generateAiImage,
-  imageModelId,
-  implement,
-  invalidStructure,
-  maxImages,
-  type ImageModel,
-} from '../../core/sdk.js';
+import { OperationFailedError, InputError, defineEndpoint, definePlugin, implement, invalidStructure } from '../../core/sdk.js';
+import { IMAGE_PRICES, generateAiImage, imageModelId, maxImages, type ImageModel } from '../../core/catalogue.js';
 import { runPrediction } from './client.js';
 import { storeOutputs } from './media.js';
 import { MODEL_SETTING, config, parseModelRef, type ModelRef, type Prediction } from './schemas.js';

@@ -3,7 +3,8 @@
  * API): the prediction object, checked on every answer so a garbled one is a 502, not a crash.
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { Type, type ImageModel, type Static } from '../../core/sdk.js';
+import { Type, type Static } from '../../core/sdk.js';
+import type { ImageModel } from '../../core/catalogue.js';
 
 /** The upstream model of one of our models: a setting, so an operator can follow new versions (issue 16). */
 const model = (id: ImageModel, upstream: string) =>

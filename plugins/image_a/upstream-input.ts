@@ -4,7 +4,8 @@
  * (contracts §9), and safety checking stays on unless the caller turns it off (issue 16).
  */
 import { Value } from '@sinclair/typebox/value';
-import { IMAGE_INPUTS, type ImageModel, type RunContext } from '../../core/sdk.js';
+import { type RunContext } from '../../core/sdk.js';
+import { IMAGE_INPUTS, type ImageModel } from '../../core/catalogue.js';
 import { inlineImage } from './media.js';
 
 /**

@@ -4,7 +4,8 @@
  * `/write-pdf-metadata`. PDFs are read by URL (SSRF guard) or base64 and handed to poppler and
  * qpdf only; written PDFs go to the file store behind 24-hour signed links.
  */
-import { MB, defineEndpoint, definePlugin, implement, loadInput, readPdfMetadata, withScratch, writePdfMetadata, Gate, type RunContext, type Static } from '../../core/sdk.js';
+import { MB, defineEndpoint, definePlugin, implement, loadInput, withScratch, Gate, type RunContext, type Static } from '../../core/sdk.js';
+import { readPdfMetadata, writePdfMetadata } from '../../core/catalogue.js';
 import { readOne } from './read.js';
 import { writeOne } from './write.js';
 

@@ -1,7 +1,8 @@
 /** read-pdf-metadata (issue 28): poppler's `pdfinfo` for the document information and file facts, its `-meta` for the XMP packet. */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Static, PdfMetadataEntry } from '../../core/sdk.js';
+import type { Static } from '../../core/sdk.js';
+import type { PdfMetadataEntry } from '../../core/catalogue.js';
 import { checkPdf, tool, type ToolDeps } from './tools.js';
 import { pdfaClaim } from './xmp.js';
 

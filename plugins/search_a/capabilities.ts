@@ -4,7 +4,8 @@
  * provider's parameters (`q`, `gl`, `tbs`, `ll`…), and the web-search answer is reshaped to the
  * fields the original's clients read.
  */
-import { countryCode, languageCode, type Implementation } from '../../core/sdk.js';
+import { type Implementation } from '../../core/sdk.js';
+import { countryCode, languageCode } from '../../core/catalogue.js';
 
 /** spec §4.9 `dateRange` → the provider's `tbs` time filter (contracts §1); `anyTime` sends none. */
 export const DATE_RANGE_TBS: Record<string, string | undefined> = { anyTime: undefined, pastHour: 'qdr:h', pastDay: 'qdr:d', pastWeek: 'qdr:w', pastMonth: 'qdr:m', pastYear: 'qdr:y' };

@@ -5,7 +5,8 @@
  * `Not enough credits` is our account at the provider, not the caller's input, so it reads like
  * a 402 (a fallback-able 503 logged for the operator).
  */
-import { ProviderOutOfCreditsError, checkLocation, providerRequest, type RunContext } from '../../core/sdk.js';
+import { ProviderOutOfCreditsError, providerRequest, type RunContext } from '../../core/sdk.js';
+import { checkLocation } from '../../core/catalogue.js';
 
 /** The provider endpoints (one path segment each, contracts §1 "Base URL"). */
 export type SerperEndpoint = 'search' | 'news' | 'places' | 'maps' | 'autocomplete' | 'images' | 'videos' | 'shopping' | 'scholar' | 'patents';

@@ -2,7 +2,7 @@
  * Example calls of the search_a endpoints. Boot validation checks them against the input schemas,
  * `/api/v2/details` shows them and the contract test runs each one through the server against the
  * fake (design: "Tests"). Examples of the capabilities search_a serves are declared with the
- * capabilities themselves (core/capabilities/search.ts), since any provider may serve those.
+ * capabilities themselves (core/catalogue/search.ts), since any provider may serve those.
  */
 import type { Example } from '../../core/sdk.js';
 

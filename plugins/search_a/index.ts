@@ -4,7 +4,8 @@
  * `scholar`, `patents`) and the capabilities `engine_search`, `search_news`, `search_places`,
  * `search_maps` and `engine_autocomplete` (spec §4.4, §4.9; issue 14).
  */
-import { MAPS_CREDITS, SEARCH_CREDITS, Type, defineEndpoint, definePlugin, flat, scrapeTopResults, searchCost, type CostRule, type TSchema } from '../../core/sdk.js';
+import { Type, defineEndpoint, definePlugin, flat, type CostRule, type TSchema } from '../../core/sdk.js';
+import { MAPS_CREDITS, SEARCH_CREDITS, scrapeTopResults, searchCost } from '../../core/catalogue.js';
 import { MAX_TIMEOUT_MS, serperCall, withoutCredits, type SerperEndpoint } from './client.js';
 import { endpointExamples } from './examples.js';
 import { implementations } from './capabilities.js';

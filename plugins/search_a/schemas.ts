@@ -5,7 +5,8 @@
  * tolerate extra fields: the contract is third-party knowledge of medium confidence, so only the
  * result array of each endpoint is required and item fields are checked by type when present.
  */
-import { ScrapeOutcome, Type, type TSchema } from '../../core/sdk.js';
+import { Type, type TSchema } from '../../core/sdk.js';
+import { ScrapeOutcome } from '../../core/catalogue.js';
 
 const open = { additionalProperties: true } as const;
 const Str = (description: string) => Type.Optional(Type.String({ description }));

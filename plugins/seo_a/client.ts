@@ -5,19 +5,8 @@
  * our credentials → 500, our account → 503 (logged for the operator), its rate limit → 503, a
  * field it rejects → 400, its own faults → 502; a task that fails is the operation failing.
  */
-import {
-  InputError,
-  OperationFailedError,
-  ProviderAuthError,
-  ProviderOutOfCreditsError,
-  UpstreamError,
-  UpstreamRateLimitError,
-  checkLocation,
-  invalidStructure,
-  providerRequest,
-  type RunContext,
-  type ServiceError,
-} from '../../core/sdk.js';
+import { InputError, OperationFailedError, ProviderAuthError, ProviderOutOfCreditsError, UpstreamError, UpstreamRateLimitError, invalidStructure, providerRequest, type RunContext, type ServiceError } from '../../core/sdk.js';
+import { checkLocation } from '../../core/catalogue.js';
 
 /** One task of an envelope (contracts §2 "Base URL, auth, envelope"). */
 export interface DfsTask {

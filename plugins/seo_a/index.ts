@@ -4,7 +4,8 @@
  * `POST /api/v1/get-engine-reviews`, spec §4.4) and keyword ideas from its Labs live API
  * (`seo_a.labs_engine_keyword_ideas`, serving `keyword_ideas`). HTTP Basic auth (issue 14).
  */
-import { IDEAS_PER_PAGE, defineEndpoint, definePlugin, getEngineReviews, implement, keywordIdeas, keywordIdeasCost, perUnit } from '../../core/sdk.js';
+import { defineEndpoint, definePlugin, implement, perUnit } from '../../core/sdk.js';
+import { IDEAS_PER_PAGE, getEngineReviews, keywordIdeas, keywordIdeasCost } from '../../core/catalogue.js';
 import { locationFields, providerLanguage, runLive, runTask } from './client.js';
 import { IdeasInput, IdeasOutput, ReviewsInput, ReviewsOutput } from './schemas.js';
 

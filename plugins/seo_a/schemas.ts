@@ -3,7 +3,8 @@
  * provider's own task field names, as an endpoint is the provider's operation (spec §4.10);
  * outputs are the task results, checked field by field where the service reads them.
  */
-import { ReviewsOutput, Type } from '../../core/sdk.js';
+import { Type } from '../../core/sdk.js';
+import { ReviewsOutput } from '../../core/catalogue.js';
 
 const Opt = (s: Parameters<typeof Type.String>[0]) => Type.Optional(Type.String(s));
 const location = {

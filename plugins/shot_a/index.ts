@@ -3,7 +3,8 @@
  * capability when `provider: "shot_a"` is given (spec §4.10). The image is kept in the service's
  * file store and returned as a temporary URL, like the service's own screenshots.
  */
-import { Type, UnsupportedOptionError, defineEndpoint, definePlugin, flat, implement, screenshot as screenshotCapability, pngScreenshotSettings, userUrl } from '../../core/sdk.js';
+import { Type, UnsupportedOptionError, defineEndpoint, definePlugin, flat, implement } from '../../core/sdk.js';
+import { screenshot as screenshotCapability, pngScreenshotSettings, userUrl } from '../../core/catalogue.js';
 import { take, type TakeOptions } from './client.js';
 
 const config = {

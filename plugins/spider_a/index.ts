@@ -2,7 +2,8 @@
  * spider_a (Spider, contracts §6): scrape, crawl and links. Serves `crawl_site` as the fallback
  * after crawler_a (spec §4.10: "falls back to spider_a when needed").
  */
-import { CRAWL_CREDITS_PER_PAGE, CRAWL_SYNC_MAX, Type, UnsupportedOptionError, crawlDefaults, crawlOutput, crawlSite, defineEndpoint, definePlugin, flat, implement, perUnit } from '../../core/sdk.js';
+import { Type, UnsupportedOptionError, defineEndpoint, definePlugin, flat, implement, perUnit } from '../../core/sdk.js';
+import { CRAWL_CREDITS_PER_PAGE, CRAWL_SYNC_MAX, crawlDefaults, crawlOutput, crawlSite } from '../../core/catalogue.js';
 import { contentOf, spiderCall, type SpiderPage } from './client.js';
 
 const config = {

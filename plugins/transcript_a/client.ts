@@ -5,17 +5,8 @@
  * subtitles" (spec §4.1 404), 403 `forbidden` is a restricted video (not our key: that is 401),
  * 404 is a video or channel it cannot find, and a 202 transcript job is polled until it ends.
  */
-import {
-  NotFoundError,
-  UpstreamError,
-  invalidStructure,
-  noSubtitles,
-  providerRequest,
-  type HttpResponse,
-  type RunContext,
-  type ServiceError,
-  type TimedText,
-} from '../../core/sdk.js';
+import { NotFoundError, UpstreamError, invalidStructure, providerRequest, type HttpResponse, type RunContext, type ServiceError } from '../../core/sdk.js';
+import { noSubtitles, type TimedText } from '../../core/catalogue.js';
 
 /** The public name in failure texts: the calls are about the video site (spec §7.1 wording). */
 export const SERVICE = 'videosite';

@@ -5,7 +5,8 @@
  * answer is laid out by the same shared helpers, so it reads the same. Without
  * `TRANSCRIPT_A_API_KEY` its operations answer `Service not configured. Please contact support.`
  */
-import { definePlugin, defineEndpoint, flat, formatTranscript, getVideositeTranscript, implement, videoIdOf } from '../../core/sdk.js';
+import { definePlugin, defineEndpoint, flat, implement } from '../../core/sdk.js';
+import { formatTranscript, getVideositeTranscript, videoIdOf } from '../../core/catalogue.js';
 import { fetchTranscript } from './client.js';
 import { channelVideos, search } from './listings.js';
 import { TranscriptAOutput } from './schemas.js';

@@ -3,7 +3,8 @@
  * and `transcript_a.videosite_channel_videos`; contracts §4b, §4c), normalised so every result
  * has the same keys (absent values are null) and a URL to open it.
  */
-import { VIDEOSITE_CHANNEL_REQUIRED, InputError, channelRefOf, defineEndpoint, flat, invalidStructure } from '../../core/sdk.js';
+import { InputError, defineEndpoint, flat, invalidStructure } from '../../core/sdk.js';
+import { VIDEOSITE_CHANNEL_REQUIRED, channelRefOf } from '../../core/catalogue.js';
 import { SERVICE, supadataGet, type Json } from './client.js';
 import { ChannelVideosInput, ChannelVideosOutput, SearchInput, SearchOutput } from './schemas.js';
 

@@ -4,7 +4,8 @@
  * transcript endpoint uses the `get_videosite_transcript` capability's schemas instead, so it
  * answers exactly what the other transcript providers answer.
  */
-import { Type, TranscriptOutput, type TSchema } from '../../core/sdk.js';
+import { Type, type TSchema } from '../../core/sdk.js';
+import { TranscriptOutput } from '../../core/catalogue.js';
 
 const Nullable = <T extends TSchema>(t: T, description: string) => Type.Union([t, Type.Null()], { description });
 const oneOf = (values: string[], description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });

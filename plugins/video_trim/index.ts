@@ -3,7 +3,8 @@
  * `POST /api/v1/trim-video`. The video is read by URL (SSRF guard) or base64, cut with ffmpeg on
  * this machine under a process gate, and the cut stored behind a 24-hour signed link.
  */
-import { MB, defineEndpoint, definePlugin, implement, loadInput, timestampSeconds, trimMinutes, trimVideo, withScratch, Gate, type RunContext, type Static } from '../../core/sdk.js';
+import { MB, defineEndpoint, definePlugin, implement, loadInput, withScratch, Gate, type RunContext, type Static } from '../../core/sdk.js';
+import { timestampSeconds, trimMinutes, trimVideo } from '../../core/catalogue.js';
 import { cutVideo } from './cut.js';
 
 const config = {

@@ -5,7 +5,8 @@
  * text document is fetched through the same base URL and parsed (srv1 `<text start dur>`, srv3
  * `<p t d>`, json3 `events`).
  */
-import { NotFoundError, UpstreamError, invalidStructure, noSubtitles, type RunContext, type TimedText } from '../../core/sdk.js';
+import { NotFoundError, UpstreamError, invalidStructure, type RunContext } from '../../core/sdk.js';
+import { noSubtitles, type TimedText } from '../../core/catalogue.js';
 import type { CaptionTrack, PlayerResponse } from './player.js';
 import { SERVICE, siteText, type NativeState } from './session.js';
 

@@ -3,7 +3,8 @@
  * legacy URL → channel id) and `/browse`. The "about" facts (country, joined date, view count,
  * links) live in a panel the channel page loads with a continuation; it is fetched the same way.
  */
-import { InputError, NotFoundError, invalidStructure, type ChannelRef, type RunContext, type Static, type VideositeChannel } from '../../core/sdk.js';
+import { InputError, NotFoundError, invalidStructure, type RunContext, type Static } from '../../core/sdk.js';
+import type { ChannelRef, VideositeChannel } from '../../core/catalogue.js';
 import { videosIn, type VideoSummary } from './items.js';
 import { SERVICE, innertube, type NativeState } from './session.js';
 import { bestImage, continuationOf, countOf, findAll, findFirst, textOf, type Json } from './text.js';

@@ -9,7 +9,8 @@
  * `repliesContinuationToken`: passing it as `continuationToken` returns that thread's replies
  * (replyLevel 1), paged the same way, so replies cost a request only when someone wants them.
  */
-import { InputError, NotFoundError, invalidStructure, type RunContext, type Static, type VideositeComment } from '../../core/sdk.js';
+import { InputError, NotFoundError, invalidStructure, type RunContext, type Static } from '../../core/sdk.js';
+import type { VideositeComment } from '../../core/catalogue.js';
 import { SERVICE, innertube, type NativeState } from './session.js';
 import { countOf, findAll, findFirst, relativeToIso, siteUrl, textOf, type Json } from './text.js';
 

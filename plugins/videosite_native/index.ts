@@ -4,24 +4,8 @@
  * way the maintained open-source clients do. It is the first provider of every video-site
  * capability (spec §4.1, §4.10); a blocked or failing call falls back along the chain.
  */
-import {
-  defineEndpoint,
-  definePlugin,
-  flat,
-  formatTranscript,
-  getVideositeTranscript,
-  implement,
-  TranscriptOutput,
-  videoIdOf,
-  channelRefOf,
-  videositeChannel,
-  videositeChannelShorts,
-  videositeChannelVideos,
-  videositeSearch,
-  videositeVideo,
-  videositeVideoComments,
-  type ChannelRef,
-} from '../../core/sdk.js';
+import { defineEndpoint, definePlugin, flat, implement } from '../../core/sdk.js';
+import { formatTranscript, getVideositeTranscript, TranscriptOutput, videoIdOf, channelRefOf, videositeChannel, videositeChannelShorts, videositeChannelVideos, videositeSearch, videositeVideo, videositeVideoComments, type ChannelRef } from '../../core/catalogue.js';
 import { readTranscript } from './captions.js';
 import { getChannel, listChannel } from './channel.js';
 import { getComments } from './comments.js';

@@ -3,7 +3,8 @@
  * protobuf: field 1 sort, field 2 { 1 upload date, 2 result type }), the results split into
  * videos, Shorts, channels and playlists, paged with the site's continuation token.
  */
-import { InputError, invalidStructure, type RunContext, type VideositeSearchInput } from '../../core/sdk.js';
+import { InputError, invalidStructure, type RunContext } from '../../core/sdk.js';
+import type { VideositeSearchInput } from '../../core/catalogue.js';
 import { channelsIn, playlistsIn, videosIn, type VideoSummary } from './items.js';
 import { SERVICE, innertube, type NativeState } from './session.js';
 import { continuationOf } from './text.js';

@@ -4,7 +4,8 @@
  * publish date, channel handle, related videos; optional, see mapVideo). With `get_transcript` the captions of the same
  * player answer are read, so the transcript costs one more request, not three.
  */
-import { NotFoundError, timestampText, type RunContext, type Static, type VideositeVideo } from '../../core/sdk.js';
+import { NotFoundError, type RunContext, type Static } from '../../core/sdk.js';
+import { timestampText, type VideositeVideo } from '../../core/catalogue.js';
 import { readTranscript } from './captions.js';
 import { videosIn } from './items.js';
 import { liveInfoOf, viewsOf, type LiveInfo } from './live.js';

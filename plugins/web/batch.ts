@@ -4,7 +4,8 @@
  * own cost rule charges 10 credits per page scraped), a few at a time. The synchronous endpoint
  * and a batch job's steps share {@link scrapeOne}, so an item is the same either way.
  */
-import { BATCH_CREDITS_PER_PAGE, ServiceError, type BatchItemType, type BatchScrapeInput, type JobSteps } from '../../core/sdk.js';
+import { ServiceError, type JobSteps } from '../../core/sdk.js';
+import { BATCH_CREDITS_PER_PAGE, type BatchItemType, type BatchScrapeInput } from '../../core/catalogue.js';
 import type { WebContext, WebState } from './work.js';
 
 /** URLs of one synchronous batch scraped at once. */

@@ -5,7 +5,8 @@
  * offers its in-scope links to the job's frontier. The job engine keeps one item per URL, so no
  * page is fetched or charged twice; a redirect hands its target on as an item of its own.
  */
-import { crawlDefaults, type CrawlInputType, type JobItemSpec, type JobSteps } from '../../core/sdk.js';
+import { type JobItemSpec, type JobSteps } from '../../core/sdk.js';
+import { crawlDefaults, type CrawlInputType } from '../../core/catalogue.js';
 import { crawlOne, type CrawlEnv } from './crawl-page.js';
 import { CRAWL_SITEMAP_FILES, checkStart, crawlScope, crawlStart } from './crawler.js';
 import { limitsFrom } from './fetch-page.js';

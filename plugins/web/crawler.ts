@@ -6,7 +6,8 @@
  * which the pages gathered so far are returned. Each page is crawl-page.ts's, which a crawl job's
  * steps run too.
  */
-import { InputError, ServiceError, UpstreamError, type CrawlRequest } from '../../core/sdk.js';
+import { InputError, ServiceError, UpstreamError } from '../../core/sdk.js';
+import type { CrawlRequest } from '../../core/catalogue.js';
 import { crawlOne, type CrawlEnv } from './crawl-page.js';
 import type { WebContext } from './work.js';
 import { loadRobots, refusedOrigin, type OriginRules } from './robots.js';

@@ -4,28 +4,7 @@
  * Readability for main content, turndown (GFM) for markdown, the file store for images.
  */
 import { InputError, defineEndpoint, definePlugin, flat, perUnit, readImageHeader, type ConfigField, type Static } from '../../core/sdk.js';
-import {
-  COOKIE_BANNER_SELECTORS,
-  CRAWL_CREDITS_PER_PAGE,
-  CrawlOutput,
-  ExtractOutput,
-  ScrapeOutput,
-  ScreenshotOutput,
-  BatchOutput,
-  MapOutput,
-  batchScrape as batchCapability,
-  mapSite as mapCapability,
-  WebExtractInput,
-  crawlDefaults,
-  crawlOutput,
-  crawlSite as crawlCapability,
-  scrapePage,
-  webExtractRules,
-  userUrl,
-  screenshot as screenshotCapability,
-  screenshotSettings,
-  wholeMs,
-} from '../../core/sdk.js';
+import { COOKIE_BANNER_SELECTORS, CRAWL_CREDITS_PER_PAGE, CrawlOutput, ExtractOutput, ScrapeOutput, ScreenshotOutput, BatchOutput, MapOutput, batchScrape as batchCapability, mapSite as mapCapability, WebExtractInput, crawlDefaults, crawlOutput, crawlSite as crawlCapability, scrapePage, webExtractRules, userUrl, screenshot as screenshotCapability, screenshotSettings, wholeMs } from '../../core/catalogue.js';
 import { fetchPage, limitsFrom, webProxy } from './fetch-page.js';
 import { pageData, registerPageWork, type WebContext, type WebState } from './work.js';
 import { crawlSite } from './crawler.js';

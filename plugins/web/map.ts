@@ -3,7 +3,7 @@
  * `/sitemap.xml`, indexes, gzipped files) and the links of its start page, within the path
  * rules and robots.txt, without fetching the pages themselves.
  */
-import { mapDefaults, type MapSiteInput } from '../../core/sdk.js';
+import { mapDefaults, type MapSiteInput } from '../../core/catalogue.js';
 import { checkStart, crawlStart } from './crawler.js';
 import { fetchPage, limitsFrom } from './fetch-page.js';
 import { loadRobots, refusedOrigin, waitTurn, type OriginRules } from './robots.js';

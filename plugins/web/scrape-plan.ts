@@ -4,7 +4,8 @@
  * cache key that tells which stored answers may stand in for this one.
  */
 import { createHash } from 'node:crypto';
-import { userUrl, type PageAction, type ScrapeFormat, type Static, type scrapePage } from '../../core/sdk.js';
+import { type PageAction, type Static } from '../../core/sdk.js';
+import { userUrl, type ScrapeFormat, type scrapePage } from '../../core/catalogue.js';
 import { AD_URL_PATTERNS } from './ad-hosts.js';
 import { localeFor } from './locales.js';
 

@@ -4,7 +4,8 @@
  * thread, screenshots and action captures stored as files, documents read to text by the
  * service's doc-to-text capability, and the change-tracking comparison.
  */
-import { InputError, NotConfiguredError, ProviderNotAllowedError, type ScrapeOutput, type Static } from '../../core/sdk.js';
+import { InputError, NotConfiguredError, ProviderNotAllowedError, type Static } from '../../core/sdk.js';
+import type { ScrapeOutput } from '../../core/catalogue.js';
 import { fetchPage, limitsFrom, pdfText, type FetchedPage } from './fetch-page.js';
 import { pageData, type WebContext } from './work.js';
 import { planScrape, type ScrapeInput, type ScrapePlan } from './scrape-plan.js';

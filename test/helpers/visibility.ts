@@ -4,7 +4,7 @@
  * it so an inherited v1-only endpoint is treated as the server treats it.
  */
 import type { EndpointDef, PluginDef } from '../../core/plugin/types.js';
-import { catalogue } from '../../core/capabilities/index.js';
+import { catalogue } from '../../core/catalogue.js';
 
 /** `legacy` or `public`, and whether the plugin said so itself. */
 export function endpointVisibility(plugins: PluginDef[], def: PluginDef, ep: EndpointDef): { visibility: 'public' | 'legacy'; inherited: boolean } {

@@ -5,8 +5,7 @@
  * {@link SCRAPED_PAGES_UNIT} for the search's cost rule, and a page that fails carries `error`
  * and costs nothing. Any provider serving `engine_search` calls it after its own query.
  */
-import { ServiceError } from '../errors.js';
-import type { RunContext } from '../plugin/types.js';
+import { ServiceError, type RunContext } from '../sdk.js';
 import { resultsToScrape, SCRAPED_PAGES_UNIT, type ScrapeRequest } from './search-cost.js';
 
 /** A web-search input's scraping options. */

@@ -4,7 +4,7 @@
  * (exception, timeout, memory) answers 500 with the `{ name, value, traceback }` object and costs
  * nothing (spec §1: every *successful* operation consumes credits).
  */
-import { Type, defineCapability, flat, type Static } from '../sdk-base.js';
+import { Type, defineCapability, flat, type Static } from '../sdk.js';
 
 /** Largest accepted `code`, in characters. */
 export const MAX_CODE_CHARS = 1_000_000;

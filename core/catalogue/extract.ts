@@ -7,7 +7,7 @@
  * second of video. Documents, audio and video hold one unit's price up front and the handler
  * grows the hold once it has counted the pages or probed the duration (never past the limits below).
  */
-import { Type, defineCapability, type CostRule, type Static, type Units } from '../sdk-base.js';
+import { Type, defineCapability, type CostRule, type Static, type Units } from '../sdk.js';
 
 /** Base price of every model-backed extraction (issue 15). */
 export const EXTRACT_BASE_CREDITS = 100;

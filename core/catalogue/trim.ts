@@ -3,7 +3,7 @@
  * a video given by URL or base64, stored in the file store behind a 24-hour signed link. Priced
  * per started minute of output, which the timestamps fix before any work, so the hold is exact.
  */
-import { Type, defineCapability, perUnit, type Static } from '../sdk-base.js';
+import { Type, defineCapability, perUnit, type Static } from '../sdk.js';
 
 /** Credits per started minute of the cut (issue 28: "priced per started minute of output"). */
 export const TRIM_CREDITS_PER_MINUTE = 10;
@@ -67,7 +67,7 @@ export const trimVideo = defineCapability({
   visibility: 'legacy',
   input: TrimVideoInput,
   output: TrimVideoOutput,
-  cost: perUnit<Static<typeof TrimVideoInput>>({ unit: 'minutes', credits: TRIM_CREDITS_PER_MINUTE, max: trimMinutes, note: 'per started minute of the cut' }),
+  cost: perUnit<Static<typeof TrimVideoInput>>({ unit: 'minutes', credits: TRIM_CREDITS_PER_MINUTE, max: trimMinutes, note: `${TRIM_CREDITS_PER_MINUTE} credits per started minute of the cut` }),
   messages: {
     videoUrl: "'videoUrl' parameter is required and must be a non-empty string.",
     inputMethod: "'inputMethod' must be 'url' or 'base64'.",

@@ -2,7 +2,7 @@
  * The URL rules every web capability shares (spec §7.1): the 400 text for a missing `url`, the
  * scheme a bare host gets, and the check that runs before any credit is reserved.
  */
-import { Type } from '../sdk-base.js';
+import { Type } from '../sdk.js';
 
 /** Spec §7.1: the 400 text for a missing or empty `url`. */
 export const URL_REQUIRED = "'url' parameter is required and must be a non-empty string.";

@@ -3,7 +3,7 @@
  * credits; a web search that also scrapes its top results pays each page actually scraped as a
  * scrape (10, spec §8.1 "scrape"), a page that fails to scrape costs nothing.
  */
-import type { CostRule } from '../credits/cost.js';
+import type { CostRule } from '../sdk.js';
 
 /** Credits of one page of web, news or places results. */
 export const SEARCH_CREDITS = 30;

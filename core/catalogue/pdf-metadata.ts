@@ -3,7 +3,7 @@
  * document information (and what poppler and the XMP packet say about the file) of one or more
  * PDFs, or write Title/Author/… into them with the XMP packet kept in step. Priced per file.
  */
-import { Type, defineCapability, perUnit, type Static } from '../sdk-base.js';
+import { Type, defineCapability, perUnit, type Static } from '../sdk.js';
 
 /** Credits per PDF read (issue 28: priced). */
 export const READ_PDF_METADATA_CREDITS = 5;
@@ -84,7 +84,7 @@ export const readPdfMetadata = defineCapability({
   visibility: 'legacy',
   input: ReadPdfMetadataInput,
   output: Type.Object({ files: Type.Array(PdfMetadataEntry, { description: 'One entry per input file, in order.' }) }),
-  cost: perUnit<Static<typeof ReadPdfMetadataInput>>({ unit: 'files', credits: READ_PDF_METADATA_CREDITS, max: (i) => i.files?.length ?? PDF_METADATA_MAX_FILES, note: 'per file' }),
+  cost: perUnit<Static<typeof ReadPdfMetadataInput>>({ unit: 'files', credits: READ_PDF_METADATA_CREDITS, max: (i) => i.files?.length ?? PDF_METADATA_MAX_FILES, note: `${READ_PDF_METADATA_CREDITS} credits per file` }),
   messages,
   validate: urlCheck,
 });
@@ -101,7 +101,7 @@ export const writePdfMetadata = defineCapability({
     url: Type.Optional(Type.String({ description: 'Download link of the PDF (one input file), valid 24 hours.' })),
     urls: Type.Optional(Type.Array(Type.String(), { description: 'Download links of the PDFs in input order (several input files), valid 24 hours.' })),
   }),
-  cost: perUnit<Static<typeof WritePdfMetadataInput>>({ unit: 'files', credits: WRITE_PDF_METADATA_CREDITS, max: (i) => i.files?.length ?? PDF_METADATA_MAX_FILES, note: 'per file' }),
+  cost: perUnit<Static<typeof WritePdfMetadataInput>>({ unit: 'files', credits: WRITE_PDF_METADATA_CREDITS, max: (i) => i.files?.length ?? PDF_METADATA_MAX_FILES, note: `${WRITE_PDF_METADATA_CREDITS} credits per file` }),
   messages: { ...messages, metadata: "'metadata' parameter is required and must be an object with string fields among Title, Author, Subject, Keywords, Creator and Producer." },
   validate: (i: Static<typeof WritePdfMetadataInput>) =>
     urlCheck(i) ?? (Object.values(i.metadata).some((v) => v !== undefined) ? undefined : "'metadata' must set at least one of Title, Author, Subject, Keywords, Creator or Producer."),

@@ -5,7 +5,7 @@
  * answer. Each costs 10 credits per successful request (spec §8.1); failures and "not found"
  * answers cost nothing (the executor never charges a failure).
  */
-import { Type, defineCapability, flat, type Static } from '../sdk-base.js';
+import { Type, defineCapability, flat, type Static } from '../sdk.js';
 
 /** spec §7.1: the 400 text of a URL that is not a short-video URL. */
 export const CLIPSITE_URL_INVALID = 'Invalid clipsite video URL format.';

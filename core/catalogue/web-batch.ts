@@ -3,7 +3,7 @@
  * URL. A call answers at most 20 URLs; a job takes up to 1,000. Each page scraped costs what a
  * scrape costs (10 credits); a URL that fails is free.
  */
-import { Type, defineCapability, perUnit, type Static, type TSchema } from '../sdk-base.js';
+import { Type, defineCapability, perUnit, type Static, type TSchema } from '../sdk.js';
 import { scrapePage, ScrapeOutput } from './web.js';
 import { URL_REQUIRED, Url, checkUrl } from './web-url.js';
 

@@ -5,7 +5,7 @@
  * `engine_locations` in this deployment (the shipped `locations` plugin), read through
  * `ctx.call` (free, under the caller's key policy); without one, nothing is checked.
  */
-import { InputError, InternalError, NotConfiguredError, ProviderNotAllowedError, type RunContext } from '../sdk-base.js';
+import { InputError, InternalError, NotConfiguredError, ProviderNotAllowedError, type RunContext } from '../sdk.js';
 
 interface Listed {
   name: string;

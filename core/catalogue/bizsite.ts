@@ -4,7 +4,7 @@
  * and the "may also carry" ones); every section is optional because only public information is
  * returned and sections go missing with the page's visibility. 10 credits per request (spec §8.1).
  */
-import { Type, defineCapability, flat } from '../sdk-base.js';
+import { Type, defineCapability, flat } from '../sdk.js';
 
 const URL_REQUIRED = "'url' parameter is required and must be a non-empty string.";
 

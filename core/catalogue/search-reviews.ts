@@ -3,7 +3,7 @@
  * against it). Text fields the engine leaves empty (no owner answer, no original text) are null,
  * as providers report them; extra provider fields are kept.
  */
-import { Type } from '../sdk-base.js';
+import { Type } from '../sdk.js';
 
 const open = { additionalProperties: true } as const;
 const Text = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }));

@@ -3,7 +3,7 @@
  * served by the managed `documents` plugin. Costs: 50 credits per started 100 MB of output PDF
  * (spec §8.1), so any successful conversion or merge costs at least 50.
  */
-import { Type, defineCapability, perOutputMb, flat, type Static } from '../sdk-base.js';
+import { Type, defineCapability, perOutputMb, flat, type Static } from '../sdk.js';
 
 const InputMethod = Type.Union([Type.Literal('url'), Type.Literal('base64')], {
   description: 'How `file` / `files` are given: `url` (fetched by the service) or `base64` (the content itself).',

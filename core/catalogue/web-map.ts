@@ -3,7 +3,7 @@
  * robots.txt, `/sitemap.xml`, indexes, gzipped files) and the links of its start page — for a
  * flat price per call.
  */
-import { Type, defineCapability, flat, type Static } from '../sdk-base.js';
+import { Type, defineCapability, flat, type Static } from '../sdk.js';
 import { URL_REQUIRED, Url, checkUrl, userUrl } from './web-url.js';
 import { PathPatterns, checkPathLists, pathPatternsMessage } from './web-paths.js';
 import { SitemapMode } from './web-crawl.js';

@@ -1,5 +1,5 @@
 /** Shared schema pieces for capability declarations. */
-import { Type } from '../sdk-base.js';
+import { Type } from '../sdk.js';
 
 /** Spec §2.1: where the request came from. Free text is recorded as sent (see the usage log). */
 export const RequestSource = Type.Optional(

@@ -3,7 +3,7 @@
  * the output they all map onto, and its price. One call returns at most 100 pages; as a job
  * (`jobInput`) a crawl may ask for 10,000.
  */
-import { Type, defineCapability, perUnit, type Static, type TSchema } from '../sdk-base.js';
+import { Type, defineCapability, perUnit, type Static, type TSchema } from '../sdk.js';
 import { URL_REQUIRED, Url, checkUrl, userUrl } from './web-url.js';
 import { PathPatterns, checkPathLists, pathPatternsMessage } from './web-paths.js';
 

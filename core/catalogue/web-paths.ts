@@ -7,7 +7,7 @@
  * itself runs in the web plugin's compute workers under their time limit, never on the thread
  * that serves requests.
  */
-import { Type } from '../sdk-base.js';
+import { Type } from '../sdk.js';
 
 /** Longest pattern accepted, in characters. */
 export const MAX_PATH_PATTERN = 200;

@@ -5,7 +5,7 @@
  * provider (the site itself, a hosted scraper) maps onto them, and the executor checks outputs
  * against them field by field. URL parsing is shared here so every provider rejects the same input.
  */
-import { Type, defineCapability, flat, type Static, type TSchema } from '../sdk-base.js';
+import { Type, defineCapability, flat, type Static, type TSchema } from '../sdk.js';
 
 /** Hosts of the video site a user's URL may name (desktop, mobile, music, short links, no-cookie embeds). */
 const SITE_HOST = /^(?:(?:www|m|music|gaming)\.)?(?:youtube\.com|youtube-nocookie\.com)$|^youtu\.be$/i;

@@ -1,5 +1,5 @@
 /** A helper for declaring direct-lane-only capabilities (spec §9.1) with a flat cost. */
-import { Type, defineCapability, flat } from '../sdk-base.js';
+import { Type, defineCapability, flat } from '../sdk.js';
 import { AnyObject } from './common.js';
 
 /** A `visibility: 'legacy'` capability: reached through the v1 table, hidden from v2 discovery. */

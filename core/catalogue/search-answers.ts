@@ -3,7 +3,7 @@
  * `answer_a.search`): the capabilities `keyword_ideas` and `answer_question`, so v2 discovery
  * finds them by what they do and any provider of the kind can serve them.
  */
-import { Type, defineCapability, perUnit } from '../sdk-base.js';
+import { Type, defineCapability, perUnit } from '../sdk.js';
 
 /** Keyword ideas are sold by result pages of this many ideas. */
 export const IDEAS_PER_PAGE = 100;

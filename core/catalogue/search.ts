@@ -4,7 +4,7 @@
  * providers (search_a, seo_a, answer_a, locations). The v1 body is the capability input, so the
  * field names here are the original service's (`query`, `country`, `dateRange`, `gpsPositionZoom`…).
  */
-import { Type, defineCapability, flat, perUnit } from '../sdk-base.js';
+import { Type, defineCapability, flat, perUnit } from '../sdk.js';
 import { searchCost, SEARCH_CREDITS } from './search-cost.js';
 import { ReviewsOutput } from './search-reviews.js';
 

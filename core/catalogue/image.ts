@@ -11,7 +11,7 @@
  */
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
-import { Type, defineCapability, perUnit, type Static, type TSchema } from '../sdk-base.js';
+import { Type, defineCapability, perUnit, type Static, type TSchema } from '../sdk.js';
 import { RequestSource } from './common.js';
 
 /** The model ids of spec §4.7. */
@@ -259,7 +259,7 @@ export const generateAiImage = defineCapability({
     unit: 'images',
     credits: (i: GenerateAiImageInput) => IMAGE_PRICES[imageModelId(i.model) ?? 'img-fast'],
     max: (i: GenerateAiImageInput) => maxImages(imageModelId(i.model) ?? 'img-fast', i.input),
-    note: `credits per image returned: ${IMAGE_MODELS.map((m) => `${m} ${IMAGE_PRICES[m]}`).join(', ')}`,
+    note: `Credits per image returned, by model: ${IMAGE_MODELS.map((m) => `${m} ${IMAGE_PRICES[m]}`).join(', ')}`,
   }),
   examples: [
     { title: 'Two fast PNG images', input: { model: 'img-fast', input: { prompt: 'a red panda reading a newspaper', num_outputs: 2, output_format: 'png' } } },

@@ -3,7 +3,7 @@
  * come from the service's own `web` plugin and the crawler providers (`crawler_a`, `spider_a`,
  * `shot_a`, `browser_a`), which all map onto the output shapes declared here.
  */
-import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk-base.js';
+import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk.js';
 import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb } from './extract.js';
 import { MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
 import { URL_REQUIRED, Url, checkUrl } from './web-url.js';

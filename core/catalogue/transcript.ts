@@ -3,7 +3,7 @@
  * spec's language list, the timestamp format and the merging of segments into lines, so the
  * answer reads the same whichever provider served it.
  */
-import { Type, defineCapability, flat, type Static } from '../sdk-base.js';
+import { Type, defineCapability, flat, type Static } from '../sdk.js';
 import { videoIdOf } from './videosite.js';
 
 /** Spec §4.1: the accepted `preferredLanguage` codes. */

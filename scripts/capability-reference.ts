@@ -1,0 +1,95 @@
+/**
+ * The generated capability reference, `docs/capabilities.md` (issue 29): for each capability id
+ * its summary, where it is reached (v2 and v1, or v1 only), its price in the wording the OpenAPI
+ * documents and MCP tools use, its input and output fields, and the providers that serve it in
+ * the order they are tried. `scripts/readme-tables.ts` writes it beside the README tables and
+ * `test/capability-reference.test.ts` fails when the committed file is stale. It is a script, not
+ * engine code: it may read the catalogue, the plugins and the server's cost wording together.
+ */
+import { buildRegistry } from '../core/registry/build.js';
+import type { RegisteredCapability } from '../core/registry/types.js';
+import type { Engines } from '../core/engines/types.js';
+import type { PluginDef } from '../core/plugin/types.js';
+import { describeCost } from '../server/cost-text.js';
+import type { LegacyRoute } from '../server/v1/legacy-routes.js';
+import { fieldRows, fieldTable } from './schema-table.js';
+
+/** Where the reference is written, from the repository root. */
+export const REFERENCE_PATH = 'docs/capabilities.md';
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * The registry's view of the given plugins' capabilities: the registry itself binds providers
+ * (aliases, provider order, the rest in listing order), so the reference cannot drift from what
+ * the server does. `setup` is left out: the reference needs declarations, not running providers.
+ */
+async function registeredCapabilities(plugins: PluginDef<any, any>[], providerOrder: Record<string, string[]>): Promise<RegisteredCapability[]> {
+  const ids = new Set(plugins.map((p) => p.id));
+  // Orders may name a deployment's own providers; the reference covers what this repository ships.
+  const order = Object.fromEntries(Object.entries(providerOrder).map(([cap, list]) => [cap, list.filter((p) => ids.has(p))]));
+  const registry = await buildRegistry(
+    { plugins: Object.fromEntries(plugins.map((p) => [p.id, async () => ({ default: { ...p, setup: undefined } })])), providerOrder: order },
+    { env: {}, engines: {} as Engines, log: quiet },
+  );
+  return [...registry.capabilities.values()];
+}
+
+function providersText(cap: RegisteredCapability): string {
+  if (cap.providers.length === 0) return 'none in this repository yet (the capability answers `Service not configured` until a plugin serves it)';
+  return cap.providers.map((p) => `\`${p.plugin.id}\` (endpoint \`${p.endpoint.id}\`${p.plugin.def.managed ? ', service-managed' : ''})`).join(', then ');
+}
+
+function whereText(cap: RegisteredCapability, routes: LegacyRoute[]): string {
+  const v1 = routes.filter((r) => r.target === `capability:${cap.id}`).map((r) => `\`${r.method} ${r.path}\``);
+  const v1Text = v1.length ? `v1 at ${v1.join(', ')}` : '';
+  if (cap.def.visibility === 'legacy') return `legacy, v1 only${v1Text ? `: ${v1Text}` : ''}; hidden from v2 discovery and \`/api/v2/run\``;
+  return [`v2 (\`POST /api/v2/run\` with \`{ "type": "capability", "id": "${cap.id}", "input": … }\`)`, v1Text].filter(Boolean).join(' and ');
+}
+
+/** The fields a job accepts beyond (or unlike) the single call's input. */
+function jobOnlyRows(cap: RegisteredCapability) {
+  if (!cap.def.jobInput) return [];
+  const single = new Map(fieldRows(cap.def.input).map((r) => [r.field, JSON.stringify(r)]));
+  return fieldRows(cap.def.jobInput).filter((r) => single.get(r.field) !== JSON.stringify(r));
+}
+
+function section(cap: RegisteredCapability, routes: LegacyRoute[]): string {
+  const d = cap.def;
+  const lines = [`## \`${cap.id}\``, '', `**${d.title}.** ${d.summary}`, ''];
+  lines.push(`- **Reached through:** ${whereText(cap, routes)}.`);
+  if (d.aliases?.length) lines.push(`- **Aliases:** ${d.aliases.map((a) => `\`${a}\``).join(', ')}.`);
+  lines.push(`- **Price:** ${describeCost(d.cost.describe)}`);
+  lines.push(`- **Providers, in the order they are tried:** ${providersText(cap)}.`);
+  lines.push('', '**Input**', '');
+  const input = fieldRows(d.input);
+  lines.push(input.length ? fieldTable(input) : 'No fields.');
+  const job = jobOnlyRows(cap);
+  if (job.length) lines.push('', '**Input as a job** (`POST /api/v2/jobs`): these fields differ from the single call; the rest are the same.', '', fieldTable(job));
+  lines.push('', '**Output**', '');
+  const output = d.output ? fieldRows(d.output) : [];
+  lines.push(output.length ? fieldTable(output) : 'A free-form object shaped by the provider (no output contract).');
+  return lines.join('\n');
+}
+
+/** The whole reference as markdown, from the given plugins, provider order and v1 table. */
+export async function capabilityReference(plugins: PluginDef<any, any>[], providerOrder: Record<string, string[]>, routes: LegacyRoute[]): Promise<string> {
+  const caps = await registeredCapabilities(plugins, providerOrder);
+  const index = caps.map((c) => `| [\`${c.id}\`](#${c.id}) | ${c.def.visibility === 'legacy' ? 'v1 only' : 'v2 + v1'} | ${describeCost(c.def.cost.describe).replace(/\|/g, '\\|')} | ${c.providers.map((p) => `\`${p.plugin.id}\``).join(', ') || '—'} |`);
+  return [
+    '# Capability reference',
+    '',
+    '<!-- Generated by `npm run readme` (scripts/capability-reference.ts); do not edit by hand. -->',
+    '',
+    'Every capability the catalogue (`core/catalogue.ts`) declares, with the providers this repository ships.',
+    'A provider plugin that serves a capability imports its schemas and price from `core/catalogue.ts`',
+    'and maps its own endpoint to the input and output below; the README section "Write your own provider',
+    'plugin" shows how. Prices are what a caller pays, whichever provider serves the call.',
+    '',
+    '| Capability | Reached through | Price | Providers (in order) |',
+    '|---|---|---|---|',
+    ...index,
+    '',
+    ...caps.map((c) => section(c, routes) + '\n'),
+  ].join('\n');
+}
