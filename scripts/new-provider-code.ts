@@ -3,7 +3,7 @@
  * the capability, its mappings) and `client.ts` (one upstream call through the kit's
  * `providerRequest`). Both import only `core/sdk.ts` and `core/catalogue.ts`.
  */
-import { key, literal, prop, str, type ProviderPlan } from './new-provider-plan.js';
+import { docComment, key, literal, prop, str, type ProviderPlan } from './new-provider-plan.js';
 
 /** `plugins/<id>/index.ts`. */
 export function indexFile(p: ProviderPlan): string {
@@ -18,11 +18,7 @@ export function indexFile(p: ProviderPlan): string {
   const units = p.unit
     ? `\n    // The price counts ${p.unit}: report the ${p.unit} the provider says it used.\n    ctx.usage.add(${str(p.unit)}, units);`
     : '';
-  return `/**
- * ${p.id}: serves the capability \`${cap.id}\` (${cap.title}) through its endpoint
- * \`${p.id}.${p.operation}\`. Written by \`npm run new-provider\`: the endpoint takes the fields the
- * capability requires and answers the fields its output requires; README.md says what to fill in.
- */
+  return `${docComment(`${p.id}: serves the capability \`${cap.id}\` (${cap.title}) through its endpoint \`${p.id}.${p.operation}\`. Written by \`npm run new-provider\`: the endpoint takes the fields the capability requires and answers the fields its output requires; README.md says what to fill in.`)}
 import { Type, defineEndpoint, definePlugin, implement, type Static } from '../../core/sdk.js';
 import { ${c} } from '../../core/catalogue.js';
 import { ${fetcher} } from './client.js';
@@ -47,7 +43,12 @@ const ${endpointConst} = defineEndpoint({
   input: Input,
   output: Output,
   cost: ${c}.cost,
-  examples: [{ title: 'The required fields', input: ${literal(p.endpointInput, '  ')} }],
+  examples: [
+    {
+      title: 'The required fields',
+      input: ${literal(p.endpointInput, '      ')},
+    },
+  ],
   async run(input, ctx) {
     const { data${p.unit ? ', units' : ''} } = await ${fetcher}<Static<typeof Output>>(ctx, input);
     ctx.setNative(data);${units}
@@ -88,12 +89,7 @@ export function clientFile(p: ProviderPlan): string {
   return { data: answer.data as T, units: answer.units as number };`
     : `
   return { data: answer.data as T };`;
-  return `/**
- * Client of the ${p.id} API. The contract here is a placeholder the scaffold chose so the plugin runs
- * as generated: \`POST {baseUrl}${p.upstreamPath}\` with the endpoint's input as JSON and the key as
- * a Bearer token, answering \`{ data }\` with the output fields${unitsDoc}. Replace the path,
- * body, auth and the reading of the answer with the provider's real contract (see README.md).
- */
+  return `${docComment(`Client of the ${p.id} API. The contract here is a placeholder the scaffold chose so the plugin runs as generated: \`POST {baseUrl}${p.upstreamPath}\` with the endpoint's input as JSON and the key as a Bearer token, answering \`{ data }\` with the output fields${unitsDoc}. Replace the path, body, auth and the reading of the answer with the provider's real contract (see README.md).`)}
 import { invalidStructure, providerRequest, type RunContext } from '../../core/sdk.js';
 
 /** The answer of the placeholder contract. */
@@ -102,11 +98,7 @@ interface Answer {
   units?: unknown;
 }
 
-/**
- * Asks ${p.id} for \`${p.capability.id}\`. Failures (refused key, rate limit, 5xx, timeouts, a body
- * that is not JSON) become the catalogue's errors inside \`providerRequest\`; output fields that are
- * missing or of the wrong type are refused by the executor's output check with the same 502.
- */
+${docComment(`Asks ${p.id} for \`${p.capability.id}\`. Failures (refused key, rate limit, 5xx, timeouts, a body that is not JSON) become the catalogue's errors inside \`providerRequest\`; output fields that are missing or of the wrong type are refused by the executor's output check with the same 502.`)}
 export async function ${fetcher}<T extends object>(ctx: RunContext<any, any>, body: object): Promise<${returns}> {
   const { data: answer } = await providerRequest<Answer>(ctx, { path: '${p.upstreamPath}', method: 'POST', json: body });
   if (!answer || typeof answer.data !== 'object' || answer.data === null) throw invalidStructure(ctx, 'no data object');${units}

@@ -3,20 +3,15 @@
  * generated client on the fake kit, and `<id>.test.ts` runs the capability against it through the
  * real executor and calls the provider fault suite. Both import `core/testing` and their folder.
  */
-import { FAKE_UNITS, key, literal, prop, type ProviderPlan } from './new-provider-plan.js';
+import { FAKE_UNITS, docComment, key, literal, prop, type ProviderPlan } from './new-provider-plan.js';
 
 /** `plugins/<id>/fake.ts`. */
 export function fakeFile(p: ProviderPlan): string {
   const state = p.unit ? '{ answer: object; units: number }' : '{ answer: object }';
   const initial = p.unit ? `{ answer: RECORDED_ANSWER, units: ${FAKE_UNITS} }` : '{ answer: RECORDED_ANSWER }';
   const body = p.unit ? '{ data: fake.answer, units: fake.units }' : '{ data: fake.answer }';
-  return `/**
- * A loopback fake of the ${p.id} API on the fake kit, speaking the placeholder contract of client.ts:
- * \`POST ${p.upstreamPath}\` with a Bearer key; a body without the fields the capability requires
- * is refused (400); otherwise it answers \`${body.replace(/fake\./g, '')}\`. State: \`answer\` is what it
- * answers (by default a value of every field the capability's output requires)${p.unit ? `, \`units\` the ${p.unit} it reports` : ''}.
- * Change it together with the client when you write in the provider's real contract.
- */
+  const header = `A loopback fake of the ${p.id} API on the fake kit, speaking the placeholder contract of client.ts: \`POST ${p.upstreamPath}\` with a Bearer key; a body without the fields the capability requires is refused (400); otherwise it answers \`${body.replace(/fake\./g, '')}\`. State: \`answer\` is what it answers (by default a value of every field the capability's output requires)${p.unit ? `, \`units\` the ${p.unit} it reports` : ''}. Change it together with the client when you write in the provider's real contract.`;
+  return `${docComment(header)}
 import { fakeUpstream, type FakeUpstream } from '../../core/testing/index.js';
 
 /** What the fake answers unless a test sets \`fake.answer\`. */

@@ -95,6 +95,24 @@ export const str = (text: string) => `'${JSON.stringify(text).slice(1, -1).repla
 export const prop = (name: string) => (IDENTIFIER.test(name) ? `.${name}` : `[${str(name)}]`);
 export const key = (name: string) => (IDENTIFIER.test(name) ? name : str(name));
 
+/** A `/** … *\/` comment of `text`, wrapped at 100 columns (blank lines in `text` become paragraph breaks). */
+export function docComment(text: string): string {
+  const lines: string[] = [];
+  for (const paragraph of text.trim().split(/\n\s*\n/)) {
+    if (lines.length) lines.push(' *');
+    let line = ' *';
+    for (const word of paragraph.split(/\s+/)) {
+      if (line.length + 1 + word.length > 100 && line !== ' *') {
+        lines.push(line);
+        line = ' *';
+      }
+      line += ` ${word}`;
+    }
+    lines.push(line);
+  }
+  return `/**\n${lines.join('\n')}\n */`;
+}
+
 /** A value as TypeScript source: one line when short, else indented by `indent`. */
 export function literal(value: unknown, indent = ''): string {
   const flat = JSON.stringify(value, (_k, v) => v, 0);

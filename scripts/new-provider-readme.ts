@@ -19,12 +19,12 @@ export function readmeFile(p: ProviderPlan): string {
   const cap = p.capability;
   const list = (names: string[]) => (names.length ? names.map((n) => `\`${n}\``).join(', ') : 'none');
   const optional = p.optionalInputs.length
-    ? p.optionalInputs.map((o) => `| \`${o.name}\` | ${o.description.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`).join('\n')
-    : '| — | the capability has no optional fields |';
+    ? p.optionalInputs.map((o) => `   | \`${o.name}\` | ${o.description.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`).join('\n')
+    : '   | — | the capability has no optional fields |';
   return `# ${p.id} — serves \`${cap.id}\`
 
-Written by \`npm run new-provider -- ${p.id} --capability ${cap.id}\`. As generated it runs against its
-fake and passes its test; it speaks a placeholder contract, not a real provider's API. The
+Written by \`npm run new-provider -- ${p.id} --capability ${cap.id}\`.
+As generated it runs against its fake and passes its test; it speaks a placeholder contract, not a real provider's API. The
 capability's schemas and price are in [\`docs/capabilities.md\`](../../docs/capabilities.md#${cap.id}).
 
 | File | What it holds |
@@ -52,12 +52,13 @@ capability's schemas and price are in [\`docs/capabilities.md\`](../../docs/capa
    \`error\` (the provider's error body), and a recorded answer taken from the provider's documentation.
 3. **The settings** in \`index.ts\`: the real default base URL, and any setting the provider needs.
 4. **The mappings** in \`index.ts\`: the endpoint takes the capability's required fields
-   (${list(p.inputFields)}) and answers the output's required fields (${list(p.outputFields)}). Add the
-   optional fields the provider supports to \`Input\` and to \`mapInput\`, and rename in \`run\` where
-   the provider's names differ:
+   (${list(p.inputFields)}) and answers its output's required fields
+   (${list(p.outputFields)}).
+   Add the optional fields the provider supports to \`Input\` and to \`mapInput\`, and rename in
+   \`run\` where the provider's names differ:
 
-| Optional field of \`${cap.id}\` | Meaning |
-|---|---|
+   | Optional field of \`${cap.id}\` | Meaning |
+   |---|---|
 ${optional}
 
 5. **The price**: ${priceText(p)}

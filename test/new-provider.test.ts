@@ -39,6 +39,8 @@ function runIn(cwd: string, command: string, args: string[]): Promise<Ran> {
 
 /** The scaffold through its npm script, as a user runs it, writing into `root`. */
 const newProvider = (root: string, ...args: string[]) => runIn(repo, 'npm', ['run', '--silent', 'new-provider', '--', ...args, '--root', root]);
+/** The same script without npm in between (the refusals: quicker, same answers). */
+const newProviderScript = (root: string, ...args: string[]) => runIn(repo, process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'scripts/new-provider.ts', ...args, '--root', root]);
 
 /** A scratch tree laid out like the repository (see the file comment). */
 async function scratchTree(): Promise<{ root: string; links: string[] }> {
@@ -81,20 +83,24 @@ describe('npm run new-provider', () => {
   });
 
   it('refuses a bad id, a taken id, an unknown or missing capability, and writes nothing', async () => {
-    for (const id of ['Weather', 'weather-a', '1weather', 'weather__a', 'weather_']) {
-      const r = await newProvider(tree.root, id, '--capability', 'answer_question');
-      assert.equal(r.code, 1, id);
-      assert.match(r.stderr, /is not a valid provider id: snake_case/, id);
-    }
-    const taken = await newProvider(tree.root, 'answer_a', '--capability', 'answer_question');
+    // Refusals only read, so they run side by side.
+    const badIds = ['Weather-A', '1weather', 'weather__a'];
+    const [taken, unknown, missing, ...bad] = await Promise.all([
+      newProviderScript(tree.root, 'answer_a', '--capability', 'answer_question'),
+      newProviderScript(tree.root, 'weather_a', '--capability', 'make_coffee'),
+      newProviderScript(tree.root, 'weather_a'),
+      ...badIds.map((id) => newProviderScript(tree.root, id, '--capability', 'answer_question')),
+    ]);
+    bad.forEach((r, i) => {
+      assert.equal(r.code, 1, badIds[i]);
+      assert.match(r.stderr, /is not a valid provider id: snake_case/, badIds[i]);
+    });
     assert.deepEqual([taken.code, taken.stderr.trim()], [1, 'plugins/answer_a already exists: choose another id.']);
 
-    const unknown = await newProvider(tree.root, 'weather_a', '--capability', 'make_coffee');
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /^Unknown capability 'make_coffee'\. Known capabilities: /);
     for (const cap of catalogue) assert.ok(unknown.stderr.includes(` ${cap.id},`) || unknown.stderr.includes(` ${cap.id}.`), `lists ${cap.id}`);
 
-    const missing = await newProvider(tree.root, 'weather_a');
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /Name the capability it serves with --capability\.\nusage: npm run new-provider -- <id> --capability <capability>/);
 
@@ -127,7 +133,7 @@ describe('npm run new-provider', () => {
     }
 
     // A second run with the same id is refused and changes nothing.
-    const again = await newProvider(tree.root, cases[0]!.id, '--capability', 'scrape_page');
+    const again = await newProviderScript(tree.root, cases[0]!.id, '--capability', 'scrape_page');
     assert.equal(again.code, 1);
     assert.equal((await readFile(join(tree.root, 'plugins.config.ts'), 'utf8')).split('\n').length, originalConfig.split('\n').length + cases.length);
   });
