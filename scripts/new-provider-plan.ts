@@ -91,8 +91,9 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 /** A string as a single-quoted TypeScript literal (house style). */
 export const str = (text: string) => `'${JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
 
-/** A property access or key: `.name` / `name`, or `['odd-name']` / `'odd-name'`. */
+/** A property access: `.name`, or `['odd-name']`. */
 export const prop = (name: string) => (IDENTIFIER.test(name) ? `.${name}` : `[${str(name)}]`);
+/** An object literal key: `name`, or `'odd-name'`. */
 export const key = (name: string) => (IDENTIFIER.test(name) ? name : str(name));
 
 /** A `/** … *\/` comment of `text`, wrapped at 100 columns (blank lines in `text` become paragraph breaks). */
@@ -115,7 +116,7 @@ export function docComment(text: string): string {
 
 /** A value as TypeScript source: one line when short, else indented by `indent`. */
 export function literal(value: unknown, indent = ''): string {
-  const flat = JSON.stringify(value, (_k, v) => v, 0);
+  const flat = JSON.stringify(value);
   const inline = (v: unknown): string => {
     if (Array.isArray(v)) return `[${v.map(inline).join(', ')}]`;
     if (v && typeof v === 'object') {

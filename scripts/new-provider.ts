@@ -46,7 +46,8 @@ export function parseArgs(argv: string[], defaultRoot: string): ScaffoldArgs {
   }
   if (positional.length !== 1) throw new ScaffoldRefusal(`Give exactly one provider id.\n${USAGE}`);
   if (!flags.capability) throw new ScaffoldRefusal(`Name the capability it serves with --capability.\n${USAGE}\n${knownCapabilities()}`);
-  return { id: positional[0]!, capability: flags.capability, root: resolve(flags.root ?? defaultRoot) };
+  // npm runs scripts from the package folder; a relative --root means the caller's folder (INIT_CWD).
+  return { id: positional[0]!, capability: flags.capability, root: flags.root ? resolve(process.env.INIT_CWD ?? process.cwd(), flags.root) : defaultRoot };
 }
 
 const exists = (path: string) => access(path).then(() => true, () => false);
