@@ -74,12 +74,12 @@ describe('answers and keyword ideas through the server', () => {
     const before = await balance();
     const blank = await run({ type: 'capability', id: 'answer_question', input: { question: ' ' } });
     assert.deepEqual([blank.status, blank.json.code, blank.json.error], [400, 'INVALID_INPUT', "'question' parameter is required and must be a non-empty string."]);
-    answers.mode = 'rate_limited';
+    answers.rateLimit();
     try {
       const limited = await run({ type: 'capability', id: 'answer_question', input: { question: 'q' } });
       assert.deepEqual([limited.status, limited.json.code], [503, 'UPSTREAM_RATE_LIMITED']);
     } finally {
-      answers.mode = 'ok';
+      answers.reset();
     }
     const noSeeds = await run({ type: 'capability', id: 'keyword_ideas', input: { keywords: [] } });
     assert.deepEqual([noSeeds.status, noSeeds.json.error], [400, "'keywords' must be a list of 1 to 200 non-empty keywords."]);

@@ -34,6 +34,11 @@ export interface HarnessOptions {
   policy?: Policy;
   /** Where log lines go; default nowhere. */
   log?: PluginLogger;
+  /**
+   * A shorter time limit for every endpoint of `plugin`, ms, so a test of a provider that never
+   * answers ends quickly with the error a caller would see at the real limit (issue 29).
+   */
+  timeLimitMs?: number;
 }
 
 /** One call's outcome: the executor's result plus what it reserved. */
@@ -66,7 +71,8 @@ export async function pluginHarness(plugin: PluginDef<any, any>, opts: HarnessOp
   const env = { ALLOW_PRIVATE_NETWORK: 'true', ...(opts.env ?? {}) };
   const dataDir = await mkdtemp(join(tmpdir(), 'cia-harness-'));
   const engines: EngineSet = createEngines({ dataDir, publicBaseUrl: () => 'http://127.0.0.1:0', env, log }, opts.engines as never);
-  const all = [plugin, ...(opts.plugins ?? [])];
+  const limited = opts.timeLimitMs ? { ...plugin, endpoints: plugin.endpoints?.map((e) => ({ ...e, timeoutMs: opts.timeLimitMs })) } : plugin;
+  const all = [limited, ...(opts.plugins ?? [])];
   const plugins = Object.fromEntries([['capabilities', async () => ({ default: { id: 'capabilities', apiVersion: 1 as const, title: 'Catalogue', summary: 'Capabilities.', capabilities: catalogue } })], ...all.map((p) => [p.id, async () => ({ default: p })])]);
   let registry: Registry;
   try {

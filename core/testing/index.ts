@@ -1,11 +1,17 @@
 /**
- * The plugin author's testing kit (issue 11): what a provider's tests and fakes import, besides
- * `core/sdk.ts`. `pluginHarness` runs a plugin's endpoints and capabilities through the real
- * executor without the HTTP server; `runContext` builds a context for unit tests of a client;
- * `serveLoopback`, `readBody` and `sendJson` make loopback fakes of a provider's contract.
+ * The plugin author's testing kit (issues 11 and 29): what a provider's tests and fakes import,
+ * besides `core/sdk.ts`. `pluginHarness` runs a plugin's endpoints and capabilities through the
+ * real executor without the HTTP server; `runContext` builds a context for unit tests of a client;
+ * `fakeUpstream` declares a loopback fake of a provider's contract (routes, key, error body,
+ * failure modes, request log); `providerFaultSuite` proves a plugin's upstream error mapping
+ * against that fake in one call. `serveLoopback`, `readBody` and `sendJson` are the lower-level
+ * pieces for a fake that is not HTTP-request/answer shaped.
  */
 export { pluginHarness, type PluginHarness, type HarnessOptions, type HarnessResult } from './harness.js';
 export { runContext, type TestRunContext, type RunContextOptions } from './run-context.js';
+export { fakeUpstream, type FakeUpstream, type FakeUpstreamSpec, type FakeAuth, type FakeRoute } from './fake-upstream.js';
+export type { FakeAnswer, FakeRequest } from './fake-routes.js';
+export { providerFaultSuite, type FaultSuiteOptions, type Fault } from './fault-suite.js';
 export { serveLoopback, type LoopbackServer } from './loopback.js';
 export { readBody, sendJson } from './fake-http.js';
 export { RecordingLedger } from './free-ledger.js';

@@ -1,13 +1,12 @@
-/** answer_a: the real client against the loopback fake of its contract (contracts §8a), through the executor. */
+/** answer_a: the real client against the fake of its contract (contracts §8a), through the executor. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { pluginHarness, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startFake, type AnswerAFake } from './fake.js';
 
 let fake: AnswerAFake;
 let answers: PluginHarness;
-
 before(async () => {
   fake = await startFake();
   answers = await pluginHarness(plugin, { env: fake.env });
@@ -19,11 +18,12 @@ after(async () => {
 
 const outcome = (p: Promise<unknown>) => p.then(() => '200', (e: { status?: number; message: string }) => `${e.status ?? 0} ${e.message}`);
 
-test('answer_question: question sent to /chat/completions with Bearer auth; answer, citations, model and usage back', async () => {
+providerFaultSuite({ plugin, fake: startFake, capability: 'answer_question', input: { question: 'q' } });
+
+test('answer_question: question sent with Bearer auth; answer, citations, model and usage back', async () => {
   const r = await answers.capability('answer_question', { question: 'Who wrote Dune?', maxTokens: 200, recency: 'year', domains: ['wikipedia.org'] });
   const sent = fake.requests.at(-1)!;
-  assert.equal(sent.path, '/chat/completions');
-  assert.equal(sent.auth, `Bearer ${fake.apiKey}`);
+  assert.deepEqual([sent.path, sent.headers.authorization], ['/chat/completions', `Bearer ${fake.apiKey}`]);
   assert.deepEqual({ model: sent.body.model, max: sent.body.max_tokens, recency: sent.body.search_recency_filter, domains: sent.body.search_domain_filter, last: sent.body.messages.at(-1) }, { model: 'sonar', max: 200, recency: 'year', domains: ['wikipedia.org'], last: { role: 'user', content: 'Who wrote Dune?' } });
   assert.deepEqual(r.data, {
     answer: 'Answer to "Who wrote Dune?" [1][2].',
@@ -36,54 +36,26 @@ test('answer_question: question sent to /chat/completions with Bearer auth; answ
 });
 
 test('charged per started 1,000 reported tokens, never above the reservation', async () => {
-  const cases: [prompt: number, completion: number, credits: number][] = [[600, 400, 10], [600, 401, 20], [2500, 1024, 40], [90_000, 1024, 60]];
-  try {
-    for (const [prompt, completion, credits] of cases) {
-      fake.usage = { prompt, completion };
-      const r = await answers.capability('answer_question', { question: 'q' });
-      assert.equal(r.credits, credits, `${prompt}+${completion}`);
-      assert.equal(r.reserved, 60);
-    }
-  } finally {
-    fake.usage = undefined;
+  for (const [prompt, completion, credits] of [[600, 400, 10], [600, 401, 20], [2500, 1024, 40], [90_000, 1024, 60]] as const) {
+    fake.usage = { prompt, completion };
+    const r = await answers.capability('answer_question', { question: 'q' });
+    assert.deepEqual([r.credits, r.reserved], [credits, 60], `${prompt}+${completion}`);
   }
+  fake.reset();
 });
 
 test('bare citations get their host as title; the endpoint takes a model and keeps the native payload', async () => {
-  fake.mode = 'bare_citations';
-  try {
-    const r = await answers.endpoint('search', { query: 'q', model: 'sonar-pro' }, { includeNative: true });
-    assert.deepEqual(r.data.citations, [{ url: 'https://source-one.example/article', title: 'source-one.example' }, { url: 'https://source-two.example/page', title: 'source-two.example' }]);
-    assert.equal(r.data.model, 'sonar-pro');
-    assert.equal((r.native as any).id, 'cmpl-fake');
-  } finally {
-    fake.mode = 'ok';
-  }
+  fake.bareCitations = true;
+  const r = await answers.endpoint('search', { query: 'q', model: 'sonar-pro' }, { includeNative: true });
+  fake.reset();
+  assert.deepEqual(r.data.citations, [{ url: 'https://source-one.example/article', title: 'source-one.example' }, { url: 'https://source-two.example/page', title: 'source-two.example' }]);
+  assert.deepEqual([r.data.model, (r.native as any).id], ['sonar-pro', 'cmpl-fake']);
 });
 
-test('faults: bad input 400, key 500, 429 → 503, 5xx and garbage or missing usage → 502, no key → not configured', async () => {
+test('provider-specific answers: blank question 400, a model it refuses 400, no usage → 502', async () => {
   assert.equal(await outcome(answers.capability('answer_question', { question: '  ' })), "400 'question' parameter is required and must be a non-empty string.");
   assert.equal(await outcome(answers.endpoint('search', { query: 'q', model: 'gpt-x' })), "400 answer_a rejected the request: Invalid model 'gpt-x'. Permitted models can be found in the documentation.");
-  const cases: [AnswerAFake['mode'], string][] = [
-    ['rate_limited', '503 Rate limit exceeded. Please try again later.'],
-    ['server_error', '502 Failed to retrieve data from answer_a service.'],
-    ['garbage', '502 Received invalid data structure from answer_a service.'],
-    ['no_usage', '502 Received invalid data structure from answer_a service.'],
-  ];
-  try {
-    for (const [mode, expected] of cases) {
-      fake.mode = mode;
-      assert.equal(await outcome(answers.capability('answer_question', { question: 'q' })), expected, mode);
-    }
-  } finally {
-    fake.mode = 'ok';
-  }
-  for (const [env, expected] of [[{ ...fake.env, ANSWER_A_API_KEY: 'wrong' }, '500 Service authentication failed. Please contact support.'], [{ ANSWER_A_BASE_URL: fake.url }, '500 Service not configured. Please contact support.']] as const) {
-    const h = await pluginHarness(plugin, { env });
-    try {
-      assert.equal(await outcome(h.capability('answer_question', { question: 'q' })), expected);
-    } finally {
-      await h.close();
-    }
-  }
+  fake.noUsage = true;
+  assert.equal(await outcome(answers.capability('answer_question', { question: 'q' })), '502 Received invalid data structure from answer_a service.');
+  fake.reset();
 });

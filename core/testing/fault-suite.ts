@@ -1,0 +1,139 @@
+/**
+ * The provider fault suite (issue 29): one call from a plugin's test proves, through the real
+ * executor and against the plugin's fake, that every upstream failure reaches the caller as the
+ * catalogue says (spec §7.1): 5xx → 502, 429 → 503, a refused key → 500 `Service authentication
+ * failed`, an empty account → the 503 out-of-credits text, a body that is not the contract → 502
+ * `Received invalid data structure`, no answer or an answer too slow → 502 `timed out`, no server →
+ * 502, no key configured → 500 `Service not configured`. The texts are what users see today.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PluginDef } from '../plugin/types.js';
+import { MESSAGES } from '../errors.js';
+import { pluginHarness, type HarnessOptions, type PluginHarness } from './harness.js';
+import type { FakeUpstream } from './fake-upstream.js';
+
+/** The faults the suite plays, each one a test. */
+export type Fault = 'server error' | 'unavailable' | 'rate limit' | 'key refused' | 'out of credits' | 'garbage' | 'hang' | 'drip' | 'unreachable' | 'not configured';
+
+/** What {@link providerFaultSuite} needs. */
+export interface FaultSuiteOptions {
+  plugin: PluginDef<any, any>;
+  /** Starts the plugin's fake (its `startFake`). */
+  fake: () => Promise<FakeUpstream<any>>;
+  /** The call to break: a capability id, or an endpoint operation of the plugin. */
+  capability?: string;
+  endpoint?: string;
+  /** An input that succeeds against the healthy fake. */
+  input: unknown;
+  /** The name public messages give the provider; default the plugin id. */
+  service?: string;
+  /** More harness options (extra plugins, provider order). */
+  harness?: Omit<HarnessOptions, 'env' | 'timeLimitMs'>;
+  /** Where this provider's answer differs from the rule: the `<status> <message>` it gives, or `false` to skip the fault. */
+  expect?: Partial<Record<Fault, string | false>>;
+  /** The time limit the hang and drip faults run under, ms; default 600. */
+  timeLimitMs?: number;
+}
+
+/** `<status> <message>` of a failed call; fails the test when the call succeeds. */
+async function failure(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+  } catch (err) {
+    const e = err as { status?: number; message?: string };
+    return `${e.status ?? 0} ${e.message}`;
+  }
+  return assert.fail('the call succeeded');
+}
+
+/** Registers a `describe` block with one test per fault. */
+export function providerFaultSuite(opts: FaultSuiteOptions): void {
+  const { plugin } = opts;
+  const service = opts.service ?? plugin.id;
+  const expected: Record<Fault, string> = {
+    'server error': `502 Failed to retrieve data from ${service} service.`,
+    unavailable: `502 Failed to retrieve data from ${service} service.`,
+    'rate limit': `503 ${MESSAGES.upstreamRateLimited}`,
+    'key refused': `500 ${MESSAGES.providerAuthFailed}`,
+    'out of credits': '503 The service is temporarily unavailable. Please try again later.',
+    garbage: `502 Received invalid data structure from ${service} service.`,
+    hang: `502 The ${plugin.id} service timed out.`,
+    drip: `502 The ${plugin.id} service timed out.`,
+    unreachable: `502 Failed to retrieve data from ${service} service.`,
+    'not configured': `500 ${MESSAGES.notConfigured}`,
+  };
+  const target = opts.capability ?? `${plugin.id}.${opts.endpoint}`;
+  let fake: FakeUpstream<any>;
+  const harnesses: PluginHarness[] = [];
+  const harness = async (env: Record<string, string>, timeLimitMs?: number) => {
+    const h = await pluginHarness(plugin, { ...opts.harness, env, timeLimitMs });
+    harnesses.push(h);
+    return h;
+  };
+  const call = (h: PluginHarness) => (opts.capability ? h.capability(opts.capability, opts.input, { provider: plugin.id }) : h.endpoint(opts.endpoint!, opts.input));
+
+  describe(`${plugin.id}: upstream faults of ${target} as callers see them`, () => {
+    let h: PluginHarness;
+    let impatient: PluginHarness;
+    before(async () => {
+      fake = await opts.fake();
+      h = await harness(fake.env);
+      impatient = await harness(fake.env, opts.timeLimitMs ?? 600);
+    });
+    after(async () => {
+      for (const one of harnesses.splice(0)) await one.close();
+      await fake.close();
+    });
+
+    it('the input succeeds against the healthy fake (so every fault below is the fault alone)', async () => {
+      const seen = fake.requests.length;
+      await call(h);
+      assert.ok(fake.requests.length > seen, 'the call reached the fake');
+    });
+
+    const play = (fault: Fault, breakIt: (f: FakeUpstream<any>) => void, which: () => PluginHarness = () => h) => {
+      const want = opts.expect?.[fault] ?? expected[fault];
+      if (want === false) return;
+      it(`${fault} → ${want}`, async () => {
+        const seen = fake.requests.length;
+        breakIt(fake);
+        try {
+          const got = await failure(call(which()));
+          assert.equal(got, want);
+          assert.ok(!got.includes(fake.apiKey) && !got.includes(fake.url), 'the message names neither key nor address');
+          assert.ok(fake.requests.length > seen, 'the call reached the fake');
+        } finally {
+          fake.reset();
+        }
+      });
+    };
+    play('server error', (f) => f.failWith(500));
+    play('unavailable', (f) => f.failWith(503));
+    play('rate limit', (f) => f.rateLimit());
+    play('key refused', (f) => f.rejectKey());
+    play('out of credits', (f) => f.outOfCredits());
+    play('garbage', (f) => f.garbage());
+    play('hang', (f) => f.hang(), () => impatient);
+    play('drip', (f) => f.drip(), () => impatient);
+
+    // The setting that carries the base URL (or the key) is the one whose value is the fake's.
+    const without = (value: string): Record<string, string> => Object.fromEntries(Object.entries(fake.env as Record<string, string>).filter(([, v]) => v !== value));
+    const nameOf = (value: string) => Object.entries(fake.env as Record<string, string>).find(([, v]) => v === value)?.[0];
+    if (opts.expect?.unreachable !== false) {
+      it(`unreachable → ${opts.expect?.unreachable ?? expected.unreachable}`, async () => {
+        const name = nameOf(fake.url);
+        assert.ok(name, 'the fake env names the base URL');
+        const closed = await opts.fake();
+        await closed.close();
+        assert.equal(await failure(call(await harness({ ...fake.env, [name]: closed.url }))), opts.expect?.unreachable ?? expected.unreachable);
+      });
+    }
+    if (opts.expect?.['not configured'] !== false) {
+      it(`not configured → ${opts.expect?.['not configured'] ?? expected['not configured']}`, async () => {
+        assert.ok(nameOf(fake.apiKey), 'the fake env names the key');
+        assert.equal(await failure(call(await harness(without(fake.apiKey)))), opts.expect?.['not configured'] ?? expected['not configured']);
+      });
+    }
+  });
+}

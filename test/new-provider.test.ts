@@ -1,0 +1,181 @@
+/**
+ * `npm run new-provider` (issue 29): it refuses a bad id, a taken id and an unknown capability
+ * without writing anything, and for two capabilities of different kinds it writes a provider
+ * folder that imports only the plugin entry points, type-checks, is listed in plugins.config.ts,
+ * and passes its own test (the provider fault suite included) as generated.
+ *
+ * Everything is written into a scratch tree laid out like the repository (`--root`): its own copy
+ * of plugins.config.ts and its own plugins/ (the shipped plugins linked in), with core/ and
+ * node_modules linked. The real plugins/ and plugins.config.ts are never touched, so the test
+ * files that run beside this one read what they always read.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { access, cp, lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { catalogue } from '../core/catalogue.js';
+
+const repo = join(import.meta.dirname, '..');
+const exists = (p: string) => access(p).then(() => true, () => false);
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command in the repository; never throws for a non-zero exit. */
+function runIn(cwd: string, command: string, args: string[]): Promise<Ran> {
+  return new Promise((done) => {
+    // Without NODE_TEST_CONTEXT a nested `node --test` reports as a run of its own (TAP), not to this runner.
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    execFile(command, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The scaffold through its npm script, as a user runs it, writing into `root`. */
+const newProvider = (root: string, ...args: string[]) => runIn(repo, 'npm', ['run', '--silent', 'new-provider', '--', ...args, '--root', root]);
+/** The same script without npm in between (the refusals: quicker, same answers). */
+const newProviderScript = (root: string, ...args: string[]) => runIn(repo, process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'scripts/new-provider.ts', ...args, '--root', root]);
+
+/** A scratch tree laid out like the repository (see the file comment). */
+async function scratchTree(): Promise<{ root: string; links: string[] }> {
+  const root = await mkdtemp(join(tmpdir(), 'cia-new-provider-'));
+  const links: string[] = [];
+  const link = async (target: string, path: string) => {
+    await symlink(target, path);
+    links.push(path);
+  };
+  await mkdir(join(root, 'plugins'));
+  for (const name of ['core', 'node_modules']) await link(join(repo, name), join(root, name));
+  for (const d of await readdir(join(repo, 'plugins'), { withFileTypes: true })) if (d.isDirectory()) await link(join(repo, 'plugins', d.name), join(root, 'plugins', d.name));
+  for (const file of ['plugins.config.ts', 'package.json', 'tsconfig.json']) await cp(join(repo, file), join(root, file));
+  return { root, links };
+}
+
+/** Removes the tree: its links first (so nothing they point to can be reached), then the rest. */
+async function removeTree(tree: { root: string; links: string[] }): Promise<void> {
+  for (const path of tree.links) if ((await lstat(path).catch(() => undefined))?.isSymbolicLink()) await unlink(path);
+  await rm(tree.root, { recursive: true, force: true });
+}
+
+const importRe = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+/** The relative imports of a generated file, as paths from the tree's root. */
+async function importsOf(root: string, file: string): Promise<string[]> {
+  const text = await readFile(join(root, file), 'utf8');
+  return [...text.matchAll(importRe)].map((m) => (m[1] ?? m[2])!).filter((s) => s.startsWith('.')).map((s) => relative(root, resolve(root, dirname(file), s)));
+}
+
+describe('npm run new-provider', () => {
+  let tree: { root: string; links: string[] };
+  let originalConfig: string;
+  before(async () => {
+    tree = await scratchTree();
+    originalConfig = await readFile(join(tree.root, 'plugins.config.ts'), 'utf8');
+  });
+  after(async () => {
+    if (tree) await removeTree(tree);
+  });
+
+  it('refuses a bad id, a taken id, an unknown or missing capability, and writes nothing', async () => {
+    // Refusals only read, so they run side by side.
+    const badIds = ['Weather-A', '1weather', 'weather__a'];
+    const [taken, unknown, missing, ...bad] = await Promise.all([
+      newProviderScript(tree.root, 'answer_a', '--capability', 'answer_question'),
+      newProviderScript(tree.root, 'weather_a', '--capability', 'make_coffee'),
+      newProviderScript(tree.root, 'weather_a'),
+      ...badIds.map((id) => newProviderScript(tree.root, id, '--capability', 'answer_question')),
+    ]);
+    bad.forEach((r, i) => {
+      assert.equal(r.code, 1, badIds[i]);
+      assert.match(r.stderr, /is not a valid provider id: snake_case/, badIds[i]);
+    });
+    assert.deepEqual([taken.code, taken.stderr.trim()], [1, 'plugins/answer_a already exists: choose another id.']);
+
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^Unknown capability 'make_coffee'\. Known capabilities: /);
+    for (const cap of catalogue) assert.ok(unknown.stderr.includes(` ${cap.id},`) || unknown.stderr.includes(` ${cap.id}.`), `lists ${cap.id}`);
+
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /Name the capability it serves with --capability\.\nusage: npm run new-provider -- <id> --capability <capability>/);
+
+    assert.equal(await readFile(join(tree.root, 'plugins.config.ts'), 'utf8'), originalConfig);
+    assert.equal(await exists(join(tree.root, 'plugins', 'weather_a')), false);
+  });
+
+  // Two kinds: a public capability priced per reported unit, and a v1-only one with three required
+  // fields and cross-field checks, priced per minute.
+  const cases = [
+    { id: 'quick_answers', capability: 'answer_question' },
+    { id: 'clip_cutter', capability: 'trim_video' },
+  ];
+
+  it('writes the folder and one line of plugins.config.ts for each capability', async () => {
+    for (const { id, capability } of cases) {
+      const r = await newProvider(tree.root, id, '--capability', capability);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`Wrote plugins/${id}/index\\.ts, .*plugins\\.config\\.ts\\.`));
+      assert.deepEqual((await readdir(join(tree.root, 'plugins', id))).sort(), ['README.md', 'client.ts', 'fake.ts', 'index.ts', `${id}.test.ts`].sort());
+    }
+    const added = (await readFile(join(tree.root, 'plugins.config.ts'), 'utf8')).split('\n').filter((line) => !originalConfig.split('\n').includes(line));
+    assert.deepEqual(added, cases.map(({ id }) => `    ${id}: () => import('./plugins/${id}/index.js'),`));
+
+    // The tree's config loads each new plugin under its id.
+    const config = (await import(join(tree.root, 'plugins.config.ts'))).default;
+    for (const { id, capability } of cases) {
+      const plugin = (await config.plugins[id]()).default;
+      assert.deepEqual([plugin.id, plugin.implements.map((i: { capability: string }) => i.capability)], [id, [capability]]);
+    }
+
+    // A second run with the same id is refused and changes nothing.
+    const again = await newProviderScript(tree.root, cases[0]!.id, '--capability', 'scrape_page');
+    assert.equal(again.code, 1);
+    assert.equal((await readFile(join(tree.root, 'plugins.config.ts'), 'utf8')).split('\n').length, originalConfig.split('\n').length + cases.length);
+  });
+
+  it('the generated code imports only the kit and the catalogue (fake and test also core/testing)', async () => {
+    for (const { id } of cases) {
+      for (const file of ['index.ts', 'client.ts', 'fake.ts', `${id}.test.ts`]) {
+        const testing = file === 'fake.ts' || file.endsWith('.test.ts');
+        for (const target of await importsOf(tree.root, join('plugins', id, file))) {
+          const ok = target.startsWith(`plugins/${id}/`) || ['core/sdk.js', 'core/catalogue.js'].includes(target) || (testing && target === 'core/testing/index.js');
+          assert.ok(ok, `plugins/${id}/${file} imports ${target}`);
+        }
+      }
+    }
+  });
+
+  it('the generated folders type-check', async () => {
+    // The repository's compiler options, over the generated folders only (the files they import are
+    // checked with them); no rootDir, since core/ is reached through a link.
+    const { rootDir: _r, outDir: _o, ...options } = JSON.parse(await readFile(join(repo, 'tsconfig.json'), 'utf8')).compilerOptions;
+    const config = { compilerOptions: { ...options, noEmit: true }, include: cases.map(({ id }) => `plugins/${id}/**/*.ts`) };
+    await writeFile(join(tree.root, 'tsconfig.generated.json'), JSON.stringify(config));
+    const r = await runIn(repo, process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(tree.root, 'tsconfig.generated.json')]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+  });
+
+  for (const { id, capability } of cases) {
+    it(`the ${capability} provider passes its own test as generated`, async () => {
+      const r = await runIn(repo, process.execPath, ['--no-node-snapshot', '--import', 'tsx', '--test', join(tree.root, 'plugins', id, `${id}.test.ts`)]);
+      assert.equal(r.code, 0, r.stdout.slice(-3000) + r.stderr);
+      assert.match(r.stdout, /^# fail 0$/m);
+      // The fault suite's eleven tests and the three of its own.
+      const passed = Number(/^# pass (\d+)$/m.exec(r.stdout)?.[1]);
+      assert.ok(passed >= 14, `${passed} tests passed`);
+      assert.match(r.stdout, new RegExp(`ok \\d+ - ${id}: upstream faults of ${capability} as callers see them`));
+    });
+  }
+
+  it('left the real plugins/ and plugins.config.ts alone', async () => {
+    for (const { id } of cases) {
+      assert.equal(await exists(join(repo, 'plugins', id)), false);
+      assert.ok(!(await readFile(join(repo, 'plugins.config.ts'), 'utf8')).includes(`${id}:`));
+    }
+  });
+});
