@@ -72,7 +72,7 @@ export class Executor {
       const hold = await openHold(this.ledger, req, admission, amounts);
       const ran = await this.providers.chain(req, admission.attempts, this.turn(req, hold), { onAttempt });
       // Settling is not a provider's turn: a ledger fault here must not start the next provider.
-      return await settle(this.ledger, req, admission, hold, ran);
+      return await settle(this.ledger, req, admission, hold.amount, ran);
     } catch (raw) {
       await releaseAll(this.ledger, req);
       throw toServiceError(raw);

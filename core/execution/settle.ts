@@ -7,7 +7,6 @@
 import type { Ledger } from '../credits/ledger.js';
 import { isCreditAmount } from '../credits/cost.js';
 import type { Admission, ExecuteRequest, ExecuteResult, RunOutcome } from './request.js';
-import type { Hold } from './hold.js';
 
 /**
  * The settled charge, never above the reservation. A plugin cost rule that yields no usable
@@ -20,9 +19,9 @@ function chargeFor(req: ExecuteRequest, admission: Admission, ran: RunOutcome, r
   return reserved;
 }
 
-/** Charges the served call and returns its result. */
-export async function settle(ledger: Ledger, req: ExecuteRequest, admission: Admission, hold: Hold, ran: RunOutcome): Promise<ExecuteResult> {
-  const credits = await ledger.settle(req.requestId, chargeFor(req, admission, ran, hold.amount), admission.targetId);
+/** Charges the served call (`held`: what its hold came to) and returns its result. */
+export async function settle(ledger: Ledger, req: ExecuteRequest, admission: Admission, held: number, ran: RunOutcome): Promise<ExecuteResult> {
+  const credits = await ledger.settle(req.requestId, chargeFor(req, admission, ran, held), admission.targetId);
   return { data: ran.data, provider: ran.provider, credits, units: ran.units, native: ran.native, fallbacks: ran.fallbacks };
 }
 
