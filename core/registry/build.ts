@@ -174,7 +174,7 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
     if (!ep) problems.push(`${where}: endpoint '${impl.endpoint}' is not one of this plugin's operations.`);
     if (cap && ep) {
       if (cap.providers.some((p) => p.plugin.id === plugin.id)) problems.push(`${where}: '${plugin.id}' already implements '${capId}'.`);
-      cap.providers.push({ plugin, endpoint: ep, impl, checkOutput: bindingOutputCheck(plugin.id, ep.output, impl, cap.output) });
+      cap.providers.push({ plugin, endpoint: ep, impl, checkOutput: bindingOutputCheck(ep, impl, cap.output) });
       ep.capabilities.push(capId);
     }
   }

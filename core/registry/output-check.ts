@@ -35,8 +35,9 @@ function sameCheck(a: TypeCheck<TSchema>, b: TypeCheck<TSchema>): boolean {
  * schema (so a mapping never sees garbage), mapped, then against the capability's schema, which
  * is skipped when nothing was mapped and the two schemas are the same.
  */
-export function bindingOutputCheck(provider: string, endpointOutput: TypeCheck<TSchema>, impl: Implementation, capabilityOutput: TypeCheck<TSchema> | undefined): OutputCheck {
-  const own = endpointOutputCheck(provider, endpointOutput);
+export function bindingOutputCheck(endpoint: { plugin: { id: string }; output: TypeCheck<TSchema>; checkOutput: OutputCheck }, impl: Implementation, capabilityOutput: TypeCheck<TSchema> | undefined): OutputCheck {
+  const { output: endpointOutput, checkOutput: own } = endpoint;
+  const provider = endpoint.plugin.id;
   const map = impl.mapOutput?.bind(impl);
   const cap = capabilityOutput && (map || !sameCheck(endpointOutput, capabilityOutput)) ? capabilityOutput : undefined;
   if (!map && !cap) return own;
