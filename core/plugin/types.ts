@@ -5,7 +5,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { CostRule, Units } from '../credits/cost.js';
 import type { Engines } from '../engines/types.js';
-import type { JobSteps } from './job-steps.js';
+import type { StepsOf } from './job-step-shapes.js';
 
 /** Where an entry is visible: `public` in v2 discovery, `legacy` only through the v1 table (spec §9.1). */
 export type Visibility = 'public' | 'legacy';
@@ -186,7 +186,7 @@ export interface Implementation {
    * The stepwise form jobs use to run this capability item by item (crawl, batch); without it a
    * job runs the endpoint once.
    */
-  steps?: JobSteps;
+  steps?: StepsOf<any, RunContext<any>>;
 }
 
 /** A provider or capability plugin as exported by `plugins/<id>/index.ts`. */

@@ -12,6 +12,7 @@ import { resolveSettings } from '../plugin/config-values.js';
 
 export { configEnv } from '../plugin/config-values.js';
 import { Registry } from './registry.js';
+import { bindingOutputCheck, endpointOutputCheck } from './output-check.js';
 import type { ProviderBinding, RegisteredCapability, RegisteredEndpoint, RegisteredPlugin, ServiceConfig } from './types.js';
 
 /** Thrown when the registry is invalid; `problems` lists every problem found. */
@@ -156,7 +157,7 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
       checkDescriptions(ep.input, 'input', ewhere, problems);
       checkDescriptions(ep.output, 'output', ewhere, problems);
       if (input && output) {
-        const reg: RegisteredEndpoint = { id, plugin, def: ep, input, output, capabilities: [], visibility: ep.visibility ?? 'public' };
+        const reg: RegisteredEndpoint = { id, plugin, def: ep, input, output, checkOutput: endpointOutputCheck(def.id, output), capabilities: [], visibility: ep.visibility ?? 'public' };
         endpoints.set(id, reg);
         plugin.endpoints.push(reg);
       }
@@ -173,7 +174,7 @@ export async function buildRegistry(serviceConfig: ServiceConfig, opts: BuildOpt
     if (!ep) problems.push(`${where}: endpoint '${impl.endpoint}' is not one of this plugin's operations.`);
     if (cap && ep) {
       if (cap.providers.some((p) => p.plugin.id === plugin.id)) problems.push(`${where}: '${plugin.id}' already implements '${capId}'.`);
-      cap.providers.push({ plugin, endpoint: ep, impl });
+      cap.providers.push({ plugin, endpoint: ep, impl, checkOutput: bindingOutputCheck(ep, impl, cap.output) });
       ep.capabilities.push(capId);
     }
   }

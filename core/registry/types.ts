@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { TypeCheck } from '@sinclair/typebox/compiler';
 import type { CapabilityDef, EndpointDef, Implementation, PluginDef, ResolvedConfig } from '../plugin/types.js';
 import type { Policy } from '../policy/types.js';
+import type { OutputCheck } from './output-check.js';
 
 /** `plugins.config.ts`: which plugins exist, provider order, the deployment default policy. */
 export interface ServiceConfig {
@@ -37,6 +38,8 @@ export interface RegisteredEndpoint {
   def: EndpointDef<TSchema, TSchema, any>;
   input: TypeCheck<TSchema>;
   output: TypeCheck<TSchema>;
+  /** The output check of a direct call, made at build time (output-check.ts). */
+  checkOutput: OutputCheck;
   /** Capabilities this endpoint serves. */
   capabilities: string[];
   /**
@@ -51,6 +54,8 @@ export interface ProviderBinding {
   plugin: RegisteredPlugin;
   endpoint: RegisteredEndpoint;
   impl: Implementation;
+  /** The output check of a capability call through this provider (answer, mapping, capability schema), made at build time. */
+  checkOutput: OutputCheck;
 }
 
 /** A capability with compiled validators and its ordered providers. */

@@ -16,7 +16,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../storage/db.js';
-import type { UsageRow } from './usage-log.js';
+import type { UsageRow } from './usage-row.js';
 
 /** A call that has started (the `b` record). */
 export interface CallStart {

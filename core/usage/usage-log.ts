@@ -7,24 +7,9 @@ import type { Db, Row } from '../storage/db.js';
 import { bulkInsert, type Column } from '../storage/bulk-insert.js';
 import { reportBatch } from '../storage/group-commit.js';
 import type { CallStart, UsageJournal } from './journal.js';
+import type { UsageRow } from './usage-row.js';
 
-/** One call as recorded. */
-export interface UsageRow {
-  requestId: string;
-  keyId: string;
-  lane: 'v1' | 'v2' | 'mcp';
-  objectType: 'capability' | 'endpoint' | 'operation';
-  objectId: string;
-  provider: string | null;
-  status: number;
-  code: string | null;
-  credits: number;
-  latencyMs: number;
-  requestSource: string;
-  createdAt: Date;
-  /** What the call produced as its handler reported it (pages, reviews, model tokens…), if anything. */
-  units?: Record<string, number> | null;
-}
+export type { UsageRow } from './usage-row.js';
 
 /** Filters of `GET /api/v2/usage` (issue: objectType, objectId, status, provider, page, limit). */
 export interface UsageQuery {

@@ -3,11 +3,20 @@
  * steps (crawl-steps.ts): robots.txt and Crawl-delay of the page's origin, the guarded fetch,
  * then conversion, link finding and the path rules in a compute worker.
  */
-import type { CrawlFormat, CrawlResult } from './crawler.js';
 import { fetchPage } from './fetch-page.js';
 import { waitTurn, type OriginRules } from './robots.js';
 import { normaliseUrl, onSite, type SiteScope } from './site-scope.js';
 import type { WebContext } from './work.js';
+
+/** How page content is returned. */
+export type CrawlFormat = 'markdown' | 'text' | 'raw';
+
+/** One crawled page as returned in `results`. */
+export interface CrawlResult {
+  url: string;
+  status: number;
+  content: string;
+}
 
 /** What a crawl keeps fixed across its pages. */
 export interface CrawlEnv {

@@ -8,23 +8,14 @@
  */
 import { InputError, ServiceError, UpstreamError } from '../../core/sdk.js';
 import type { CrawlRequest } from '../../core/catalogue.js';
-import { crawlOne, type CrawlEnv } from './crawl-page.js';
+import { crawlOne, type CrawlEnv, type CrawlResult } from './crawl-page.js';
 import type { WebContext } from './work.js';
 import { loadRobots, refusedOrigin, type OriginRules } from './robots.js';
 import { normaliseUrl, siteOf, type SiteScope } from './site-scope.js';
 import { sitemapPages } from './sitemaps.js';
 
 export { normaliseUrl, siteOf } from './site-scope.js';
-
-/** How page content is returned. */
-export type CrawlFormat = 'markdown' | 'text' | 'raw';
-
-/** One crawled page as returned in `results`. */
-export interface CrawlResult {
-  url: string;
-  status: number;
-  content: string;
-}
+export type { CrawlFormat, CrawlResult } from './crawl-page.js';
 
 /** Crawl parameters after defaults, with the plugin's limits. */
 export interface CrawlOptions extends CrawlRequest {

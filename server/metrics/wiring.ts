@@ -7,36 +7,24 @@
 import { createServer, type Server } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Executor, ExecuteRequest } from '../../core/execution/executor.js';
+import type { Executor } from '../../core/execution/executor.js';
 import type { UsageLog } from '../../core/usage/usage-log.js';
 import { observeBatches } from '../../core/storage/group-commit.js';
-import { toServiceError } from '../../core/errors.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /**
- * Counts provider failures and fallbacks by wrapping the executor's `execute` (the composition
- * root decorates it; the executor itself stays free of metrics). Returns the undo.
+ * Counts provider failures and fallbacks as an observer of the executor (the executor itself
+ * stays free of metrics). Returns the unsubscribe.
  */
 export function observeExecutor(executor: Executor, metrics: ServiceMetrics): () => void {
-  const original = executor.execute;
-  executor.execute = async function execute(req: ExecuteRequest) {
-    let last: string | undefined;
-    const onAttempt = req.onAttempt;
-    const watched: ExecuteRequest = { ...req, onAttempt: (p) => { last = p; onAttempt?.(p); } };
-    try {
-      const res = await original.call(executor, watched);
-      for (const f of res.fallbacks) metrics.providerFailed(f.provider, f.code, true);
-      return res;
-    } catch (err) {
-      if (last) metrics.providerFailed(last, toServiceError(err).code, false);
-      throw err;
-    }
-  };
-  return () => {
-    executor.execute = original;
-  };
+  return executor.observe({
+    finished({ result, error, provider }) {
+      if (result) for (const f of result.fallbacks) metrics.providerFailed(f.provider, f.code, true);
+      else if (provider) metrics.providerFailed(provider, error.code, false);
+    },
+  });
 }
 
 function sameSecret(a: string, b: string): boolean {

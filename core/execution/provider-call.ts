@@ -1,0 +1,68 @@
+/**
+ * One provider's turn in the run stage: maps the input for it, checks the URLs a third-party
+ * provider will fetch, runs its handler within the endpoint's time limit and the caller's signal,
+ * then runs the call's one output check (made when the registry was built).
+ */
+import type { SsrfGuard } from '../engines/http/guard.js';
+import type { Units } from '../credits/cost.js';
+import type { RunContext } from '../plugin/types.js';
+import { usageRecorder } from '../plugin/usage-recorder.js';
+import { deadline } from '../util/deadline.js';
+import { InternalError, ServiceError, UpstreamError } from '../errors.js';
+import { guardProviderUrls } from './provider-urls.js';
+import type { Attempt, ExecuteRequest, TurnContext } from './request.js';
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+/** What a provider's turn produced, checked and mapped for the caller. */
+export interface ProviderAnswer {
+  data: unknown;
+  units: Units;
+  native?: unknown;
+}
+
+/** Runs `attempt` for `req`; throws what the provider's failure maps to. */
+export async function callProvider(req: ExecuteRequest, attempt: Attempt, turn: TurnContext): Promise<ProviderAnswer> {
+  const { endpoint, binding } = attempt;
+  const input = binding?.impl.mapInput ? binding.impl.mapInput(req.input) : req.input;
+  if (binding && !endpoint.input.Check(input)) {
+    const e = endpoint.input.Errors(input).First();
+    throw new InternalError(undefined, { cause: new Error(`${endpoint.id}: mapped input invalid at ${e?.path}: ${e?.message}`) });
+  }
+  // A third-party provider fetches URLs where our connect-time guard cannot see: check them here.
+  const guard = endpoint.plugin.def.managed ? undefined : (turn.engines.http as { guard?: SsrfGuard }).guard;
+  if (guard) await guardProviderUrls(guard, input);
+  const units: Units = {};
+  let native: unknown;
+  // Fired by the caller going away or by the endpoint's time limit.
+  const limit = deadline(req.signal, endpoint.def.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => new Error('time limit reached'));
+  const ctx: RunContext<unknown> = {
+    config: endpoint.plugin.config,
+    state: endpoint.plugin.state,
+    engines: turn.engines,
+    log: req.log,
+    // Made when the handler first looks (see deadline.ts).
+    get signal() {
+      return limit.signal;
+    },
+    requestId: req.requestId,
+    provider: endpoint.plugin.id,
+    caller: req.key.id,
+    usage: usageRecorder(units),
+    reserveFor: (wanted) => turn.reserveFor(wanted),
+    setNative(payload) {
+      native = payload;
+    },
+    call: <T>(capability: string, input: unknown) => turn.call(capability, input, limit.signal) as Promise<T>,
+  };
+  let output: unknown;
+  try {
+    output = await limit.race(endpoint.def.run(input as never, ctx));
+  } catch (err) {
+    if (limit.timedOut && !(err instanceof ServiceError)) throw new UpstreamError(`The ${endpoint.plugin.id} service timed out.`, { cause: err });
+    throw err;
+  } finally {
+    limit.end();
+  }
+  return { data: attempt.checkOutput(output, req.input), units, native };
+}

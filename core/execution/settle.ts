@@ -1,0 +1,31 @@
+/**
+ * The executor's last stage: charge what the served call actually cost (never above the hold) and
+ * release the rest, or release the whole hold when the call failed. The provider's answer has
+ * already passed its output check in the run stage, where a bad answer still lets the next
+ * provider try.
+ */
+import type { Ledger } from '../credits/ledger.js';
+import { isCreditAmount } from '../credits/cost.js';
+import type { Admission, ExecuteRequest, ExecuteResult, RunOutcome } from './request.js';
+
+/**
+ * The settled charge, never above the reservation. A plugin cost rule that yields no usable
+ * amount is a plugin bug: the work was done, so the reserved (quoted) price stands and it is logged.
+ */
+function chargeFor(req: ExecuteRequest, admission: Admission, ran: RunOutcome, reserved: number): number {
+  const computed = admission.cost.settle(req.input, ran.units);
+  if (isCreditAmount(computed)) return Math.min(computed, reserved);
+  req.log.error({ target: admission.targetId, computed }, 'cost rule returned an unusable amount; charging the reservation');
+  return reserved;
+}
+
+/** Charges the served call (`held`: what its hold came to) and returns its result. */
+export async function settle(ledger: Ledger, req: ExecuteRequest, admission: Admission, held: number, ran: RunOutcome): Promise<ExecuteResult> {
+  const credits = await ledger.settle(req.requestId, chargeFor(req, admission, ran, held), admission.targetId);
+  return { data: ran.data, provider: ran.provider, credits, units: ran.units, native: ran.native, fallbacks: ran.fallbacks };
+}
+
+/** Gives the whole hold back: the call failed (or its charge could not be written). */
+export function releaseAll(ledger: Ledger, req: ExecuteRequest): Promise<void> {
+  return ledger.release(req.requestId);
+}
