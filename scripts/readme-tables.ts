@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PluginDef } from '../core/plugin/types.js';
 import { SHIPPED_PLUGINS } from './shipped-plugins.js';
-import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
+import { LEGACY_ROUTES } from '../server/legacy-routes.js';
 import { applyBlocks, pluginsTable, routesTable, settingsTable } from '../core/registry/readme-tables.js';
 
 /** The shipped plugins' definitions, loaded from their folders (not from the deployment's list). */

@@ -4,11 +4,11 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { InputError, NotFoundError } from '../../core/errors.js';
 import { Discovery, type EntryType } from '../../core/registry/discovery.js';
-import type { Access } from '../../core/policy/access.js';
 import { configEnv } from '../../core/registry/build.js';
 import type { Registry } from '../../core/registry/registry.js';
 import type { KeyRecord } from '../../core/keys/types.js';
-import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from '../../core/registry/types.js';
+import type { RegisteredEndpoint, RegisteredPlugin } from '../../core/registry/types.js';
+import { describeCapability, describeEndpoint } from '../target-details.js';
 import { ok } from './envelope.js';
 
 const TYPES = ['capability', 'provider', 'endpoint'];
@@ -23,47 +23,6 @@ function typeOf(v: unknown): EntryType | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !TYPES.includes(v)) throw new InputError("Invalid input: 'type' must be 'capability', 'provider' or 'endpoint'.", { details: { field: 'type' } });
   return v as EntryType;
-}
-
-/** Lean description of a capability, with its providers as this key sees them (v2 details, MCP details). */
-export function describeCapability(access: Access, cap: RegisteredCapability) {
-  return {
-    type: 'capability',
-    id: cap.id,
-    title: cap.def.title,
-    summary: cap.def.summary,
-    tags: cap.def.tags ?? [],
-    aliases: cap.def.aliases ?? [],
-    input: cap.def.input,
-    output: cap.def.output ?? null,
-    cost: cap.def.cost.describe,
-    providers: cap.providers.map((b) => ({
-      id: b.plugin.id,
-      endpoint: b.endpoint.id,
-      configured: b.plugin.configured,
-      allowed: access.provider(cap, b),
-    })),
-    examples: cap.def.examples ?? [],
-  };
-}
-
-/** Lean description of a provider endpoint as this key sees it (v2 details, MCP details). */
-export function describeEndpoint(access: Access, ep: RegisteredEndpoint) {
-  return {
-    type: 'endpoint',
-    id: ep.id,
-    provider: ep.plugin.id,
-    title: ep.def.title,
-    summary: ep.def.summary,
-    tags: ep.def.tags ?? [],
-    input: ep.def.input,
-    output: ep.def.output,
-    cost: ep.def.cost.describe,
-    configured: ep.plugin.configured,
-    allowed: access.endpoint(ep),
-    capabilities: ep.capabilities,
-    examples: ep.def.examples ?? [],
-  };
 }
 
 function describeProvider(p: RegisteredPlugin, visible: RegisteredEndpoint[]) {
