@@ -8,7 +8,8 @@
  * - v1 offers exactly what its route table names.
  * - MCP offers every capability, public endpoints, and the endpoints a v1 row runs directly:
  *   agents have no other lane for the v1-only jobs.
- * - jobs run whatever the registry resolves; the lane that submitted the job has already judged.
+ * - the jobs worker runs whatever the registry resolves: the job was planned and checked (policy,
+ *   input) when it was submitted.
  *
  * A key sees an offered target when its policy lets it use it (`Access`); running it is judged
  * again by the executor, which answers 403 rather than hiding it.
