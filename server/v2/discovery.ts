@@ -33,7 +33,7 @@ export function discoveryRoutes(app: FastifyInstance, c: DependencyContainer): v
   app.post('/search', { schema: { body: SearchBody }, validatorCompiler: searchBodyValidator }, async (req) => {
     const { query: q, type, limit = 20 } = searchOf(req.body as Record<string, unknown>) as SearchRequest;
     req.call.target('operation', 'search');
-    const items = new Discovery(registry, req.call.key!.policy).search(q, type, limit);
+    const items = new Discovery(registry, req.call.key!.policy, 'v2').search(q, type, limit);
     return ok(req, 'search_result', { items }, { query: q, type: type ?? null, count: items.length });
   });
 
@@ -44,7 +44,7 @@ export function discoveryRoutes(app: FastifyInstance, c: DependencyContainer): v
     const related = body.includeRelated === true;
     req.call.target('operation', 'details');
     const key = req.call.key!;
-    const view = new Discovery(registry, key.policy);
+    const view = new Discovery(registry, key.policy, 'v2');
     const cap = registry.capability(id);
     const ep = registry.endpoint(id);
     const plugin = registry.plugins.get(id);
