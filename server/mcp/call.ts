@@ -1,8 +1,9 @@
 /**
  * One MCP tool call through the lane adapter and the shared executor (issue 17 §3), exactly as
- * `/api/v2/run` runs a target: policy, validation with the spec's 400 texts, reservation, provider chain with fallback,
- * settlement or release, and one usage row (lane `mcp`). A failure is a tool result with
- * `isError` and the spec's message (spec §7), never a protocol error, so an agent reads it.
+ * `/api/v2/run` runs a target: policy, validation with the spec's 400 texts, reservation, provider
+ * chain with fallback, settlement or release, and one usage row (lane `mcp`). A failure is a tool
+ * result with `isError` and the spec's message (spec §7), never a protocol error, so an agent
+ * reads it.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';

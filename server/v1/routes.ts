@@ -1,7 +1,8 @@
 /**
  * The direct lane (spec §4.1–4.9, §7.1): each row of the mapping table becomes a route that runs
- * its registry target through the lane adapter and the shared executor. Errors are `{ error: "<spec text>" }`, except
- * code-execution failures whose `error` is `{ name, value, traceback }` (spec §2.2).
+ * its registry target through the lane adapter and the shared executor. Errors are
+ * `{ error: "<spec text>" }`, except code-execution failures whose `error` is
+ * `{ name, value, traceback }` (spec §2.2).
  */
 import type { FastifyInstance } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
