@@ -9,14 +9,20 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifySchemaCompiler } from 'fastify';
 import { InputError } from '../../core/errors.js';
 
+/** A check across fields that a schema cannot say: the 400 it answers, or undefined. */
+export type BodyRule = { rule: (body: Record<string, unknown>) => InputError | undefined };
+
 /** How one body's refusals read. */
 export interface BodyTexts<F extends string> {
   /** The text for a body that is not a JSON object. */
   notObject: string;
   /** An absent body (or JSON `null`) is read as `{}` instead of being refused. */
   emptyIsObject?: boolean;
-  /** The fields in the order they are judged, each with its text (given the field's value). */
-  fields: readonly [F, (value: unknown) => string][];
+  /**
+   * In the order they are judged: the fields, each with its text (given the field's value), and
+   * rules across fields, judged once every field before them passed.
+   */
+  fields: readonly (readonly [F, (value: unknown) => string] | BodyRule)[];
   /** What the schema checks, when it is not the body as sent (e.g. `prompt` standing in for `query`). */
   view?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
@@ -34,13 +40,18 @@ export function bodyValidator<F extends string>(texts: BodyTexts<F>): FastifySch
       const body = raw === null && texts.emptyIsObject ? {} : raw;
       if (!isObject(body)) return { error: new InputError(texts.notObject) };
       const seen = texts.view ? texts.view(body) : body;
-      if (check.Check(seen)) return { value: body };
       // The top-level field each error is under; the first in the judging order names the answer.
-      const failing = new Set([...check.Errors(seen)].map((e) => e.path.split('/')[1] ?? ''));
-      const hit = texts.fields.find(([field]) => failing.has(field));
-      if (!hit) return { error: new InputError(texts.notObject) };
-      const [field, text] = hit;
-      return { error: new InputError(text(seen[field]), { details: { field } }) };
+      const failing = check.Check(seen) ? new Set<string>() : new Set([...check.Errors(seen)].map((e) => e.path.split('/')[1] ?? ''));
+      for (const entry of texts.fields) {
+        if ('rule' in entry) {
+          const refused = entry.rule(seen);
+          if (refused) return { error: refused };
+        } else if (failing.has(entry[0])) {
+          const [field, text] = entry;
+          return { error: new InputError(text(seen[field]), { details: { field } }) };
+        }
+      }
+      return failing.size === 0 ? { value: body } : { error: new InputError(texts.notObject) };
     };
   };
 }

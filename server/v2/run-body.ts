@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { InputError } from '../../core/errors.js';
-import { bodyValidator } from './body-schema.js';
+import { bodyValidator, type BodyRule } from './body-schema.js';
 
 /** Ids are short words; a long one is echoed back and logged, so it is refused before that. */
 const MAX_ID_LENGTH = 128;
@@ -26,19 +26,29 @@ export const RunBody = Type.Object(
 /** A run request that passed its schema. */
 export type RunRequest = Static<typeof RunBody>;
 
+/** The type/id/provider texts shared with a job's submission. */
+export const TARGET_TEXTS = [
+  ['type', () => "Invalid input: 'type' must be 'capability' or 'endpoint'."],
+  ['id', (v: unknown) => (typeof v === 'string' && v.length > MAX_ID_LENGTH ? `Invalid input: 'id' must be at most ${MAX_ID_LENGTH} characters.` : "Invalid input: 'id' is required and must be a non-empty string.")],
+  ['provider', () => "Invalid input: 'provider' must be a non-empty string."],
+] as const;
+
+/** The rule a schema of the envelope does not say: a provider is chosen for capabilities only. */
+export const PROVIDER_CHOICE: BodyRule = {
+  rule: (body) =>
+    body.type === 'endpoint' && body.provider !== undefined
+      ? new InputError("Invalid input: 'provider' applies to capabilities only; an endpoint id already names its provider.", { details: { field: 'provider' } })
+      : undefined,
+};
+
+/** The `input` and `options` texts shared with a job's submission. */
+export const INPUT_TEXT = ['input', () => "Invalid input: 'input' is required and must be an object."] as const;
+export const OPTIONS_TEXT = ['options', () => "Invalid input: 'options' must be an object."] as const;
+
 /** Fastify's validator for {@link RunBody}, answering the envelope's own 400 texts. */
 export const runBodyValidator = bodyValidator({
   notObject: "Invalid input: body must be an object with 'type', 'id' and 'input'.",
-  fields: [
-    ['type', () => "Invalid input: 'type' must be 'capability' or 'endpoint'."],
-    ['id', (v) => (typeof v === 'string' && v.length > MAX_ID_LENGTH ? `Invalid input: 'id' must be at most ${MAX_ID_LENGTH} characters.` : "Invalid input: 'id' is required and must be a non-empty string.")],
-    ['provider', () => "Invalid input: 'provider' must be a non-empty string."],
-    ['input', () => "Invalid input: 'input' is required and must be an object."],
-    ['options', () => "Invalid input: 'options' must be an object."],
-  ],
+  // On `run` the provider rule is judged last (a job's submission judges it before `input`).
+  fields: [...TARGET_TEXTS, INPUT_TEXT, OPTIONS_TEXT, PROVIDER_CHOICE],
 });
 
-/** The one rule a schema of the envelope does not say: a provider is chosen for capabilities only. */
-export function checkProviderChoice(body: RunRequest): void {
-  if (body.type === 'endpoint' && body.provider !== undefined) throw new InputError("Invalid input: 'provider' applies to capabilities only; an endpoint id already names its provider.", { details: { field: 'provider' } });
-}

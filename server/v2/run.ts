@@ -5,15 +5,13 @@ import { TOKENS } from '../../core/tokens.js';
 import { LaneAdapter } from '../../core/lane/adapter.js';
 import { ok } from './envelope.js';
 import { abortSignalOf } from '../abort-signal.js';
-import { RunBody, checkProviderChoice, runBodyValidator, type RunRequest } from './run-body.js';
+import { RunBody, runBodyValidator, type RunRequest } from './run-body.js';
 
 /** Registers the route. */
 export function runRoute(app: FastifyInstance, c: DependencyContainer): void {
   const adapter = new LaneAdapter('v2', c.resolve(TOKENS.Registry), c.resolve(TOKENS.Executor));
   app.post('/run', { schema: { body: RunBody }, validatorCompiler: runBodyValidator }, async (req, reply) => {
-    const body = req.body as RunRequest;
-    checkProviderChoice(body);
-    const { type, id, provider, input, options } = body;
+    const { type, id, provider, input, options } = req.body as RunRequest;
     const includeNative = (options as Record<string, unknown> | undefined)?.include_native === true;
     const answer = await adapter.run({
       requestId: req.id,
