@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { PluginDef } from '../core/plugin/types.js';
 import { SHIPPED_PLUGINS } from './shipped-plugins.js';
-import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
+import { LEGACY_ROUTES } from '../server/legacy-routes.js';
 import { applyBlocks, pluginsTable, routesTable, settingsTable } from '../core/registry/readme-tables.js';
 import serviceConfig from '../plugins.config.js';
 import { capabilityReference, REFERENCE_PATH } from './capability-reference.js';

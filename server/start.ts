@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { createServices, type ContainerOptions } from '../core/container.js';
 import { buildServer } from './app.js';
 import { TOKENS } from '../core/tokens.js';
-import { LEGACY_ROUTES } from './v1/legacy-routes.js';
+import { LEGACY_ROUTES } from './legacy-routes.js';
 import serviceConfig from '../plugins.config.js';
 import { listenMetrics } from './metrics/wiring.js';
 import { join } from 'node:path';

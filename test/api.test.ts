@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from './helpers/server.js';
 import { testServiceConfig } from './fixtures/test-plugins.js';
-import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
+import { LEGACY_ROUTES } from '../server/legacy-routes.js';
 
 const V2_ROUTES: [string, string][] = [
   ['POST', '/api/v2/run'],

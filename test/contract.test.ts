@@ -10,7 +10,7 @@ import { access, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import serviceConfig from '../plugins.config.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
+import { LEGACY_ROUTES } from '../server/legacy-routes.js';
 import type { Example, PluginDef } from '../core/plugin/types.js';
 import { endpointVisibility } from './helpers/visibility.js';
 import { buildRegistry, configEnv, RegistryError } from '../core/registry/build.js';

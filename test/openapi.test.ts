@@ -8,7 +8,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startServer, request, type TestServer, type TestResponse } from './helpers/server.js';
-import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
+import { LEGACY_ROUTES } from '../server/legacy-routes.js';
 import serviceConfig from '../plugins.config.js';
 import type { PluginDef } from '../core/plugin/types.js';
 import { endpointVisibility } from './helpers/visibility.js';

@@ -5,7 +5,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SETTINGS_DOC } from '../core/config.js';
 import { ERROR_CODES } from '../core/errors.js';
-import { LEGACY_ROUTES } from '../server/v1/legacy-routes.js';
+import { LEGACY_ROUTES } from '../server/legacy-routes.js';
 import { configEnv } from '../core/registry/build.js';
 import type { ConfigField } from '../core/plugin/types.js';
 import { generatedReadme, shippedPlugins } from '../scripts/readme-tables.js';

@@ -21,6 +21,7 @@ import type { JobStepResult } from '../plugin/job-steps.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { isCreditAmount } from '../credits/cost.js';
 import { InsufficientCreditsError, ServiceError, toServiceError } from '../errors.js';
+import { LaneAdapter } from '../lane/adapter.js';
 import type { JobStore } from './store.js';
 import type { JobSettings } from './settings.js';
 import type { ClaimedItem, JobRecord } from './types.js';
@@ -155,20 +156,24 @@ export class JobRunner {
     const prior = await store.charged(earlierAttempts(job.id, item));
     // A charge whose result was lost with its instance is given back before the call runs again.
     if (prior > 0) await this.d.ledger.adjust(job.keyId, prior, `job ${job.id}: result lost with a stopped instance; its charge is refunded before the call runs again`);
-    const target = registry.resolve(job.type, job.target);
-    if (!target) throw new ServiceError('NOT_FOUND', `Unknown ${job.type}: ${job.target}`);
+    // The jobs lane's call goes through the one lane adapter, as every lane's does (issue 29).
+    const lane = new LaneAdapter('jobs', registry, executor);
+    const target = lane.target({ type: job.type, id: job.target });
     try {
-      const r = await executor.execute({
+      const r = await lane.run({
         requestId: requestIdOf(job.id, item),
         key,
-        target,
+        type: job.type,
+        id: job.target,
+        resolved: target,
         provider: job.provider ?? undefined,
         input: job.input,
         signal,
         log: this.d.log.child({ jobId: job.id }),
       });
+      const credits = r.served.credits;
       // Cancelled as the call finished: the call was done and charged, so the job shows it.
-      if (!(await this.end(job.id, 'completed', { data: r.data, credits: r.credits, done: 1 }, job.webhook !== null))) await store.record(job.id, r.credits, r.data);
+      if (!(await this.end(job.id, 'completed', { data: r.data, credits, done: 1 }, job.webhook !== null))) await store.record(job.id, credits, r.data);
       return false;
     } catch (err) {
       if (why()) {

@@ -5,6 +5,7 @@
  */
 import { AuthError, toServiceError } from '../errors.js';
 import type { Executor } from '../execution/executor.js';
+import { LaneAdapter } from '../lane/adapter.js';
 import type { KeyStore } from '../keys/key-store.js';
 import type { PluginLogger } from '../plugin/types.js';
 import type { Registry } from '../registry/registry.js';
@@ -63,10 +64,13 @@ export class MonitorRunner {
       if (!key.active) throw new AuthError('Invalid API key');
       const target = registry.resolve('capability', 'scrape_page');
       if (!target) throw new Error('scrape_page is not registered');
-      const res = await executor.execute({ requestId, key, target, input: runInput(m), signal: AbortSignal.any([signal, AbortSignal.timeout(runTimeoutMs)]), log });
+      // A monitor is a v2 resource: its runs go through the v2 lane's adapter, as `run` does.
+      const lane = new LaneAdapter('v2', registry, executor);
+      const signals = AbortSignal.any([signal, AbortSignal.timeout(runTimeoutMs)]);
+      const res = await lane.run({ requestId, key, type: 'capability', id: 'scrape_page', resolved: target, input: runInput(m), signal: signals, log });
       ct = (res.data as { changeTracking?: ChangeTrackingAnswer }).changeTracking;
       last = { at, changeStatus: ct?.changeStatus };
-      row = { provider: res.provider, status: 200, code: null, credits: res.credits, units: Object.keys(res.units).length ? (res.units as Record<string, number>) : null };
+      row = { provider: res.served.provider, status: 200, code: null, credits: res.served.credits, units: Object.keys(res.units).length ? (res.units as Record<string, number>) : null };
     } catch (err) {
       const e = toServiceError(err);
       if (e.status >= 500) log.warn({ err, monitor: m.id }, 'monitor run failed');

@@ -1,10 +1,12 @@
 /**
- * Discovery over the registry for `/api/v2/search` and `/api/v2/details`. Uses the same policy
- * decision as execution, so a key never discovers what it may not run. Legacy (v1-only) entries
- * are never listed (spec §9.1).
+ * Discovery over the registry for `/api/v2/search` and `/api/v2/details`, and the MCP lane's
+ * `search` and `details`. What a key sees is the one visibility rule (`core/policy/visibility.ts`)
+ * for the asking lane, built on the same policy decision as execution, so a key never discovers
+ * what it may not run; v2 lists no v1-only entry (spec §9.1), MCP does.
  */
 import type { Policy } from '../policy/types.js';
 import { Access } from '../policy/access.js';
+import { providerVisibleIn, visibleIn, type Lane, type LaneTables } from '../policy/visibility.js';
 import { queryStems, stemsOf, wordsOf } from './search-terms.js';
 import type { Registry } from './registry.js';
 import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from './types.js';
@@ -32,12 +34,19 @@ function fieldsOf(schema: unknown): string[] {
   return Object.keys(((schema as { properties?: object } | undefined)?.properties ?? {}) as object);
 }
 
-/** Discovery for one key. */
+/** Discovery for one key in one lane. */
 export class Discovery {
   /** The key's access, as execution judges it. */
   readonly access: Access;
 
-  constructor(private readonly registry: Registry, policy: Policy | undefined) {
+  constructor(
+    private readonly registry: Registry,
+    policy: Policy | undefined,
+    /** The lane asking (v2 unless told). */
+    readonly lane: Lane = 'v2',
+    /** The v1 table's targets, for lanes that offer v1-only jobs (MCP). */
+    readonly tables?: LaneTables,
+  ) {
     this.access = new Access(policy, registry.defaultPolicy);
   }
 
@@ -45,18 +54,19 @@ export class Discovery {
     return this.access.providers(cap);
   }
 
-  /** True when the key may use the capability through at least one provider (or it has none yet). */
+  /** True when the lane offers the capability and the key may use it through a provider (or it has none yet). */
   capabilityVisible(cap: RegisteredCapability): boolean {
-    if (cap.def.visibility === 'legacy') return false;
-    return this.access.capability(cap);
+    return visibleIn(this.lane, cap, this.access, this.tables);
   }
 
+  /** True when the lane offers the endpoint and the key may call it. */
   endpointVisible(ep: RegisteredEndpoint): boolean {
-    return ep.visibility !== 'legacy' && this.access.endpoint(ep);
+    return visibleIn(this.lane, ep, this.access, this.tables);
   }
 
+  /** True when at least one of the provider's endpoints is visible. */
   providerVisible(p: RegisteredPlugin): boolean {
-    return p.endpoints.some((e) => this.endpointVisible(e));
+    return providerVisibleIn(this.lane, p, this.access, this.tables);
   }
 
   /** Every entry the key may see. */

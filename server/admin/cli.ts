@@ -35,7 +35,7 @@ import { NotFoundError, ServiceError } from '../../core/errors.js';
 import { createFileStore } from '../../core/engines/files/index.js';
 import type { FileStore } from '../../core/engines/files/types.js';
 import { AdminService } from './service.js';
-import { usageQuery } from '../v2/account.js';
+import { usageQuery } from '../usage-query.js';
 import { usageStats } from '../../core/usage/usage-stats.js';
 import { statsQuery } from './stats.js';
 import { JobStore } from '../../core/jobs/store.js';

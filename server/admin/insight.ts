@@ -12,7 +12,7 @@ import { capabilityBlocked, explain, type Decision } from '../../core/policy/dec
 import type { Policy } from '../../core/policy/types.js';
 import type { Registry } from '../../core/registry/registry.js';
 import { usageStats } from '../../core/usage/usage-stats.js';
-import { usageQuery } from '../v2/account.js';
+import { usageQuery } from '../usage-query.js';
 
 /** Every provider and capability as `key` sees it, each with the rule that decided (core/policy/decide.ts). */
 export function policyReport(registry: Registry, key: Policy) {

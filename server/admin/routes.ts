@@ -8,7 +8,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { AuthError, MESSAGES, NotFoundError, InputError } from '../../core/errors.js';
 import { normaliseError } from '../hooks/body-errors.js';
-import { paging, usageQuery } from '../v2/account.js';
+import { paging, usageQuery } from '../usage-query.js';
 import { AdminService } from './service.js';
 import { statsRoute } from './stats.js';
 import { insightRoutes } from './insight.js';

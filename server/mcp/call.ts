@@ -1,23 +1,25 @@
 /**
- * One MCP tool call through the shared executor (issue 17 §3), exactly as `/api/v2/run` runs a
- * target: policy, validation with the spec's 400 texts, reservation, provider chain with fallback,
- * settlement or release, and one usage row (lane `mcp`). A failure is a tool result with
- * `isError` and the spec's message (spec §7), never a protocol error, so an agent reads it.
+ * One MCP tool call through the lane adapter and the shared executor (issue 17 §3), exactly as
+ * `/api/v2/run` runs a target: policy, validation with the spec's 400 texts, reservation, provider
+ * chain with fallback, settlement or release, and one usage row (lane `mcp`). A failure is a tool
+ * result with `isError` and the spec's message (spec §7), never a protocol error, so an agent
+ * reads it.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Executor } from '../../core/execution/executor.js';
+import type { LaneAdapter } from '../../core/lane/adapter.js';
 import type { FileStore } from '../../core/engines/files/types.js';
 import type { KeyRecord } from '../../core/keys/types.js';
 import type { ResolvedTarget } from '../../core/registry/types.js';
 import type { UsageLog } from '../../core/usage/usage-log.js';
-import { CodeExecutionError, NotFoundError, type ServiceError, toServiceError } from '../../core/errors.js';
+import { CodeExecutionError, type ServiceError, toServiceError } from '../../core/errors.js';
 import { CallRecord, CLIENT_CLOSED_STATUS } from '../call-record.js';
 import { fileContent } from './files.js';
 
 /** Services a tool call uses. */
 export interface CallDeps {
-  executor: Executor;
+  /** The MCP lane's adapter to the executor. */
+  adapter: LaneAdapter;
   usage: UsageLog;
   files: FileStore;
   log: FastifyBaseLogger;
@@ -83,22 +85,20 @@ export async function runCall(deps: CallDeps, facts: CallFacts, target: CallTarg
     }
     record.target(target.type, canonicalId(target));
     if (facts.limited) throw facts.limited;
-    // Same answer as `/api/v2/run` for an id the registry does not know or the lane hides.
-    if (!target.resolved) throw new NotFoundError(`Unknown ${target.type}: ${target.id}`);
-    const result = await deps.executor.execute({
+    // An id the registry does not know or the lane hides gets the same answer as `/api/v2/run`.
+    const answer = await deps.adapter.run({
       requestId: facts.requestId,
       key: facts.key,
-      target: target.resolved,
+      type: target.type,
+      id: target.id,
+      resolved: target.resolved,
       provider: target.provider,
       input: target.input,
       signal: facts.signal,
       log: deps.log,
-      onAttempt: (p) => record.attempt(p),
+      record,
     });
-    record.served(result);
-    const meta: Record<string, unknown> = { requestId: facts.requestId, provider: result.provider, credits: result.credits };
-    if (result.fallbacks.length > 0) meta.fallbacks = result.fallbacks;
-    return await successResult(deps, result.data, meta);
+    return await successResult(deps, answer.data, { requestId: facts.requestId, ...answer.served });
   } catch (raw) {
     const err = toServiceError(raw);
     record.failed(err.code);

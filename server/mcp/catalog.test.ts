@@ -14,12 +14,13 @@ import type { Registry } from '../../core/registry/registry.js';
 import type { Engines } from '../../core/engines/types.js';
 import type { ConfigField } from '../../core/plugin/types.js';
 import deployment from '../../plugins.config.js';
-import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
+import { LEGACY_ROUTES, v1EndpointIds } from '../legacy-routes.js';
+import { laneTables } from '../../core/policy/visibility.js';
 import { ToolCatalog } from './catalog.js';
 import { mcpToolsTable } from './tools-table.js';
 
 const log = { debug() {}, info() {}, warn() {}, error() {} };
-const v1Endpoints = new Set(LEGACY_ROUTES.filter((r) => r.target.startsWith('endpoint:')).map((r) => r.target.slice('endpoint:'.length)));
+const v1Endpoints = v1EndpointIds(LEGACY_ROUTES);
 let registry: Registry;
 let catalog: ToolCatalog;
 
@@ -32,7 +33,7 @@ before(async () => {
   // Listing tools runs nothing: plugin setup gets engines that accept any use and do nothing.
   const inert: any = new Proxy(function inert() {}, { get: (_t, p) => (p === 'then' ? undefined : inert), apply: () => inert });
   registry = await buildRegistry(deployment, { env: { ...env, DOCUMENTS_PREWARM: 'false' }, engines: inert as Engines, log, legacyTargets: LEGACY_ROUTES });
-  catalog = new ToolCatalog(registry, v1Endpoints);
+  catalog = new ToolCatalog(registry, laneTables(LEGACY_ROUTES));
 });
 
 describe('ToolCatalog over the deployment', () => {

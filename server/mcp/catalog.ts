@@ -1,39 +1,20 @@
 /**
  * What the MCP lane offers a key (issue 17 §2): the registry's jobs as MCP tools, filtered by the
- * key's policy with the same `Access` decisions v2 discovery and execution use. Unlike v2, the
- * direct-lane-only jobs (`visibility: 'legacy'`: PDF tools, images, code, video/clip/company data)
- * are offered too: agents have no other lane (spec §9.1 keeps them off v2, not off the service).
+ * one visibility rule for the `mcp` lane (core/policy/visibility.ts) with the same `Access`
+ * decisions v2 discovery and execution use. Unlike v2, the direct-lane-only jobs
+ * (`visibility: 'legacy'`: PDF tools, images, code, video/clip/company data) are offered too:
+ * agents have no other lane (spec §9.1 keeps them off v2, not off the service).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { TSchema } from '@sinclair/typebox';
 import { Discovery } from '../../core/registry/discovery.js';
 import type { Registry } from '../../core/registry/registry.js';
 import type { Policy } from '../../core/policy/types.js';
+import type { LaneTables } from '../../core/policy/visibility.js';
 import type { RegisteredCapability, RegisteredEndpoint, ResolvedTarget } from '../../core/registry/types.js';
 import { describeCost } from '../cost-text.js';
 import { compactInputSchema, compactOutputSchema, withoutSpecRefs } from './compact-schema.js';
 import { annotationsOf } from './annotations.js';
-
-/**
- * Discovery that also sees the v1-only jobs: legacy capabilities the key may use, and provider
- * endpoints that a v1 row runs directly (e.g. `creator_a.clipsite_profile`). `search` and
- * `entries` of the base class follow these overrides, so scoring stays the v2 lane's.
- */
-export class McpDiscovery extends Discovery {
-  constructor(registry: Registry, policy: Policy | undefined, /** Endpoints a v1 row runs directly. */ readonly v1Endpoints: ReadonlySet<string>) {
-    super(registry, policy);
-  }
-
-  /** Public or v1-only, as long as the key may use it through one of its providers. */
-  override capabilityVisible(cap: RegisteredCapability): boolean {
-    return this.access.capability(cap);
-  }
-
-  /** Public endpoints and the endpoints a v1 row targets, when the key may call them. */
-  override endpointVisible(ep: RegisteredEndpoint): boolean {
-    return (ep.visibility !== 'legacy' || this.v1Endpoints.has(ep.id)) && this.access.endpoint(ep);
-  }
-}
 
 /** One registry job offered as a tool, before any key is considered. */
 export interface ToolEntry {
@@ -109,10 +90,10 @@ export class ToolCatalog {
   private readonly entries: ToolEntry[] = [];
   private readonly byName = new Map<string, ToolEntry>();
 
-  constructor(private readonly registry: Registry, readonly v1Endpoints: ReadonlySet<string>) {
+  constructor(private readonly registry: Registry, /** The v1 table's targets (its endpoint rows are jobs of their own). */ readonly tables: LaneTables) {
     for (const capability of registry.capabilities.values()) this.add({ type: 'capability', capability }, capabilityTool(capability));
     for (const endpoint of registry.endpoints.values()) {
-      const ownJob = endpoint.capabilities.length === 0 || v1Endpoints.has(endpoint.id);
+      const ownJob = endpoint.capabilities.length === 0 || tables.v1Targets.has(`endpoint:${endpoint.id}`);
       if (ownJob) this.add({ type: 'endpoint', endpoint }, endpointTool(endpoint));
     }
   }
@@ -124,9 +105,9 @@ export class ToolCatalog {
     this.byName.set(entry.name, entry);
   }
 
-  /** The key's view: discovery filtered by its policy. */
-  discovery(policy: Policy | undefined): McpDiscovery {
-    return new McpDiscovery(this.registry, policy, this.v1Endpoints);
+  /** The key's view: discovery in the MCP lane, filtered by its policy. */
+  discovery(policy: Policy | undefined): Discovery {
+    return new Discovery(this.registry, policy, 'mcp', this.tables);
   }
 
   /**

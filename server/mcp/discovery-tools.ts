@@ -1,7 +1,7 @@
 /**
  * The discovery mode (issue 17 §2): three tools, `search`, `details` and `run`, the v2 lane's
  * discovery pattern (spec §4.10), for catalogues too large to list as tools. What `search` and
- * `details` show, and what `run` may run, is the key's view of the catalogue (`McpDiscovery`),
+ * `details` show, and what `run` may run, is the key's view of the catalogue (`Discovery` in the `mcp` lane),
  * the same one the tools mode lists, v1-only jobs included.
  */
 import { DISCOVERY_ANNOTATIONS } from './annotations.js';
@@ -12,10 +12,11 @@ import { validateInput } from '../../core/execution/validate.js';
 import type { Registry } from '../../core/registry/registry.js';
 import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from '../../core/registry/types.js';
 import type { CallTarget } from './call.js';
-import type { McpDiscovery } from './catalog.js';
+import type { Discovery } from '../../core/registry/discovery.js';
+import { offeredIn } from '../../core/policy/visibility.js';
 import { toolNameOf } from './catalog.js';
 import { describeCost } from '../cost-text.js';
-import { describeCapability, describeEndpoint } from '../v2/discovery.js';
+import { describeCapability, describeEndpoint } from '../target-details.js';
 import { InputError, NotFoundError } from '../../core/errors.js';
 
 const EntryType = Type.Union([Type.Literal('capability'), Type.Literal('endpoint'), Type.Literal('provider')], { description: 'Kind of entry.' });
@@ -68,21 +69,21 @@ export const DISCOVERY_TOOLS: Tool[] = [
 ];
 
 /** The v2 details of a capability, plus its MCP tool name, whether it is v1-only, and its price in words. */
-function capabilityDetails(view: McpDiscovery, cap: RegisteredCapability) {
+function capabilityDetails(view: Discovery, cap: RegisteredCapability) {
   return {
     ...describeCapability(view.access, cap),
     tool: toolNameOf({ type: 'capability', capability: cap }),
-    directLaneOnly: cap.def.visibility === 'legacy',
+    directLaneOnly: !offeredIn('v2', cap),
     costText: describeCost(cap.def.cost.describe),
   };
 }
 
 /** The v2 details of an endpoint, plus its price in words. */
-function endpointDetails(view: McpDiscovery, ep: RegisteredEndpoint) {
+function endpointDetails(view: Discovery, ep: RegisteredEndpoint) {
   return { ...describeEndpoint(view.access, ep), costText: describeCost(ep.def.cost.describe) };
 }
 
-function providerDetails(view: McpDiscovery, p: RegisteredPlugin) {
+function providerDetails(view: Discovery, p: RegisteredPlugin) {
   return {
     type: 'provider',
     id: p.id,
@@ -103,7 +104,7 @@ function plain<T>(v: T): Record<string, unknown> {
  * The call a discovery tool makes: `search` and `details` are free operations of the lane;
  * `run` is a registry target. `undefined` for a name that is not one of the three.
  */
-export function discoveryCall(registry: Registry, view: McpDiscovery, name: string, args: Record<string, unknown>): CallTarget | undefined {
+export function discoveryCall(registry: Registry, view: Discovery, name: string, args: Record<string, unknown>): CallTarget | undefined {
   if (name === 'search') {
     return {
       kind: 'operation',
@@ -145,7 +146,7 @@ export function discoveryCall(registry: Registry, view: McpDiscovery, name: stri
   const a = args as Static<typeof RunInput>;
   if (a.type === 'endpoint' && a.provider !== undefined) return invalid(new InputError("Invalid input: 'provider' applies to capabilities only; an endpoint id already names its provider.", { details: { field: 'provider' } }));
   let resolved = registry.resolve(a.type, a.id);
-  // Only what the key's catalogue offers: endpoints that the v2 lane and the v1 table both hide stay hidden.
-  if (resolved?.type === 'endpoint' && resolved.endpoint.visibility === 'legacy' && !view.v1Endpoints.has(resolved.endpoint.id)) resolved = undefined;
+  // Only what the MCP lane offers: endpoints that the v2 lane and the v1 table both hide stay hidden.
+  if (resolved && !offeredIn(view.lane, resolved, view.tables)) resolved = undefined;
   return { kind: 'registry', type: a.type, id: a.id, resolved, provider: a.provider, input: a.input };
 }

@@ -13,8 +13,10 @@ import { InputError, RateLimitedError, ShuttingDownError, type ServiceError } fr
 import { authHook, setRateHeaders } from '../hooks/auth.js';
 import { normaliseError } from '../hooks/body-errors.js';
 import { CallRecord } from '../call-record.js';
-import { abortSignalOf } from '../v1/routes.js';
-import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
+import { abortSignalOf } from '../abort-signal.js';
+import { LEGACY_ROUTES } from '../legacy-routes.js';
+import { laneTables } from '../../core/policy/visibility.js';
+import { LaneAdapter } from '../../core/lane/adapter.js';
 import { ToolCatalog } from './catalog.js';
 import { RunningCalls } from './cancel.js';
 import { createMcpServer, type McpLane, type ToolsMode } from './server.js';
@@ -63,14 +65,14 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
   // Behind a proxy the public origin differs from the Host the proxy sends: PUBLIC_BASE_URL's is ours too.
   const origins = originSetting([env.MCP_ALLOWED_ORIGINS, c.resolve(TOKENS.Settings).publicBaseUrl].filter(Boolean).join(','));
   // v1 rows that run a provider endpoint directly are v1-only jobs too (issue 17 §2).
-  const v1Endpoints = new Set(LEGACY_ROUTES.filter((r) => r.target.startsWith('endpoint:')).map((r) => r.target.slice('endpoint:'.length)));
+  const tables = laneTables(LEGACY_ROUTES);
   const lane: McpLane = {
     registry,
-    catalog: new ToolCatalog(registry, v1Endpoints),
+    catalog: new ToolCatalog(registry, tables),
     running: new RunningCalls(),
     jobs: () => c.resolve(TOKENS.Jobs),
     deps: {
-      executor: c.resolve(TOKENS.Executor),
+      adapter: new LaneAdapter('mcp', registry, c.resolve(TOKENS.Executor), tables),
       usage: c.resolve(TOKENS.Usage),
       // The file store starts on first use, like every engine.
       get files() {

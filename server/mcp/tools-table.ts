@@ -4,17 +4,17 @@
  * so the table cannot drift from what agents are shown.
  */
 import type { Registry } from '../../core/registry/registry.js';
-import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
+import { LEGACY_ROUTES } from '../legacy-routes.js';
+import { laneTables, offeredIn } from '../../core/policy/visibility.js';
 import { ToolCatalog } from './catalog.js';
 import { describeCost } from '../cost-text.js';
 
 /** Markdown rows `| tool | kind | cost |` for every tool of the catalogue (tools mode, no key filter). */
 export function mcpToolsTable(registry: Registry): string {
-  const v1Endpoints = new Set(LEGACY_ROUTES.filter((r) => r.target.startsWith('endpoint:')).map((r) => r.target.slice('endpoint:'.length)));
-  const rows = new ToolCatalog(registry, v1Endpoints).all().map(({ name, target }) => {
+  const rows = new ToolCatalog(registry, laneTables(LEGACY_ROUTES)).all().map(({ name, target }) => {
     const [kind, cost] =
       target.type === 'capability'
-        ? [target.capability.def.visibility === 'legacy' ? 'v1-only job' : 'capability', target.capability.def.cost.describe]
+        ? [offeredIn('v2', target) ? 'capability' : 'v1-only job', target.capability.def.cost.describe]
         : [`endpoint \`${target.endpoint.id}\``, target.endpoint.def.cost.describe];
     return `| \`${name}\` | ${kind} | ${describeCost(cost)} |`;
   });

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { buildV1Document, buildV2Document } from './build.js';
-import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
+import { LEGACY_ROUTES } from '../legacy-routes.js';
 import { loadRouteAliases } from '../v1/route-aliases.js';
 
 const ASSETS: Record<string, string> = {

@@ -6,7 +6,7 @@
 import type { Registry } from '../../core/registry/registry.js';
 import type { CapabilityDef, EndpointDef } from '../../core/plugin/types.js';
 import { MESSAGES, ShuttingDownError } from '../../core/errors.js';
-import { LEGACY_ROUTES } from '../v1/legacy-routes.js';
+import { LEGACY_ROUTES } from '../legacy-routes.js';
 import type { AliasRoute } from '../v1/route-aliases.js';
 import { CODE_ERROR, CREDITS_HEADER, REQUEST_SOURCE, SECURITY_SCHEMES, V1_ERROR, headersFor, jsonContent, plain, ref, type Json } from './common.js';
 import { describeCost } from '../cost-text.js';

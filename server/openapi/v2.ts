@@ -6,6 +6,7 @@
  */
 import type { Registry } from '../../core/registry/registry.js';
 import { ERROR_CODES } from '../../core/errors.js';
+import { offeredIn } from '../../core/policy/visibility.js';
 import { SECURITY_SCHEMES, headersFor, jsonContent, plain, ref, type Json } from './common.js';
 import { describeCost } from '../cost-text.js';
 import { specTexts } from './v1.js';
@@ -77,7 +78,7 @@ export function buildV2Document(registry: Registry): Json {
     return { input: `#/components/schemas/${t.type}_${t.n}_input`, output: `#/components/schemas/${t.type}_${t.n}_output`, request: `#/components/schemas/${request}` };
   };
   for (const cap of registry.capabilities.values()) {
-    if (cap.def.visibility === 'legacy') continue;
+    if (!offeredIn('v2', cap)) continue;
     schemas[`capability_${cap.id}_input`] = plain(cap.def.input);
     schemas[`capability_${cap.id}_output`] = plain(cap.def.output);
     const providers = cap.providers.map((b) => b.plugin.id);
@@ -86,7 +87,7 @@ export function buildV2Document(registry: Registry): Json {
     targets.push({ type: 'capability', id: cap.id, aliases: cap.def.aliases ?? [], cost, providers, ...refs });
   }
   for (const ep of registry.endpoints.values()) {
-    if (ep.visibility === 'legacy') continue;
+    if (!offeredIn('v2', ep)) continue;
     const n = ep.id.replace('.', '__');
     schemas[`endpoint_${n}_input`] = plain(ep.def.input);
     schemas[`endpoint_${n}_output`] = plain(ep.def.output);

@@ -6,7 +6,7 @@
  * reported together and stops boot, naming the variable.
  */
 import { readFileSync } from 'node:fs';
-import type { LegacyRoute } from './legacy-routes.js';
+import type { LegacyRoute } from '../legacy-routes.js';
 
 /** An alias row: the route it copies, under another path. */
 export interface AliasRoute extends LegacyRoute {

@@ -1,23 +1,27 @@
 /**
  * The direct lane (spec §4.1–4.9, §7.1): each row of the mapping table becomes a route that runs
- * its registry target through the shared executor. Errors are `{ error: "<spec text>" }`, except
- * code-execution failures whose `error` is `{ name, value, traceback }` (spec §2.2).
+ * its registry target through the lane adapter and the shared executor. Errors are
+ * `{ error: "<spec text>" }`, except code-execution failures whose `error` is
+ * `{ name, value, traceback }` (spec §2.2).
  */
 import type { FastifyInstance } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
-import { CodeExecutionError, NotConfiguredError } from '../../core/errors.js';
+import { CodeExecutionError } from '../../core/errors.js';
+import { LaneAdapter } from '../../core/lane/adapter.js';
+import { laneTables } from '../../core/policy/visibility.js';
 import { setupApiScope, inputOf } from '../api-scope.js';
 import { withoutBlanks } from '../blank-fields.js';
-import { LEGACY_ROUTES, type LegacyRoute } from './legacy-routes.js';
+import { LEGACY_ROUTES, type LegacyRoute } from '../legacy-routes.js';
 import { loadRouteAliases, type AliasRoute } from './route-aliases.js';
 import { bodyLimitFor } from '../hooks/body-limits.js';
+import { abortSignalOf } from '../abort-signal.js';
 
 /** Registers the v1 scope. */
 export async function v1Routes(app: FastifyInstance, opts: { container: DependencyContainer }): Promise<void> {
   const c = opts.container;
   const registry = c.resolve(TOKENS.Registry);
-  const executor = c.resolve(TOKENS.Executor);
+  const adapter = new LaneAdapter('v1', registry, c.resolve(TOKENS.Executor), laneTables(LEGACY_ROUTES));
   setupApiScope(app, c, 'v1', (err) => ({ error: err instanceof CodeExecutionError ? err.execution : err.message }));
 
   // The connection check automation platforms run when a user saves a key: who the key is, free.
@@ -38,30 +42,20 @@ export async function v1Routes(app: FastifyInstance, opts: { container: Dependen
       // An alias takes the body limit of the route it stands for (files travel through some).
       ...('aliasOf' in row ? { bodyLimit: bodyLimitFor(row.aliasOf, settings) } : {}),
       handler: async (req, reply) => {
-        req.call.target(type, id);
-        if (!target) throw new NotConfiguredError();
-        const result = await executor.execute({
+        const answer = await adapter.run({
           requestId: req.id,
           key: req.call.key!,
-          target,
+          type,
+          id,
+          resolved: target,
           input: withoutBlanks(inputOf(req)),
           signal: abortSignalOf(reply.raw),
           log: req.log,
-          onAttempt: (provider) => req.call.attempt(provider),
+          record: req.call,
         });
-        req.call.served(result);
-        reply.header('X-Credits-Charged', result.credits);
-        return result.data;
+        reply.header('X-Credits-Charged', answer.served.credits);
+        return answer.data;
       },
     });
   }
-}
-
-/** An AbortSignal that fires when the client goes away before the response is sent. */
-export function abortSignalOf(res: import('node:http').ServerResponse): AbortSignal {
-  const ctl = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) ctl.abort(new Error('client disconnected'));
-  });
-  return ctl.signal;
 }

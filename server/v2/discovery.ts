@@ -2,69 +2,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
-import { InputError, NotFoundError } from '../../core/errors.js';
+import { NotFoundError } from '../../core/errors.js';
 import { Discovery, type EntryType } from '../../core/registry/discovery.js';
-import type { Access } from '../../core/policy/access.js';
 import { configEnv } from '../../core/registry/build.js';
-import type { Registry } from '../../core/registry/registry.js';
-import type { KeyRecord } from '../../core/keys/types.js';
-import type { RegisteredCapability, RegisteredEndpoint, RegisteredPlugin } from '../../core/registry/types.js';
+import type { RegisteredEndpoint, RegisteredPlugin } from '../../core/registry/types.js';
+import { describeCapability, describeEndpoint } from '../target-details.js';
 import { ok } from './envelope.js';
-
-const TYPES = ['capability', 'provider', 'endpoint'];
-
-function bodyOf(raw: unknown): Record<string, unknown> {
-  if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new InputError('Invalid input: body must be an object.');
-  return raw as Record<string, unknown>;
-}
-
-function typeOf(v: unknown): EntryType | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !TYPES.includes(v)) throw new InputError("Invalid input: 'type' must be 'capability', 'provider' or 'endpoint'.", { details: { field: 'type' } });
-  return v as EntryType;
-}
-
-/** Lean description of a capability, with its providers as this key sees them (v2 details, MCP details). */
-export function describeCapability(access: Access, cap: RegisteredCapability) {
-  return {
-    type: 'capability',
-    id: cap.id,
-    title: cap.def.title,
-    summary: cap.def.summary,
-    tags: cap.def.tags ?? [],
-    aliases: cap.def.aliases ?? [],
-    input: cap.def.input,
-    output: cap.def.output ?? null,
-    cost: cap.def.cost.describe,
-    providers: cap.providers.map((b) => ({
-      id: b.plugin.id,
-      endpoint: b.endpoint.id,
-      configured: b.plugin.configured,
-      allowed: access.provider(cap, b),
-    })),
-    examples: cap.def.examples ?? [],
-  };
-}
-
-/** Lean description of a provider endpoint as this key sees it (v2 details, MCP details). */
-export function describeEndpoint(access: Access, ep: RegisteredEndpoint) {
-  return {
-    type: 'endpoint',
-    id: ep.id,
-    provider: ep.plugin.id,
-    title: ep.def.title,
-    summary: ep.def.summary,
-    tags: ep.def.tags ?? [],
-    input: ep.def.input,
-    output: ep.def.output,
-    cost: ep.def.cost.describe,
-    configured: ep.plugin.configured,
-    allowed: access.endpoint(ep),
-    capabilities: ep.capabilities,
-    examples: ep.def.examples ?? [],
-  };
-}
+import { DetailsBody, SearchBody, detailsBodyValidator, searchBodyValidator, searchOf, type DetailsRequest, type SearchRequest } from './discovery-body.js';
 
 function describeProvider(p: RegisteredPlugin, visible: RegisteredEndpoint[]) {
   return {
@@ -86,28 +30,21 @@ function describeProvider(p: RegisteredPlugin, visible: RegisteredEndpoint[]) {
 export function discoveryRoutes(app: FastifyInstance, c: DependencyContainer): void {
   const registry = c.resolve(TOKENS.Registry);
 
-  app.post('/search', async (req) => {
-    const body = bodyOf(req.body);
-    const q = body.query ?? body.prompt ?? '';
-    if (typeof q !== 'string') throw new InputError("Invalid input: 'query' must be a string.", { details: { field: 'query' } });
-    if (q.length > 1000) throw new InputError("Invalid input: 'query' must be at most 1000 characters.", { details: { field: 'query' } });
-    const type = typeOf(body.type);
-    const limit = body.limit === undefined ? 20 : body.limit;
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100) throw new InputError("Invalid input: 'limit' must be an integer from 1 to 100.", { details: { field: 'limit' } });
+  app.post('/search', { schema: { body: SearchBody }, validatorCompiler: searchBodyValidator }, async (req) => {
+    const { query: q, type, limit = 20 } = searchOf(req.body as Record<string, unknown>) as SearchRequest;
     req.call.target('operation', 'search');
-    const items = new Discovery(registry, req.call.key!.policy).search(q, type, limit);
+    const items = new Discovery(registry, req.call.key!.policy, 'v2').search(q, type, limit);
     return ok(req, 'search_result', { items }, { query: q, type: type ?? null, count: items.length });
   });
 
-  app.post('/details', async (req) => {
-    const body = bodyOf(req.body);
+  app.post('/details', { schema: { body: DetailsBody }, validatorCompiler: detailsBodyValidator }, async (req) => {
+    const body = req.body as DetailsRequest;
     const id = body.id;
-    if (typeof id !== 'string' || !id) throw new InputError("Invalid input: 'id' is required and must be a non-empty string.", { details: { field: 'id' } });
-    let type = typeOf(body.type);
+    let type: EntryType | undefined = body.type;
     const related = body.includeRelated === true;
     req.call.target('operation', 'details');
     const key = req.call.key!;
-    const view = new Discovery(registry, key.policy);
+    const view = new Discovery(registry, key.policy, 'v2');
     const cap = registry.capability(id);
     const ep = registry.endpoint(id);
     const plugin = registry.plugins.get(id);

@@ -7,7 +7,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { NotFoundError } from '../../core/errors.js';
 import { ok } from './envelope.js';
-import { paging } from './account.js';
+import { paging } from '../usage-query.js';
 
 /** Whether the key owns a job with this id (the job engine answers; see `deliveriesRoute`). */
 export type JobExists = (keyId: string, jobId: string) => Promise<boolean>;

@@ -1,6 +1,13 @@
-/** Reading a job submission and a results page from a request (issue 25). */
+/**
+ * A job submission's body (issue 25): the envelope is a route schema (issue 29) answering the
+ * texts `run` answers, with the provider rule judged before `input` as it always was here; the
+ * webhook, whose URL a schema cannot judge, is read after it.
+ */
+import { Type, type Static } from '@sinclair/typebox';
 import { InputError } from '../../core/errors.js';
 import type { JobRequest } from '../../core/jobs/plan.js';
+import { bodyValidator } from './body-schema.js';
+import { INPUT_TEXT, OPTIONS_TEXT, PROVIDER_CHOICE, RunBody, TARGET_TEXTS } from './run-body.js';
 
 const MAX_ID_LENGTH = 128;
 const MAX_URL_LENGTH = 2048;
@@ -15,18 +22,26 @@ export interface JobBody extends JobRequest {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Checks the body of `POST /api/v2/jobs`; throws a 400 naming the field. */
-export function readJobBody(body: unknown): JobBody {
-  if (!isObject(body)) throw new InputError("Invalid input: body must be an object with 'type', 'id' and 'input'.");
+/** The submission's envelope: `run`'s, with a bounded provider id and an optional webhook. */
+export const JobSubmission = Type.Object(
+  {
+    ...RunBody.properties,
+    provider: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH, description: 'Capabilities only: the one provider to use.' })),
+    webhook: Type.Optional(Type.Unknown({ description: 'Where to send the job\'s events: { url, events?, metadata? }.' })),
+  },
+  { additionalProperties: true },
+);
+
+/** Fastify's validator for {@link JobSubmission}. */
+export const jobSubmissionValidator = bodyValidator({
+  notObject: "Invalid input: body must be an object with 'type', 'id' and 'input'.",
+  fields: [...TARGET_TEXTS, PROVIDER_CHOICE, INPUT_TEXT, OPTIONS_TEXT],
+});
+
+/** A submission that passed {@link JobSubmission}, with its webhook read; throws a 400 naming the field. */
+export function readJobBody(body: Static<typeof JobSubmission>): JobBody {
   const { type, id, provider, input, options, webhook } = body;
-  if (type !== 'capability' && type !== 'endpoint') throw new InputError("Invalid input: 'type' must be 'capability' or 'endpoint'.", { details: { field: 'type' } });
-  if (typeof id !== 'string' || id.length === 0) throw new InputError("Invalid input: 'id' is required and must be a non-empty string.", { details: { field: 'id' } });
-  if (id.length > MAX_ID_LENGTH) throw new InputError(`Invalid input: 'id' must be at most ${MAX_ID_LENGTH} characters.`, { details: { field: 'id' } });
-  if (provider !== undefined && (typeof provider !== 'string' || provider.length === 0 || provider.length > MAX_ID_LENGTH)) throw new InputError("Invalid input: 'provider' must be a non-empty string.", { details: { field: 'provider' } });
-  if (type === 'endpoint' && provider !== undefined) throw new InputError("Invalid input: 'provider' applies to capabilities only; an endpoint id already names its provider.", { details: { field: 'provider' } });
-  if (!isObject(input)) throw new InputError("Invalid input: 'input' is required and must be an object.", { details: { field: 'input' } });
-  if (options !== undefined && !isObject(options)) throw new InputError("Invalid input: 'options' must be an object.", { details: { field: 'options' } });
-  return { type, id, provider: provider as string | undefined, input, options: options as Record<string, unknown> | undefined, webhook: readWebhook(webhook) };
+  return { type, id, provider, input, options: options as Record<string, unknown> | undefined, webhook: readWebhook(webhook) };
 }
 
 function readWebhook(w: unknown): JobBody['webhook'] {

@@ -9,7 +9,7 @@ import { TOKENS } from '../../core/tokens.js';
 import { jobView } from '../../core/jobs/view.js';
 import type { JobWebhookConfig } from '../../core/jobs/webhooks.js';
 import { ok } from './envelope.js';
-import { readJobBody } from './jobs-input.js';
+import { JobSubmission, jobSubmissionValidator, readJobBody } from './jobs-input.js';
 import { listPaging, resultPaging, statusFilter } from '../jobs-query.js';
 
 /** Registers the jobs routes. */
@@ -17,9 +17,10 @@ export function jobRoutes(app: FastifyInstance, c: DependencyContainer): void {
   const jobs = c.resolve(TOKENS.Jobs);
   const op = (req: FastifyRequest, id: string) => req.call.target('operation', id);
 
-  app.post('/jobs', async (req, reply) => {
-    op(req, 'jobs');
-    const body = readJobBody(req.body);
+  // The usage row of a refused submission names the operation, so it is named before the schema judges.
+  const submit = { schema: { body: JobSubmission }, validatorCompiler: jobSubmissionValidator, preValidation: async (req: FastifyRequest) => op(req, 'jobs') };
+  app.post('/jobs', submit, async (req, reply) => {
+    const body = readJobBody(req.body as Parameters<typeof readJobBody>[0]);
     // The usage row names what the job runs (as `run` does); submitting is free.
     req.call.target(body.type, body.id);
     const job = await jobs.submit(req.call.key!, { ...body, webhook: body.webhook as JobWebhookConfig | undefined });

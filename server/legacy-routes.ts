@@ -3,7 +3,8 @@
  * target it runs. Request bodies are the target's input (minus `requestSource`) and responses are
  * its output, so a lane's shapes live in its capability schema, not here. A row whose target has
  * no provider yet (a capability nobody serves, an endpoint of a plugin this deployment does not
- * list) answers `Service not configured` and starts working when a plugin serves it.
+ * list) answers `Service not configured` and starts working when a plugin serves it. It lives
+ * outside `server/v1/` because the MCP lane offers the same jobs (no lane imports another).
  */
 
 /** One direct-lane route. */
@@ -74,3 +75,8 @@ export const LEGACY_ROUTES: LegacyRoute[] = [
   // Media (issue 28): the original service's trim route.
   { method: 'POST', path: '/api/v1/trim-video', target: 'capability:trim_video' },
 ];
+
+/** The provider endpoints a v1 row runs directly (v1-only jobs that the MCP lane offers too). */
+export function v1EndpointIds(routes: readonly LegacyRoute[] = LEGACY_ROUTES): ReadonlySet<string> {
+  return new Set(routes.filter((r) => r.target.startsWith('endpoint:')).map((r) => r.target.slice('endpoint:'.length)));
+}
