@@ -11,7 +11,7 @@ import type { RegisteredCapability } from '../core/registry/types.js';
 import type { Engines } from '../core/engines/types.js';
 import type { PluginDef } from '../core/plugin/types.js';
 import { describeCost } from '../server/cost-text.js';
-import type { LegacyRoute } from '../server/v1/legacy-routes.js';
+import type { LegacyRoute } from '../server/legacy-routes.js';
 import { fieldRows, fieldTable } from './schema-table.js';
 
 /** Where the reference is written, from the repository root. */
