@@ -5,6 +5,7 @@
  * apart from web.ts so each file has one job; web.ts assembles the capability.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { EXTRACT_TEXT_CREDITS } from './extract.js';
 
 /** Most actions one scrape runs (issue 27). */
 export const MAX_ACTIONS = 50;
@@ -12,6 +13,9 @@ export const MAX_ACTIONS = 50;
 export const MAX_WAIT_MS = 60_000;
 /** Longest `timeout` a scrape accepts, in ms (the endpoint's own limit leaves room for the rest). */
 export const MAX_SCRAPE_TIMEOUT_MS = 80_000;
+
+/** What change tracking's json mode adds to a scrape when the model extracts: the price of an `extract_text` call. */
+export const CHANGE_TRACKING_JSON_CREDITS = EXTRACT_TEXT_CREDITS;
 
 /** Every format `formats` accepts. */
 export const SCRAPE_FORMATS = ['markdown', 'html', 'rawHtml', 'links', 'screenshot', 'screenshot@fullPage', 'changeTracking'] as const;
@@ -107,7 +111,13 @@ export const ChangeTracking = Type.Object(
       description: 'new: no earlier snapshot for this key, URL and tag; same or changed: the markdown against the last snapshot; removed: the page now answers 404 or 410.',
     }),
     visibility: Type.Union([Type.Literal('visible'), Type.Literal('hidden')], { description: 'visible: the page was reached directly by its URL (always so for a scrape).' }),
-    diff: Type.Optional(Type.String({ description: 'changed: a git-style unified diff of the markdown, previous → current.' })),
+    diff: Type.Optional(Type.String({ description: 'changed: a git-style unified diff of the markdown, previous → current (git-diff mode, the default).' })),
+    json: Type.Optional(
+      Type.Record(Type.String(), Type.Object({ previous: Type.Unknown({ description: 'The value before (null when there was none).' }), current: Type.Unknown({ description: 'The value now (null when it is gone).' }) }), {
+        description:
+          "json mode: each top-level field of the extraction whose value differs from the last snapshot's extraction with the same schema and prompt, as { previous, current }; {} when none differs; every field, with previous null, when there is no such extraction yet. Absent when the page is removed.",
+      }),
+    ),
   },
   { description: 'With the changeTracking format: how the page compares with the last snapshot this key took of it (same URL and tag).' },
 );
@@ -168,6 +178,23 @@ export const scrapeOptions = {
   parsePDF: Type.Optional(Type.Boolean({ description: 'Read a PDF or office document behind the URL to text (default true); false: a temporary file link.' })),
   proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('default')], { description: "default: through the operator's WEB_PROXY_URL when set; none: directly." })),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'changeTracking: keeps a separate snapshot history per tag for the same URL.' })),
+  changeTrackingOptions: Type.Optional(
+    Type.Object(
+      {
+        modes: Type.Optional(
+          Type.Array(Type.Union([Type.Literal('git-diff'), Type.Literal('json')], { description: 'A comparison mode.' }), {
+            minItems: 1,
+            maxItems: 2,
+            uniqueItems: true,
+            description: 'git-diff (default): a text diff of the markdown; json: the fields `schema` or `prompt` describe, extracted by the model and compared field by field.',
+          }),
+        ),
+        schema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'json mode: the fields to extract, as a JSON Schema of an object or a map of field names to type names ({"price": "number"}).' })),
+        prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000, description: 'json mode: what to extract (with or instead of a schema).' })),
+      },
+      { additionalProperties: false, description: `With the changeTracking format: how to compare. json mode costs ${CHANGE_TRACKING_JSON_CREDITS} credits more when the model extracts (a page whose markdown is unchanged reuses the last extraction at no extra cost) and needs a configured model.` },
+    ),
+  ),
 };
 
 /** The fields the answer gains (issue 27), each only when asked for. */
