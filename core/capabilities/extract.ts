@@ -371,9 +371,9 @@ export const EXTRACT_TEXT_CREDITS = EXTRACT_BASE_CREDITS;
 
 /** Input of `extract_text`: the material itself, and a schema or a prompt as `extract_web` takes them. */
 export const ExtractTextInput = Type.Object({
-  text: Type.String({ minLength: 1, maxLength: EXTRACT_TEXT_MAX_CHARS, description: `The text to extract from (markdown or plain text, at most ${EXTRACT_TEXT_MAX_CHARS.toLocaleString('en')} characters).` }),
-  schema: ExtractWebInput.properties.schema,
-  prompt: ExtractWebInput.properties.prompt,
+  text: Type.String({ minLength: 1, maxLength: EXTRACT_TEXT_MAX_CHARS, description: 'Markdown or plain text.' }),
+  schema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Fields: a JSON Schema of an object, or {"field": "type"}.' })),
+  prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: 'What to extract.' })),
 });
 
 /** Cross-field rule of `extract_text`: a schema or a prompt, the schema in a form the model lane understands. */
@@ -389,7 +389,7 @@ export function checkExtractText(i: Static<typeof ExtractTextInput>): string | u
 export const extractText = defineCapability({
   id: 'extract_text',
   title: 'Extract structured data from text',
-  summary: `Fill a JSON Schema (or answer a prompt as a JSON object) from text you give, with a language model. ${EXTRACT_TEXT_CREDITS} credits.`,
+  summary: 'Fill a JSON Schema, or answer a prompt as JSON, from your text with a language model.',
   tags: ['extract', 'text', 'markdown', 'llm', 'schema', 'structured', 'json'],
   input: ExtractTextInput,
   output: Type.Object({ results: ExtractWebOutput.properties.results }),

@@ -39,11 +39,11 @@ const ScrapeInput = Type.Object({
   url: Url('Page to fetch (http or https).'),
   format: Type.Optional(
     Type.Union([Type.Literal('markdown'), Type.Literal('html'), Type.Literal('screenshot')], {
-      description: 'markdown (default, GitHub-flavoured, absolute links), html, or screenshot (content is a temporary PNG URL).',
+      description: 'markdown (default), html, or screenshot (a PNG URL).',
     }),
   ),
-  cleaned: Type.Optional(Type.Boolean({ description: 'Main content only (article extraction), without navigation, ads and footers.' })),
-  renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript in a browser (default true); false is a plain, faster fetch.' })),
+  cleaned: Type.Optional(Type.Boolean({ description: 'Main content only (article extraction).' })),
+  renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript (default true); false: a plain, faster fetch.' })),
   ...scrapeOptions,
 });
 
@@ -94,7 +94,7 @@ function checkChangeTrackingOptions(i: ScrapePageInput): string | undefined {
 export function scrapeCost(): CostRule<ScrapePageInput> {
   const most = (i: ScrapePageInput) => SCRAPE_CREDITS + (wantsJsonTracking(i) ? CHANGE_TRACKING_JSON_CREDITS : 0);
   return {
-    describe: { kind: 'custom', note: `${SCRAPE_CREDITS} credits; +${CHANGE_TRACKING_JSON_CREDITS} when changeTracking json mode has the model extract` },
+    describe: { kind: 'custom', note: `${SCRAPE_CREDITS} credits; +${CHANGE_TRACKING_JSON_CREDITS} when changeTracking json mode extracts` },
     reserve: most,
     settle: (i, units: Units) => (units.json_extractions ? most(i) : SCRAPE_CREDITS),
   };
