@@ -13,7 +13,7 @@ import { ServiceError, UpstreamError } from '../../errors.js';
 /**
  * True when a render sets nothing on its page beyond what a warm context's reset undoes
  * (warm-contexts.ts), so it may run in, and leave, its key's warm context: no headers, cookies,
- * viewport, user agent, locale, blocked URLs, screenshot, scrolling or actions.
+ * viewport, user agent, locale, blocked URLs, screenshot (a capture or a screenshot action) or scrolling.
  */
 export function setsNothingOnPage(req: RenderRequest): boolean {
   return (
@@ -25,7 +25,8 @@ export function setsNothingOnPage(req: RenderRequest): boolean {
     !req.blockUrls?.length &&
     !req.screenshot &&
     !req.autoScroll &&
-    !req.actions?.length &&
+    // A screenshot action resizes the viewport; the others act in the document, which the reset ends.
+    !req.actions?.some((a) => a.type === 'screenshot') &&
     !req.proxy
   );
 }

@@ -8,8 +8,8 @@
  * service workers) and the HTTP cache. A kept context belongs to one key and is never handed to
  * another; at most `max` are kept (the least recently used goes first), each for `idleMs`.
  * What is not reset is never kept: the pool keeps only jobs that set nothing on the page
- * (no headers, cookies, viewport, user agent, locale, blocked URLs, screenshot, actions or
- * proxy), that succeeded, and whose page opened no other page.
+ * (no headers, cookies, viewport, user agent, locale, blocked URLs, screenshot or screenshot
+ * action, or proxy), that succeeded, and whose page opened no other page.
  */
 import type { FreshPage } from './pool.js';
 
