@@ -1,10 +1,12 @@
 /**
  * Issue 27 (performance) without losing isolation, through the real server with one page slot:
- * the pool prepares the next context ahead and closes a finished job's context a moment after
- * its answer, yet no call ever sees what an earlier call's page stored (cookies from the server
- * or from a script, localStorage), whichever key made it; and a finished call's page is still
- * closed (what it left open is cut). A page read as soon as it is quiet still shows what it
- * fetched right after its load event.
+ * the pool prepares the next context ahead, keeps a key's context warm for that key's next plain
+ * call and closes a finished job's context a moment after its answer, yet no call ever sees what
+ * an earlier call's page stored (cookies from the server or from a script, localStorage,
+ * sessionStorage, IndexedDB, the pages in the tab's history), whichever key made it; a warm context is never
+ * another key's, and a call with its own headers or cookies never runs in one. A finished call's
+ * page is still closed (what it left open is cut). A page read as soon as it is quiet still
+ * shows what it fetched right after its load event.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,8 +20,9 @@ let base = '';
 let holds = 0;
 let holdsClosed = 0;
 
-const SHOW = `<title>Show</title><p id="out">pending</p><script>
-document.getElementById('out').textContent = 'storage=' + (localStorage.getItem('mark') ?? 'none') + ' jscookie=' + (document.cookie || 'none');
+const SHOW = `<title>Show</title><p id="out">pending</p><p id="idb">pending</p><script>
+document.getElementById('out').textContent = 'storage=' + (localStorage.getItem('mark') ?? 'none') + ' session=' + (sessionStorage.getItem('mark') ?? 'none') + ' jscookie=' + (document.cookie || 'none') + ' history=' + history.length;
+indexedDB.databases().then((dbs) => { document.getElementById('idb').textContent = 'idb=' + (dbs.map((d) => d.name).join(',') || 'none'); });
 </script>`;
 
 before(async () => {
@@ -32,7 +35,7 @@ before(async () => {
     switch (u.pathname) {
       case '/set':
         // A cookie from the server, one from a script, and a mark in localStorage.
-        return html(`<title>Set</title><p>set ${u.searchParams.get('who')}</p><script>localStorage.setItem('mark', '${u.searchParams.get('who')}'); document.cookie = 'js=1; path=/';</script>`, {
+        return html(`<title>Set</title><p>set ${u.searchParams.get('who')}</p><script>localStorage.setItem('mark', '${u.searchParams.get('who')}'); sessionStorage.setItem('mark', 'x'); indexedDB.open('mark-db'); document.cookie = 'js=1; path=/';</script>`, {
           'set-cookie': 'server=1; Path=/; Max-Age=3600',
         });
       case '/show':
@@ -68,7 +71,7 @@ after(() => {
   site.close();
 });
 
-describe('browser contexts are never reused between calls (issue 27)', () => {
+describe('browser contexts are never shared between keys, and a warm one keeps nothing of the previous call (issue 27)', () => {
   let s: TestServer;
   const scrape = (key: string, url: string) => s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'scrape_page', input: { url, renderJs: true } } });
 
@@ -88,10 +91,30 @@ describe('browser contexts are never reused between calls (issue 27)', () => {
       for (const key of [b, a]) {
         const shown = await scrape(key, `${base}/show`);
         assert.equal(shown.status, 200, shown.text);
-        assert.match(shown.json.data.content, /storage=none jscookie=none/, `round ${round}`);
+        assert.match(shown.json.data.content, /storage=none session=none jscookie=none history=[12]\b/, `round ${round}`);
+        assert.match(shown.json.data.content, /idb=none/, `round ${round}`);
         assert.match(shown.json.data.content, /header=none/, `round ${round}`);
       }
     }
+  });
+
+  it("a key's next plain call runs in its warm context, cleared; a call with its own cookies never does", async () => {
+    const key = (await s.createKey({ credits: 1_000 })).key;
+    // The warm context is reset a moment after the answer; the next call waits for that reset.
+    const set = await scrape(key, `${base}/set?who=warm`);
+    assert.equal(set.status, 200, set.text);
+    await new Promise((r) => setTimeout(r, 300));
+    const shown = await scrape(key, `${base}/show`);
+    // history 2 (about:blank, then this page): the kept page, its earlier entries dropped; a fresh one has 1.
+    assert.match(shown.json.data.content, /storage=none session=none jscookie=none history=2\b/);
+    assert.match(shown.json.data.content, /idb=none/);
+    assert.match(shown.json.data.content, /header=none/);
+    // Cookies sent by the caller live in a context of their own, closed after the call.
+    const withCookie = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'scrape_page', input: { url: `${base}/show`, renderJs: true, cookies: [{ name: 'mine', value: 'secret' }] } } });
+    assert.match(withCookie.json.data.content, /header=mine=secret/);
+    const after = await scrape(key, `${base}/show`);
+    assert.match(after.json.data.content, /header=none/);
+    assert.match(after.json.data.content, /jscookie=none/);
   });
 
   it("a finished call's page is closed soon after its answer: a request it left open is cut", async () => {

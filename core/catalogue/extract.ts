@@ -7,7 +7,7 @@
  * second of video. Documents, audio and video hold one unit's price up front and the handler
  * grows the hold once it has counted the pages or probed the duration (never past the limits below).
  */
-import { Type, defineCapability, type CostRule, type Static, type Units } from '../sdk.js';
+import { Type, defineCapability, flat, type CostRule, type Static, type Units } from '../sdk.js';
 
 /** Base price of every model-backed extraction (issue 15). */
 export const EXTRACT_BASE_CREDITS = 100;
@@ -364,4 +364,43 @@ export function checkExtractWeb(i: Static<typeof ExtractWebInput>): string | und
 /** Credits of `extract_web` (issue 15). */
 export const EXTRACT_WEB_CREDITS = 250;
 
-export default [extractDocument, extractImage, extractAudio, extractVideo, documentPages, docToText];
+/** Longest text `extract_text` takes, in characters (longer material is read in parts by the model lane). */
+export const EXTRACT_TEXT_MAX_CHARS = 2_000_000;
+/** Credits of `extract_text`: the base price of a model-backed extraction, with nothing to render or read first. */
+export const EXTRACT_TEXT_CREDITS = EXTRACT_BASE_CREDITS;
+
+/** Input of `extract_text`: the material itself, and a schema or a prompt as `extract_web` takes them. */
+export const ExtractTextInput = Type.Object({
+  text: Type.String({ minLength: 1, maxLength: EXTRACT_TEXT_MAX_CHARS, description: 'Markdown or plain text.' }),
+  schema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Fields: a JSON Schema of an object, or {"field": "type"}.' })),
+  prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: 'What to extract.' })),
+});
+
+/** Cross-field rule of `extract_text`: a schema or a prompt, the schema in a form the model lane understands. */
+export function checkExtractText(i: Static<typeof ExtractTextInput>): string | undefined {
+  return checkExtractWeb({ url: 'https://text.invalid/', schema: i.schema, prompt: i.prompt });
+}
+
+/**
+ * `extract_text` (issue 27, change tracking's json mode): fill a JSON Schema, or answer a prompt
+ * as a JSON object, from text the caller already has; the model-backed lane without a page to
+ * fetch. A scrape asks it for the fields it compares between snapshots.
+ */
+export const extractText = defineCapability({
+  id: 'extract_text',
+  title: 'Extract structured data from text',
+  summary: 'Fill a JSON Schema, or answer a prompt as JSON, from your text with a language model.',
+  tags: ['extract', 'text', 'markdown', 'llm', 'schema', 'structured', 'json'],
+  input: ExtractTextInput,
+  output: Type.Object({ results: ExtractWebOutput.properties.results }),
+  cost: flat(EXTRACT_TEXT_CREDITS),
+  validate: checkExtractText,
+  messages: {
+    text: `'text' parameter is required and must be a non-empty string of at most ${EXTRACT_TEXT_MAX_CHARS} characters.`,
+    schema: "'schema' must be a JSON Schema object.",
+    prompt: "'prompt' must be a non-empty string.",
+  },
+  examples: [{ title: 'Fields of a product text', input: { text: 'Blue Kettle. Price: 39 euros.', schema: { name: 'string', price: 'number' } } }],
+});
+
+export default [extractDocument, extractImage, extractAudio, extractVideo, extractText, documentPages, docToText];

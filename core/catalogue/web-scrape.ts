@@ -5,6 +5,7 @@
  * apart from web.ts so each file has one job; web.ts assembles the capability.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { EXTRACT_TEXT_CREDITS } from './extract.js';
 
 /** Most actions one scrape runs (issue 27). */
 export const MAX_ACTIONS = 50;
@@ -12,6 +13,9 @@ export const MAX_ACTIONS = 50;
 export const MAX_WAIT_MS = 60_000;
 /** Longest `timeout` a scrape accepts, in ms (the endpoint's own limit leaves room for the rest). */
 export const MAX_SCRAPE_TIMEOUT_MS = 80_000;
+
+/** What change tracking's json mode adds to a scrape when the model extracts: the price of an `extract_text` call. */
+export const CHANGE_TRACKING_JSON_CREDITS = EXTRACT_TEXT_CREDITS;
 
 /** Every format `formats` accepts. */
 export const SCRAPE_FORMATS = ['markdown', 'html', 'rawHtml', 'links', 'screenshot', 'screenshot@fullPage', 'changeTracking'] as const;
@@ -26,59 +30,59 @@ export const ScrapeAction = Type.Union(
     Type.Object(
       {
         type: Type.Literal('wait', { description: 'Wait a number of milliseconds, or until an element appears.' }),
-        milliseconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'Milliseconds to wait (0-60000).' })),
-        selector: Type.Optional(Selector('CSS selector to wait for (instead of a time).')),
+        milliseconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'ms (0-60000).' })),
+        selector: Type.Optional(Selector('Or a CSS selector to wait for.')),
       },
-      { additionalProperties: false, description: 'wait: a time or a selector.' },
+      { additionalProperties: false, description: 'wait.' },
     ),
     Type.Object(
       {
         type: Type.Literal('click', { description: 'Click an element.' }),
-        selector: Selector('CSS selector of the element to click (the first match).'),
+        selector: Selector('CSS selector (first match).'),
       },
-      { additionalProperties: false, description: 'click: the first element matching a selector.' },
+      { additionalProperties: false, description: 'click.' },
     ),
     Type.Object(
       {
         type: Type.Literal('write', { description: 'Type text.' }),
-        text: Type.String({ maxLength: 10_000, description: 'Text typed key by key into the focused element (click a field first), or into `selector`.' }),
-        selector: Type.Optional(Selector('CSS selector of the field to type into (default: the focused element).')),
+        text: Type.String({ maxLength: 10_000, description: 'Into `selector`, else the focused element.' }),
+        selector: Type.Optional(Selector('CSS selector of the field.')),
       },
-      { additionalProperties: false, description: 'write: type text.' },
+      { additionalProperties: false, description: 'write.' },
     ),
     Type.Object(
       {
         type: Type.Literal('press', { description: 'Press a key.' }),
-        key: Type.String({ minLength: 1, maxLength: 40, description: 'Key name as browsers name it: Enter, Tab, Escape, ArrowDown, a…' }),
+        key: Type.String({ minLength: 1, maxLength: 40, description: 'Key name: Enter, Tab, ArrowDown, a…' }),
       },
-      { additionalProperties: false, description: 'press: one key.' },
+      { additionalProperties: false, description: 'press.' },
     ),
     Type.Object(
       {
         type: Type.Literal('scroll', { description: 'Scroll the page (or an element).' }),
-        direction: Type.Optional(Type.Union([Type.Literal('up'), Type.Literal('down')], { description: 'up or down (default down).' })),
-        amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'CSS pixels to scroll (default one viewport height).' })),
-        selector: Type.Optional(Selector('CSS selector of a scrollable element (default the page).')),
+        direction: Type.Optional(Type.Union([Type.Literal('up'), Type.Literal('down')], { description: 'Default down.' })),
+        amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'CSS pixels (default a viewport).' })),
+        selector: Type.Optional(Selector('Element (default the page).')),
       },
-      { additionalProperties: false, description: 'scroll: up or down by an amount.' },
+      { additionalProperties: false, description: 'scroll.' },
     ),
     Type.Object(
       {
         type: Type.Literal('screenshot', { description: 'Capture the page as it is now.' }),
-        fullPage: Type.Optional(Type.Boolean({ description: 'The whole page (default the viewport).' })),
+        fullPage: Type.Optional(Type.Boolean({ description: 'Whole page (default viewport).' })),
       },
-      { additionalProperties: false, description: 'screenshot: a PNG of the page at this point; its temporary URL is in the outcome.' },
+      { additionalProperties: false, description: 'screenshot (URL in the outcome).' },
     ),
     Type.Object(
       { type: Type.Literal('scrape', { description: 'Capture the page content at this point.' }) },
-      { additionalProperties: false, description: 'scrape: the page URL and HTML at this point, in the outcome.' },
+      { additionalProperties: false, description: 'scrape (URL, HTML in the outcome).' },
     ),
     Type.Object(
       {
         type: Type.Literal('executeJavascript', { description: 'Run a script in the page.' }),
-        script: Type.String({ minLength: 1, maxLength: 100_000, description: "JavaScript run in the page (never in the service); a function body's `return` value (JSON) is in the outcome." }),
+        script: Type.String({ minLength: 1, maxLength: 100_000, description: 'Function body run in the page; its `return` (JSON) is in the outcome.' }),
       },
-      { additionalProperties: false, description: 'executeJavascript: run a script in the page.' },
+      { additionalProperties: false, description: 'executeJavascript.' },
     ),
   ],
   { description: 'One page action.' },
@@ -107,7 +111,13 @@ export const ChangeTracking = Type.Object(
       description: 'new: no earlier snapshot for this key, URL and tag; same or changed: the markdown against the last snapshot; removed: the page now answers 404 or 410.',
     }),
     visibility: Type.Union([Type.Literal('visible'), Type.Literal('hidden')], { description: 'visible: the page was reached directly by its URL (always so for a scrape).' }),
-    diff: Type.Optional(Type.String({ description: 'changed: a git-style unified diff of the markdown, previous → current.' })),
+    diff: Type.Optional(Type.String({ description: 'changed: a git-style unified diff of the markdown, previous → current (git-diff mode, the default).' })),
+    json: Type.Optional(
+      Type.Record(Type.String(), Type.Object({ previous: Type.Unknown({ description: 'The value before (null when there was none).' }), current: Type.Unknown({ description: 'The value now (null when it is gone).' }) }), {
+        description:
+          "json mode: each top-level field of the extraction whose value differs from the last snapshot's extraction with the same schema and prompt, as { previous, current }; {} when none differs; every field, with previous null, when there is no such extraction yet. Absent when the page is removed.",
+      }),
+    ),
   },
   { description: 'With the changeTracking format: how the page compares with the last snapshot this key took of it (same URL and tag).' },
 );
@@ -122,30 +132,30 @@ export const scrapeOptions = {
         maxItems: SCRAPE_FORMATS.length,
         uniqueItems: true,
         description:
-          'Formats returned in one call, each in its own field (html: cleaned; rawHtml: as served or rendered; screenshots: temporary PNG URLs); `content` holds the first.',
+          'Formats in one call, each in its own field (screenshots: PNG URLs); `content` holds the first.',
       },
     ),
   ),
   onlyMainContent: Type.Optional(Type.Boolean({ description: 'The same as `cleaned`: main content only.' })),
-  includeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Keep only elements matching these (before conversion).' })),
-  excludeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Remove elements matching these (before conversion).' })),
-  waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'Extra wait after the page loaded, in ms (0-60000); renders the page.' })),
-  waitForSelector: Type.Optional(Selector('Wait until an element matching this CSS selector exists (within `timeout`); renders the page.')),
-  timeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SCRAPE_TIMEOUT_MS, description: 'Time for the page, its waits and actions, in ms (1000-80000).' })),
-  mobile: Type.Optional(Type.Boolean({ description: 'Emulate a phone (390×844 touch viewport, mobile user agent).' })),
+  includeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Keep only elements matching these.' })),
+  excludeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Remove elements matching these.' })),
+  waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'Extra wait after load, ms; renders the page.' })),
+  waitForSelector: Type.Optional(Selector('Wait for this CSS selector; renders the page.')),
+  timeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SCRAPE_TIMEOUT_MS, description: 'ms for the page, waits and actions.' })),
+  mobile: Type.Optional(Type.Boolean({ description: 'Emulate a phone.' })),
   headers: Type.Optional(
     Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 8192 }), {
-      description: 'Request headers for this call only; no Host or hop-by-hop headers.',
+      description: 'Headers for this call (no Host or hop-by-hop).',
     }),
   ),
   cookies: Type.Optional(
     Type.Array(
       Type.Object(
         {
-          name: Type.String({ minLength: 1, maxLength: 256, description: 'Cookie name.' }),
-          value: Type.String({ maxLength: 4096, description: 'Cookie value.' }),
-          domain: Type.Optional(Type.String({ maxLength: 255, description: "Domain the cookie is for (default the page's host)." })),
-          path: Type.Optional(Type.String({ maxLength: 1024, description: 'Path (default /).' })),
+          name: Type.String({ minLength: 1, maxLength: 256, description: 'Name.' }),
+          value: Type.String({ maxLength: 4096, description: 'Value.' }),
+          domain: Type.Optional(Type.String({ maxLength: 255, description: "Default the page's host." })),
+          path: Type.Optional(Type.String({ maxLength: 1024, description: 'Default /.' })),
         },
         { additionalProperties: false, description: 'One cookie.' },
       ),
@@ -155,19 +165,36 @@ export const scrapeOptions = {
   location: Type.Optional(
     Type.Object(
       {
-        country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 country (e.g. DE): locale and timezone emulation.' })),
-        languages: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'A language tag.' }), { maxItems: 10, description: 'Preferred languages, first first (Accept-Language and navigator.languages).' })),
+        country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country (DE): locale and timezone.' })),
+        languages: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'A language tag.' }), { maxItems: 10, description: 'Preferred languages, first first.' })),
       },
-      { additionalProperties: false, description: 'Accept-Language, locale and timezone the visit appears to come from.' },
+      { additionalProperties: false, description: 'Where the visit appears to come from.' },
     ),
   ),
-  blockAds: Type.Optional(Type.Boolean({ description: 'Block common ad and tracker hosts (default false).' })),
-  actions: Type.Optional(Type.Array(ScrapeAction, { maxItems: MAX_ACTIONS, description: 'Page actions run in order after load (at most 50, within `timeout`); outcomes in the answer\'s `actions`.' })),
-  maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600 * 1000, description: 'Reuse a stored scrape of the same URL and options up to this many ms old (0: always fetch).' })),
-  storeInCache: Type.Optional(Type.Boolean({ description: 'Store this answer for later `maxAge` calls (default: true when `maxAge` is given).' })),
-  parsePDF: Type.Optional(Type.Boolean({ description: 'Read a PDF or office document behind the URL to text (default true); false: a temporary file link.' })),
-  proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('default')], { description: "default: through the operator's WEB_PROXY_URL when set; none: directly." })),
-  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'changeTracking: keeps a separate snapshot history per tag for the same URL.' })),
+  blockAds: Type.Optional(Type.Boolean({ description: 'Block ad and tracker hosts.' })),
+  actions: Type.Optional(Type.Array(ScrapeAction, { maxItems: MAX_ACTIONS, description: 'Page actions in order after load (at most 50); outcomes in `actions`.' })),
+  maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600 * 1000, description: 'Reuse a stored scrape of the same URL and options up to this many ms old.' })),
+  storeInCache: Type.Optional(Type.Boolean({ description: 'Store this answer for `maxAge` calls (default: with maxAge).' })),
+  parsePDF: Type.Optional(Type.Boolean({ description: 'Read a PDF or office file to text (default true); false: a file link.' })),
+  proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('default')], { description: "default: the operator's WEB_PROXY_URL if set; none: direct." })),
+  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'changeTracking: a separate snapshot history per tag.' })),
+  changeTrackingOptions: Type.Optional(
+    Type.Object(
+      {
+        modes: Type.Optional(
+          Type.Array(Type.Union([Type.Literal('git-diff'), Type.Literal('json')]), {
+            minItems: 1,
+            maxItems: 2,
+            uniqueItems: true,
+            description: 'git-diff (default): markdown diff; json: model-extracted fields compared.',
+          }),
+        ),
+        schema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'json: the fields, as a JSON Schema or {"field": "type"}.' })),
+        prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000, description: 'json: what to extract.' })),
+      },
+      { additionalProperties: false, description: `changeTracking modes; json needs a model, +${CHANGE_TRACKING_JSON_CREDITS} credits when it extracts.` },
+    ),
+  ),
 };
 
 /** The fields the answer gains (issue 27), each only when asked for. */

@@ -4,10 +4,11 @@
  * `shot_a`, `browser_a`), which all map onto the output shapes declared here.
  */
 import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk.js';
-import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb } from './extract.js';
-import { MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
+import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractSchemaOf } from './extract.js';
+import { CHANGE_TRACKING_JSON_CREDITS, MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
 import { URL_REQUIRED, Url, checkUrl } from './web-url.js';
 import { crawlSite } from './web-crawl.js';
+import { SCRAPE_CREDITS } from './search-cost.js';
 
 export * from './web-scrape.js';
 export * from './web-url.js';
@@ -38,11 +39,11 @@ const ScrapeInput = Type.Object({
   url: Url('Page to fetch (http or https).'),
   format: Type.Optional(
     Type.Union([Type.Literal('markdown'), Type.Literal('html'), Type.Literal('screenshot')], {
-      description: 'markdown (default, GitHub-flavoured, absolute links), html, or screenshot (content is a temporary PNG URL).',
+      description: 'markdown (default), html, or screenshot (a PNG URL).',
     }),
   ),
-  cleaned: Type.Optional(Type.Boolean({ description: 'Main content only (article extraction), without navigation, ads and footers.' })),
-  renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript in a browser (default true); false is a plain, faster fetch.' })),
+  cleaned: Type.Optional(Type.Boolean({ description: 'Main content only (article extraction).' })),
+  renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript (default true); false: a plain, faster fetch.' })),
   ...scrapeOptions,
 });
 
@@ -58,10 +59,45 @@ function checkScrape(i: ScrapePageInput): string | undefined {
   for (const [n, a] of (i.actions ?? []).entries()) {
     if (a.type === 'wait' && (a.milliseconds === undefined) === (a.selector === undefined)) return `Action ${n + 1} (wait) needs either 'milliseconds' or 'selector'.`;
   }
+  const tracking = checkChangeTrackingOptions(i);
+  if (tracking) return tracking;
   if (i.renderJs === false && (i.actions?.length || i.waitForSelector || i.mobile || i.blockAds || (i.formats ?? []).some((f) => f.startsWith('screenshot')))) {
     return "'renderJs: false' cannot be combined with actions, waitForSelector, mobile, blockAds or a screenshot format: those need the browser.";
   }
   return undefined;
+}
+
+/** True when a scrape asks change tracking for its json mode (a model extraction compared field by field). */
+export function wantsJsonTracking(i: Pick<ScrapePageInput, 'formats' | 'changeTrackingOptions'>): boolean {
+  return !!i.formats?.includes('changeTracking') && !!i.changeTrackingOptions?.modes?.includes('json');
+}
+
+/** changeTrackingOptions belong to the changeTracking format; json mode needs a schema or a prompt, the schema in a form the model lane reads. */
+function checkChangeTrackingOptions(i: ScrapePageInput): string | undefined {
+  const o = i.changeTrackingOptions;
+  if (!o) return undefined;
+  if (!i.formats?.includes('changeTracking')) return "'changeTrackingOptions' needs the changeTracking format in 'formats'.";
+  const json = o.modes?.includes('json');
+  if (!json && (o.schema !== undefined || o.prompt !== undefined)) return "'changeTrackingOptions.schema' and 'prompt' are for json mode: add 'json' to 'changeTrackingOptions.modes'.";
+  if (json && o.schema === undefined && !o.prompt) return "changeTracking json mode needs 'changeTrackingOptions.schema' or 'changeTrackingOptions.prompt'.";
+  if (o.schema !== undefined && !extractSchemaOf(o.schema)) {
+    return "'changeTrackingOptions.schema' must be a JSON Schema of type 'object', or a map of field names to type names (string, number, integer, boolean, array, object).";
+  }
+  return undefined;
+}
+
+/**
+ * A scrape's price: 10 credits, plus an `extract_text` call's price when change tracking's json
+ * mode had the model extract (unit `json_extractions`; a page whose markdown did not change
+ * reuses the last extraction and adds nothing). The most it can be is held up front.
+ */
+export function scrapeCost(): CostRule<ScrapePageInput> {
+  const most = (i: ScrapePageInput) => SCRAPE_CREDITS + (wantsJsonTracking(i) ? CHANGE_TRACKING_JSON_CREDITS : 0);
+  return {
+    describe: { kind: 'custom', note: `${SCRAPE_CREDITS} credits; +${CHANGE_TRACKING_JSON_CREDITS} when changeTracking json mode extracts` },
+    reserve: most,
+    settle: (i, units: Units) => (units.json_extractions ? most(i) : SCRAPE_CREDITS),
+  };
 }
 
 /** Output of `scrape_page` (spec §4.5). */
@@ -82,7 +118,7 @@ export const scrapePage = defineCapability({
   tags: ['web', 'scrape', 'markdown', 'html', 'page', 'readability'],
   input: ScrapeInput,
   output: ScrapeOutput,
-  cost: flat(10),
+  cost: scrapeCost(),
   validate: checkScrape,
   messages: {
     url: URL_REQUIRED,
@@ -107,6 +143,7 @@ export const scrapePage = defineCapability({
     parsePDF: "'parsePDF' must be a boolean.",
     proxy: "'proxy' must be one of: none, default.",
     tag: "'tag' must be a string of 1 to 128 characters.",
+    changeTrackingOptions: "'changeTrackingOptions' must be an object with optional 'modes' (git-diff, json), 'schema' (an object) and 'prompt' (a string).",
   },
 });
 

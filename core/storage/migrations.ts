@@ -253,6 +253,12 @@ const MIGRATIONS: { id: number; sql: string }[] = [
       CREATE INDEX IF NOT EXISTS monitors_key ON monitors (key_id, created_at DESC)
     `,
   },
+  {
+    // Issue 27: change tracking's json mode keeps the fields the model extracted beside the
+    // markdown of the same snapshot (same retention, deleted with the key).
+    id: 10,
+    sql: `ALTER TABLE page_snapshots ADD COLUMN IF NOT EXISTS extracted TEXT`,
+  },
 ];
 
 /** Brings the schema up to date. */

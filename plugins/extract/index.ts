@@ -2,12 +2,12 @@
  * extract (issue 15; spec §4.9, §4.10): the service-managed extraction lane. Local work first —
  * documents through the key-less doc_text lane, images OCRed and downscaled, audio and video
  * measured, normalised, chunked and sampled with ffmpeg, web pages through our own scrape and
- * screenshot lanes — then any OpenAI-compatible model (MODEL_* settings) answers the prompt.
+ * screenshot lanes, text as given — then any OpenAI-compatible model (MODEL_* settings) answers the prompt.
  * Without MODEL_API_KEY the plugin is not configured: its capabilities answer `Service not
  * configured` and discovery says so, while doc_to_text (plugin doc_text) keeps working.
  */
 import { defineEndpoint, definePlugin, flat, implement } from '../../core/sdk.js';
-import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractAudio, extractDocument, extractImage, extractVideo, extractWeb, imagesOf } from '../../core/catalogue.js';
+import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractAudio, extractDocument, extractImage, extractText, extractVideo, extractWeb, imagesOf } from '../../core/catalogue.js';
 import { extractAudioData } from './audio.js';
 import { config } from './config.js';
 import { extractDocuments } from './document.js';
@@ -17,6 +17,7 @@ import type { State } from './lane.js';
 import { Gate } from '../../core/sdk.js';
 import { extractVideoData } from './video.js';
 import { extractWebData } from './web.js';
+import { extractTextData } from './text.js';
 
 // Media work and model calls are bounded by their gates; this only stops a runaway call.
 const TIMEOUT_MS = 30 * 60 * 1000;
@@ -96,6 +97,21 @@ const web = defineEndpoint({
   run: extractWebData,
 });
 
+const text = defineEndpoint({
+  operation: 'text',
+  title: 'Extract structured data from text',
+  summary: extractText.summary,
+  input: extractText.input,
+  output: extractText.output!,
+  cost: extractText.cost,
+  messages: extractText.messages,
+  validate: extractText.validate,
+  timeoutMs: 5 * 60 * 1000,
+  perKeyConcurrency: 2,
+  examples: [{ title: 'Fields of a product text', input: { text: 'Blue Kettle. Price: 39 euros.', schema: { name: 'string', price: 'number' } } }],
+  run: extractTextData,
+});
+
 export default definePlugin<State, typeof config>({
   id: 'extract',
   apiVersion: 1,
@@ -105,6 +121,6 @@ export default definePlugin<State, typeof config>({
   managed: true,
   config,
   setup: ({ config: c }) => ({ modelGate: new Gate(c.maxConcurrency), toolGate: new Gate(c.maxProcesses) }),
-  endpoints: [document, image, audio, video, web],
-  implements: [implement(extractDocument, document), implement(extractImage, image), implement(extractAudio, audio), implement(extractVideo, video), implement(extractWeb, web)],
+  endpoints: [document, image, audio, video, web, text],
+  implements: [implement(extractDocument, document), implement(extractImage, image), implement(extractAudio, audio), implement(extractVideo, video), implement(extractWeb, web), implement(extractText, text)],
 });

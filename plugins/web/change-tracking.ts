@@ -1,9 +1,16 @@
 /**
  * Change tracking (issue 27 `changeTracking` format): the page's markdown against the last
- * snapshot the same key took of the same URL (and tag), kept in the service's page store, and a
- * git-style unified diff when it changed.
+ * snapshot the same key took of the same URL (and tag), kept in the service's page store, a
+ * git-style unified diff when it changed, and in json mode the fields a model extracted, compared
+ * with the snapshot's own extraction field by field.
  */
 import type { PageStore } from '../../core/sdk.js';
+
+/** One field's values in json mode. */
+export interface FieldChange {
+  previous: unknown;
+  current: unknown;
+}
 
 /** The `changeTracking` field of the answer. */
 export interface ChangeTrackingResult {
@@ -11,28 +18,107 @@ export interface ChangeTrackingResult {
   changeStatus: 'new' | 'same' | 'changed' | 'removed';
   visibility: 'visible' | 'hidden';
   diff?: string;
+  json?: Record<string, FieldChange>;
+}
+
+/** json mode: how to extract fields from the markdown, and what identifies the request. */
+export interface JsonTracking {
+  /** A hash of the schema and prompt: only extractions made with the same ones are compared. */
+  spec: string;
+  /** Asks the model for the fields of `markdown` (throws what the extraction lane throws). */
+  extract(markdown: string): Promise<Record<string, unknown>>;
+}
+
+/** What a snapshot keeps of an extraction. */
+interface StoredExtraction {
+  spec: string;
+  data: Record<string, unknown>;
+}
+
+/** What the comparison found, and whether the model was asked (the call is charged for it). */
+export interface TrackedChange {
+  result: ChangeTrackingResult;
+  extracted: boolean;
 }
 
 /**
  * Compares `markdown` with the last snapshot and records the new one. A page that now answers
- * 404 or 410 is `removed` and its snapshot forgotten, so its return later counts as new.
+ * 404 or 410 is `removed` and its snapshot forgotten, so its return later counts as new. In json
+ * mode the model extracts the fields first — unless the markdown is the snapshot's own and the
+ * snapshot already holds an extraction made with the same schema and prompt — so a failed
+ * extraction leaves the snapshot as it was and the next call compares against the same one.
  */
 export async function trackChange(
   store: PageStore,
   who: { owner: string; url: string; tag: string; retentionMs: number },
   page: { markdown: string; status: number },
-): Promise<ChangeTrackingResult> {
+  modes: { diff: boolean; json?: JsonTracking } = { diff: true },
+): Promise<TrackedChange> {
   // A snapshot past the retention setting is as good as deleted (the sweep may not have run yet).
   const before = await store.snapshotGet(who.owner, who.url, who.tag, who.retentionMs);
   const previousScrapeAt = before ? before.takenAt.toISOString() : null;
   if (page.status === 404 || page.status === 410) {
     if (before) await store.snapshotDelete(who.owner, who.url, who.tag);
-    return { previousScrapeAt, changeStatus: before ? 'removed' : 'new', visibility: 'visible' };
+    return { result: { previousScrapeAt, changeStatus: before ? 'removed' : 'new', visibility: 'visible' }, extracted: false };
   }
-  await store.snapshotPut(who.owner, who.url, who.tag, page.markdown);
-  if (!before) return { previousScrapeAt, changeStatus: 'new', visibility: 'visible' };
-  if (before.content === page.markdown) return { previousScrapeAt, changeStatus: 'same', visibility: 'visible' };
-  return { previousScrapeAt, changeStatus: 'changed', visibility: 'visible', diff: unifiedDiff(before.content, page.markdown) };
+  const same = before?.content === page.markdown;
+  const earlier = parseExtraction(before?.extracted);
+  let stored = same ? before?.extracted : undefined;
+  let json: Record<string, FieldChange> | undefined;
+  let extracted = false;
+  if (modes.json) {
+    const comparable = earlier?.spec === modes.json.spec ? earlier : undefined;
+    let current: Record<string, unknown>;
+    if (same && comparable) current = comparable.data;
+    else {
+      current = await modes.json.extract(page.markdown);
+      extracted = true;
+    }
+    stored = JSON.stringify({ spec: modes.json.spec, data: current } satisfies StoredExtraction);
+    json = fieldChanges(comparable?.data, current);
+  }
+  await store.snapshotPut(who.owner, who.url, who.tag, page.markdown, stored);
+  const result: ChangeTrackingResult = { previousScrapeAt, changeStatus: !before ? 'new' : same ? 'same' : 'changed', visibility: 'visible' };
+  if (result.changeStatus === 'changed' && modes.diff) result.diff = unifiedDiff(before!.content, page.markdown);
+  if (json) result.json = json;
+  return { result, extracted };
+}
+
+function parseExtraction(text: string | undefined): StoredExtraction | undefined {
+  if (!text) return undefined;
+  try {
+    const v = JSON.parse(text) as StoredExtraction;
+    return typeof v?.spec === 'string' && v.data && typeof v.data === 'object' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The top-level fields whose values differ, each as `{ previous, current }` (null for a field
+ * one side lacks); every field when there is nothing to compare with.
+ */
+export function fieldChanges(previous: Record<string, unknown> | undefined, current: Record<string, unknown>): Record<string, FieldChange> {
+  const out: Record<string, FieldChange> = {};
+  const keys = [...new Set([...Object.keys(current), ...Object.keys(previous ?? {})])];
+  for (const k of keys) {
+    const was = previous && k in previous ? previous[k] : null;
+    const now = k in current ? current[k] : null;
+    if (!previous || canonical(was) !== canonical(now)) out[k] = { previous: was ?? null, current: now ?? null };
+  }
+  return out;
+}
+
+/** JSON text with object keys sorted, so two values compare equal whatever their key order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
 }
 
 /** Lines beyond this many (after the common start and end) are diffed as one replaced block. */

@@ -65,11 +65,11 @@ const IMAGE_TYPES = { png: ['image/png', 'png'], jpeg: ['image/jpeg', 'jpg'], we
 const scrapeEndpoint = defineEndpoint({
   operation: 'scrape',
   title: 'Scrape a page on this machine',
-  summary: 'Fetches a page (Chromium when renderJs, else plain HTTP) and returns markdown, HTML, raw HTML, links, screenshots and change tracking, after page actions, from the shared cache when maxAge allows.',
+  summary: 'Fetches a page (Chromium when renderJs, else plain HTTP) and returns markdown, HTML, raw HTML, links, screenshots and change tracking (a diff, or extracted fields compared by the model lane), after page actions, from the shared cache when maxAge allows.',
   input: scrapePage.input,
   output: ScrapeOutput,
   perKeyConcurrency: 16,
-  cost: flat(10),
+  cost: scrapePage.cost,
   timeoutMs: 90_000,
   validate: scrapePage.validate,
   messages: scrapePage.messages,

@@ -2,14 +2,16 @@
  * The web plugin's scrape (spec §4.5, issue 27): the cache first when `maxAge` allows, then the
  * page (browser with the call's own context, or a plain fetch), its formats made off the main
  * thread, screenshots and action captures stored as files, documents read to text by the
- * service's doc-to-text capability, and the change-tracking comparison.
+ * service's doc-to-text capability, and the change-tracking comparison (json mode through the
+ * extraction lane's `extract_text`).
  */
+import { createHash } from 'node:crypto';
 import { InputError, NotConfiguredError, ProviderNotAllowedError, type Static } from '../../core/sdk.js';
-import type { ScrapeOutput } from '../../core/catalogue.js';
+import { EXTRACT_TEXT_MAX_CHARS, wantsJsonTracking, type ScrapeOutput } from '../../core/catalogue.js';
 import { fetchPage, limitsFrom, pdfText, type FetchedPage } from './fetch-page.js';
 import { pageData, type WebContext } from './work.js';
 import { planScrape, type ScrapeInput, type ScrapePlan } from './scrape-plan.js';
-import { trackChange } from './change-tracking.js';
+import { trackChange, type JsonTracking } from './change-tracking.js';
 
 type Out = Static<typeof ScrapeOutput>;
 
@@ -150,7 +152,29 @@ async function changeTracking(ctx: WebContext, input: ScrapeInput, plan: ScrapeP
   // Snapshots belong to a key; a call without one (none today) compares against nothing.
   if (!ctx.caller) return { previousScrapeAt: null, changeStatus: 'new' as const, visibility: 'visible' as const };
   const retentionMs = retention(ctx).snapshotMs;
-  return trackChange(ctx.engines.pageStore, { owner: ctx.caller, url: plan.url, tag: input.tag ?? '', retentionMs }, { markdown, status: page.status });
+  const o = input.changeTrackingOptions;
+  const modes = { diff: !o?.modes || o.modes.includes('git-diff'), json: wantsJsonTracking(input) ? jsonTracking(ctx, o!) : undefined };
+  const tracked = await trackChange(ctx.engines.pageStore, { owner: ctx.caller, url: plan.url, tag: input.tag ?? '', retentionMs }, { markdown, status: page.status }, modes);
+  // The extraction's price is added only when the model was asked (see scrapeCost).
+  if (tracked.extracted) ctx.usage.add('json_extractions', 1);
+  return tracked.result;
+}
+
+/**
+ * json mode's extraction: the page's markdown through the `extract_text` capability (the
+ * extraction lane's configured model; `ctx.call` keeps the key's policy, and a missing model
+ * answers `Service not configured` for the whole call, nothing charged).
+ */
+function jsonTracking(ctx: WebContext, o: NonNullable<ScrapeInput['changeTrackingOptions']>): JsonTracking {
+  const spec = createHash('sha256').update(JSON.stringify({ schema: o.schema ?? null, prompt: o.prompt ?? null })).digest('hex');
+  return {
+    spec,
+    async extract(markdown) {
+      const text = markdown.trim() ? markdown.slice(0, EXTRACT_TEXT_MAX_CHARS) : '(The page has no text.)';
+      const r = await ctx.call<{ results: Record<string, unknown> }>('extract_text', { text, schema: o.schema, prompt: o.prompt });
+      return r.results;
+    },
+  };
 }
 
 /** A plain-text page (or a PDF read by the fallback). */

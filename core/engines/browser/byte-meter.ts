@@ -15,6 +15,15 @@ export interface ByteMeter {
   readonly bytes: number;
   /** Called after every chunk; set by the job that owns the page. */
   onData?: (total: number) => void;
+  /**
+   * Every origin the page and its workers sent a request to since the last `reset`: what a kept
+   * context must clear the storage of before its key's next call (see warm-contexts.ts).
+   */
+  readonly origins: ReadonlySet<string>;
+  /** The page's own CDP session (the meter's), for the clearing. */
+  readonly session: CDPSession;
+  /** Starts counting again from zero, for the next job on the same page. */
+  reset(): void;
 }
 
 interface AttachedEvent {
@@ -24,11 +33,15 @@ interface AttachedEvent {
 
 /** Starts counting on `page` (call before it navigates anywhere that matters). */
 export async function attachByteMeter(page: Page): Promise<ByteMeter> {
-  const meter: { bytes: number; onData?: (total: number) => void } = { bytes: 0 };
+  const origins = new Set<string>();
   const watch = async (session: CDPSession): Promise<void> => {
     session.on('Network.dataReceived', (e: { dataLength: number }) => {
       meter.bytes += e.dataLength;
       meter.onData?.(meter.bytes);
+    });
+    session.on('Network.requestWillBeSent', (e: { request: { url: string } }) => {
+      const origin = originOf(e.request.url);
+      if (origin) origins.add(origin);
     });
     session.on('Target.attachedToTarget', (e: AttachedEvent) => {
       const child = session.connection()?.session(e.sessionId);
@@ -44,6 +57,27 @@ export async function attachByteMeter(page: Page): Promise<ByteMeter> {
       session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
     ]);
   };
-  await watch(await page.createCDPSession());
+  const session = await page.createCDPSession();
+  const meter: { bytes: number; onData?: (total: number) => void; origins: Set<string>; session: CDPSession; reset(): void } = {
+    bytes: 0,
+    origins,
+    session,
+    reset() {
+      meter.bytes = 0;
+      meter.onData = undefined;
+      origins.clear();
+    },
+  };
+  await watch(session);
   return meter;
+}
+
+/** The origin of an http(s) URL (the only ones that keep storage), else undefined. */
+function originOf(url: string): string | undefined {
+  if (!url.startsWith('http')) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }

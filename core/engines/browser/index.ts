@@ -3,12 +3,33 @@
  * downloaded browser. Nothing launches until the first render.
  */
 import type { EngineOptions } from '../options.js';
-import type { BrowserEngine } from './types.js';
+import type { BrowserEngine, RenderRequest } from './types.js';
 import { BrowserPool, poolSettingsFromEnv, type ContextProxy } from './pool.js';
 import { precheck, renderPage } from './render.js';
 import { startGuardProxy, type GuardProxy } from './guard-proxy.js';
 import { SsrfGuard, guardPolicyFromEnv } from '../http/guard.js';
 import { ServiceError, UpstreamError } from '../../errors.js';
+
+/**
+ * True when a render sets nothing on its page beyond what a warm context's reset undoes
+ * (warm-contexts.ts), so it may run in, and leave, its key's warm context: no headers, cookies,
+ * viewport, user agent, locale, blocked URLs, screenshot (a capture or a screenshot action) or scrolling.
+ */
+export function setsNothingOnPage(req: RenderRequest): boolean {
+  return (
+    !req.viewport &&
+    !req.userAgent &&
+    !Object.keys(req.headers ?? {}).length &&
+    !req.cookies?.length &&
+    !req.locale &&
+    !req.blockUrls?.length &&
+    !req.screenshot &&
+    !req.autoScroll &&
+    // A screenshot action resizes the viewport; the others act in the document, which the reset ends.
+    !req.actions?.some((a) => a.type === 'screenshot') &&
+    !req.proxy
+  );
+}
 
 /** Creates the browser pool; the guard follows the same operator settings as the HTTP engine. */
 export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { close(): Promise<void> } {
@@ -40,7 +61,7 @@ export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { clos
       const target = await precheck(guard, req);
       try {
         const proxy = req.proxy ? await contextProxy(req.proxy) : undefined;
-        return await pool.use((fresh) => renderPage(fresh, guard, req, target), req.signal, req.owner, proxy);
+        return await pool.use((fresh) => renderPage(fresh, guard, req, target), req.signal, req.owner, { proxy, keep: setsNothingOnPage(req) });
       } catch (err) {
         // A crash or protocol error mid-job: the pool replaces the browser; the caller gets a 502.
         if (err instanceof ServiceError || req.signal?.aborted) throw err;

@@ -12,6 +12,7 @@ import { BusyError } from '../../errors.js';
 import type { PluginLogger } from '../../plugin/types.js';
 import { attachByteMeter, type ByteMeter } from './byte-meter.js';
 import { FairQueue } from '../../util/fair-queue.js';
+import { WarmContexts } from './warm-contexts.js';
 
 /** A job waiting for a page slot, and whom it is for. */
 interface Waiter {
@@ -78,6 +79,10 @@ export const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
  */
 export const CHROMIUM_ARGS = [
   `--window-size=${DEFAULT_VIEWPORT.width},${DEFAULT_VIEWPORT.height}`,
+  // A kept page's next navigation stays in its renderer (issue 27: a renderer start costs more
+  // CPU than the page): no back-forward cache holding the previous document alive, no proactive
+  // browsing-instance swap and no new frame host per document. Contexts never share a renderer.
+  '--disable-features=BackForwardCache,ProactivelySwapBrowsingInstance,RenderDocument',
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -108,6 +113,19 @@ interface Finished {
 
 /** How long a finished job's context waits before it is closed, in ms (see `BrowserPool.dispose`). */
 const CLOSE_AFTER_MS = 100;
+/** How long a key's warm context is kept after its last call, in ms (see warm-contexts.ts). */
+const KEEP_IDLE_MS = 60_000;
+
+/** How a job may use the pool's warm contexts. */
+export interface UseOptions {
+  /** Through this proxy: a context made for the job, closed after it. */
+  proxy?: ContextProxy;
+  /**
+   * The job sets nothing on its page that warm-contexts.ts does not reset (headers, cookies,
+   * viewport, emulation…): it may run in its owner's warm context, and leave it warm for the next.
+   */
+  keep?: boolean;
+}
 
 interface Instance {
   browser: Browser;
@@ -129,6 +147,8 @@ export class BrowserPool {
   /** Waiting jobs, served owner by owner (issue 24: one key's backlog never holds up another's first job). */
   private readonly waiters = new FairQueue<Waiter>();
   private closed = false;
+  /** Contexts kept per owner between its own jobs. */
+  private readonly warm: WarmContexts<Instance>;
   /** Browsers launched, jobs run, and why browsers were replaced: their job limit (routine) or a crash. */
   readonly counters = { launches: 0, jobs: 0, recycles: 0, crashes: 0 };
 
@@ -137,7 +157,10 @@ export class BrowserPool {
     private readonly log: PluginLogger,
     /** Extra flags decided at launch time (the guard proxy's address). */
     private readonly launchArgs: () => Promise<string[]> = async () => [],
-  ) {}
+  ) {
+    // As many warm contexts as pages at once, at least two: each holds a renderer's memory.
+    this.warm = new WarmContexts(Math.max(2, settings.maxPages), KEEP_IDLE_MS);
+  }
 
   get queued(): number {
     return this.waiters.length;
@@ -155,7 +178,10 @@ export class BrowserPool {
    * owners in turn. When `signal` fires (the caller hung up, its deadline passed) the job's
    * context is closed at once, which stops everything its page was doing, and the slot is free.
    */
-  async use<T>(job: (fresh: FreshPage) => Promise<T>, signal?: AbortSignal, owner = NO_OWNER, proxy?: ContextProxy): Promise<T> {
+  async use<T>(job: (fresh: FreshPage) => Promise<T>, signal?: AbortSignal, owner = NO_OWNER, opts: UseOptions = {}): Promise<T> {
+    const { proxy } = opts;
+    // Only a job with an owner (an API key) reuses or leaves a warm context, and never through a proxy.
+    const keep = opts.keep === true && !proxy && owner !== NO_OWNER;
     await this.acquire(owner, signal);
     let inst: Instance | undefined;
     try {
@@ -168,7 +194,8 @@ export class BrowserPool {
         this.retire(inst);
       }
       // A job through a proxy needs a context made for it; the spares go direct.
-      const fresh = proxy ? await prepare(inst.browser, proxy) : await this.take(inst);
+      const warm = keep ? await this.warm.take(owner, inst) : undefined;
+      const fresh = warm ?? (proxy ? await prepare(inst.browser, proxy) : await this.take(inst));
       let ok = false;
       try {
         let result: T;
@@ -184,7 +211,8 @@ export class BrowserPool {
       } finally {
         // The slot is free as soon as the job's result is. On an abort or a failure the context
         // closes at once: that is what stops the page (its loads, scripts and waits end with it).
-        this.dispose(fresh.context, inst, !ok);
+        if (ok && keep && !inst.retired) this.keepWarm(owner, fresh, inst, !warm);
+        else this.dispose(fresh.context, inst, !ok);
       }
     } finally {
       if (inst) {
@@ -208,6 +236,19 @@ export class BrowserPool {
     entry.timer.unref();
     this.finished.push(entry);
     while (this.finished.length > this.settings.maxPages) this.closeFinished(this.finished[0]!);
+  }
+
+  /**
+   * Leaves a finished job's context warm for its owner's next job (warm-contexts.ts resets it),
+   * after the same pause as `dispose`, so the reset does not compete with the caller's answer.
+   * A job that used a spare has the spare replaced then too.
+   */
+  private keepWarm(owner: string, fresh: FreshPage, inst: Instance, usedSpare: boolean): void {
+    setTimeout(() => {
+      if (inst.retired || this.closed) return void fresh.context.close().catch(() => undefined);
+      this.warm.keep(owner, fresh, inst);
+      if (usedSpare) this.refill(inst);
+    }, CLOSE_AFTER_MS).unref();
   }
 
   private closeFinished(entry: Finished): void {
@@ -318,6 +359,7 @@ export class BrowserPool {
       this.counters.crashes++;
       inst.retired = true;
       if (this.current === inst) this.current = undefined;
+      this.warm.dropInstance(inst);
       this.all.delete(inst);
       void removeProfile(profile);
     });
@@ -333,6 +375,7 @@ export class BrowserPool {
   private retire(inst: Instance): void {
     inst.retired = true;
     if (this.current === inst) this.current = undefined;
+    this.warm.dropInstance(inst);
     for (const spare of inst.spares.splice(0)) void spare.then((s) => s?.context.close().catch(() => undefined));
   }
 
@@ -347,6 +390,7 @@ export class BrowserPool {
   /** Stops every browser and refuses queued jobs. */
   async close(): Promise<void> {
     this.closed = true;
+    this.warm.clear();
     for (const f of this.finished.splice(0)) clearTimeout(f.timer);
     for (const w of this.waiters.drain()) w.reject(new BusyError('The browser is shutting down. Please retry.'));
     const pending = this.launching?.catch(() => undefined);

@@ -31,18 +31,18 @@ function sqlStore(db: Queryable): PageStore {
       );
     },
     async snapshotGet(owner, url, tag, maxAgeMs) {
-      const rows = await db.query<{ content: string; taken_at: Date }>(
-        `SELECT content, taken_at FROM page_snapshots WHERE key_id = $1 AND url = $2 AND tag = $3 AND taken_at >= now() - ($4::bigint * interval '1 millisecond')`,
+      const rows = await db.query<{ content: string; extracted: string | null; taken_at: Date }>(
+        `SELECT content, extracted, taken_at FROM page_snapshots WHERE key_id = $1 AND url = $2 AND tag = $3 AND taken_at >= now() - ($4::bigint * interval '1 millisecond')`,
         [owner, url, tag, Math.floor(maxAgeMs)],
       );
       const row = rows[0];
-      return row ? { content: row.content, takenAt: new Date(row.taken_at) } : undefined;
+      return row ? { content: row.content, ...(row.extracted === null ? {} : { extracted: row.extracted }), takenAt: new Date(row.taken_at) } : undefined;
     },
-    async snapshotPut(owner, url, tag, content) {
+    async snapshotPut(owner, url, tag, content, extracted) {
       const rows = await db.query<{ taken_at: Date }>(
-        `INSERT INTO page_snapshots (key_id, url, tag, content, taken_at) VALUES ($1, $2, $3, $4, now())
-         ON CONFLICT (key_id, url, tag) DO UPDATE SET content = EXCLUDED.content, taken_at = EXCLUDED.taken_at RETURNING taken_at`,
-        [owner, url, tag, content],
+        `INSERT INTO page_snapshots (key_id, url, tag, content, extracted, taken_at) VALUES ($1, $2, $3, $4, $5, now())
+         ON CONFLICT (key_id, url, tag) DO UPDATE SET content = EXCLUDED.content, extracted = EXCLUDED.extracted, taken_at = EXCLUDED.taken_at RETURNING taken_at`,
+        [owner, url, tag, content, extracted ?? null],
       );
       return new Date(rows[0]!.taken_at);
     },
@@ -72,9 +72,9 @@ function memoryStore(): PageStore {
       const snap = snaps.get(id(owner, url, tag));
       return snap && Date.now() - snap.takenAt.getTime() <= maxAgeMs ? snap : undefined;
     },
-    async snapshotPut(owner, url, tag, content) {
+    async snapshotPut(owner, url, tag, content, extracted) {
       const takenAt = new Date();
-      snaps.set(id(owner, url, tag), { content, takenAt });
+      snaps.set(id(owner, url, tag), { content, ...(extracted === undefined ? {} : { extracted }), takenAt });
       return takenAt;
     },
     async snapshotDelete(owner, url, tag) {

@@ -10,6 +10,8 @@ export interface CachedAnswer {
 /** The last snapshot one key took of one URL (and tag). */
 export interface PageSnapshot {
   content: string;
+  /** Change tracking's json mode: what the model extracted from `content`, as JSON text (with what it was asked). */
+  extracted?: string;
   takenAt: Date;
 }
 
@@ -25,8 +27,8 @@ export interface PageStore {
   cachePut(key: string, value: unknown): Promise<void>;
   /** The last snapshot `owner` took of `url` under `tag` ('' for none), if taken at most `maxAgeMs` ago. */
   snapshotGet(owner: string, url: string, tag: string, maxAgeMs: number): Promise<PageSnapshot | undefined>;
-  /** Records a snapshot, replacing the last one; returns when it was taken. */
-  snapshotPut(owner: string, url: string, tag: string, content: string): Promise<Date>;
+  /** Records a snapshot (and what was extracted from it, if anything), replacing the last one; returns when it was taken. */
+  snapshotPut(owner: string, url: string, tag: string, content: string, extracted?: string): Promise<Date>;
   /** Forgets the snapshot (the page was removed). */
   snapshotDelete(owner: string, url: string, tag: string): Promise<void>;
   /** Deletes cache entries older than `cacheMs` and snapshots older than `snapshotMs`. */
