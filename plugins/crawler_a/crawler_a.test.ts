@@ -4,12 +4,10 @@ import assert from 'node:assert/strict';
 import plugin from './index.js';
 import { startCrawlerAFake, type CrawlerAFake } from './fake.js';
 import { ServiceError, UnsupportedOptionError } from '../../core/sdk.js';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { pluginHarness, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
 
 let fake: CrawlerAFake;
-
 let h: PluginHarness;
-
 before(async () => {
   fake = await startCrawlerAFake();
   h = await pluginHarness(plugin, { env: fake.env });
@@ -19,19 +17,14 @@ after(async () => {
   await fake.close();
 });
 
-/**
- * Runs one endpoint through the real executor against the fake; `env` overrides its settings (in a
- * harness of its own, so the shared one keeps the fake's).
- */
-async function run(operation: string, input: unknown, env: Record<string, string> = {}, signal?: AbortSignal) {
-  const own = Object.keys(env).length > 0 ? await pluginHarness(plugin, { env: { ...fake.env, ...env } }) : undefined;
-  try {
-    const r = await (own ?? h).endpoint(operation, input, { signal });
-    return { out: r.data, credits: r.credits };
-  } finally {
-    await own?.close();
-  }
+/** Runs one endpoint through the real executor against the fake. */
+async function run(operation: string, input: unknown, signal?: AbortSignal) {
+  const r = await h.endpoint(operation, input, { signal });
+  return { out: r.data, credits: r.credits };
 }
+const lastPost = () => fake.requests.filter((r) => r.method === 'POST').at(-1)!;
+
+providerFaultSuite({ plugin, fake: startCrawlerAFake, endpoint: 'scrape', input: { url: 'https://example.org' } });
 
 test('scrape sends bearer auth and formats, returns the document', async () => {
   const { out } = await run('scrape', { url: 'https://example.org/docs', formats: ['markdown', 'links'] });
@@ -39,9 +32,8 @@ test('scrape sends bearer auth and formats, returns the document', async () => {
   assert.deepEqual(out.links, ['https://example.org/docs/a']);
   assert.equal(out.metadata.statusCode, 200);
   const sent = fake.requests.at(-1)!;
-  assert.equal(sent.path, '/v2/scrape');
-  assert.deepEqual(sent.body.formats, ['markdown', 'links']);
-  assert.equal(sent.body.onlyMainContent, true);
+  assert.deepEqual([sent.path, sent.body.formats, sent.body.onlyMainContent], ['/v2/scrape', ['markdown', 'links'], true]);
+  await assert.rejects(run('scrape', { url: 'not a url' }), { status: 400 });
 });
 
 test('crawl starts a job, polls until completed, follows next pages and reports pages used', async () => {
@@ -54,7 +46,7 @@ test('crawl starts a job, polls until completed, follows next pages and reports 
     ['https://example.org', 'https://example.org/page-1', 'https://example.org/page-2', 'https://example.org/page-3', 'https://example.org/page-4'],
   );
   assert.equal(credits, 50, '10 credits for each of the 5 pages returned');
-  const calls = fake.requests.slice(before).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, 'ID')}`);
+  const calls = fake.requests.slice(before).map((r) => `${r.method} ${r.url.replace(/[0-9a-f-]{36}/, 'ID')}`);
   assert.deepEqual(calls, ['POST /v2/crawl', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID?skip=2', 'GET /v2/crawl/ID?skip=4']);
   assert.equal(fake.requests[before]!.body.maxDiscoveryDepth, 1);
 });
@@ -91,41 +83,21 @@ test('search, map and screenshot', async () => {
   assert.match(shot.out.url, /\/files\/[\w-]+\?expires=\d+&sig=/);
   assert.equal(shot.out.contentType, 'image/png');
   assert.equal(fake.screenshotHits, hits + 1);
-  assert.deepEqual(fake.requests.at(-1)!.body.formats, [{ type: 'screenshot', fullPage: true, viewport: { width: 800, height: 600 } }]);
+  assert.deepEqual(lastPost().body.formats, [{ type: 'screenshot', fullPage: true, viewport: { width: 800, height: 600 } }]);
 });
 
 test('the screenshot capability maps blockCookieBanners to blockAds and fills screenshotUrl; clip and autoScroll are refused', async () => {
   const r = await h.capability('screenshot', { url: 'example.org', blockCookieBanners: false });
-  const sent = fake.requests.at(-1)!.body;
-  assert.equal(sent.url, 'https://example.org');
-  assert.equal(sent.blockAds, false);
+  const sent = lastPost().body;
+  assert.deepEqual([sent.url, sent.blockAds], ['https://example.org', false]);
   assert.match(r.data.screenshotUrl, /\/files\/[\w-]+\?expires=\d+&sig=/);
   assert.equal(r.data.url, r.data.screenshotUrl);
   await h.capability('screenshot', { url: 'example.org' });
-  assert.equal(fake.requests.at(-1)!.body.blockAds, true);
+  assert.equal(lastPost().body.blockAds, true);
   const refused = (input: object, field: string) =>
     assert.rejects(h.capability('screenshot', { url: 'example.org', ...input }), (e: unknown) => e instanceof ServiceError && e.status === 400 && e.message.includes(field));
   await refused({ clipRectangle: { x: 0, y: 0, width: 10, height: 10 } }, 'clipRectangle');
   await refused({ autoScroll: true }, 'autoScroll');
-});
-
-test('errors map to the catalogue: bad key 500, rate limit 503, upstream failure 502, bad input 400', async () => {
-  const status = async (p: Promise<unknown>) => {
-    try {
-      await p;
-    } catch (e) {
-      assert.ok(e instanceof ServiceError, String(e));
-      return [e.status, e.message];
-    }
-    return [200, ''];
-  };
-  assert.deepEqual(await status(run('scrape', { url: 'https://example.org' }, { CRAWLER_A_API_KEY: 'wrong' })), [500, 'Service authentication failed. Please contact support.']);
-  assert.deepEqual((await status(run('scrape', { url: 'not a url' })))[0], 400);
-  fake.failWith = 429;
-  assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [503, 'Rate limit exceeded. Please try again later.']);
-  fake.failWith = 500;
-  assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve data from crawler_a service.']);
-  fake.failWith = undefined;
 });
 
 /** The status and message of a rejected call (fails the test when the call succeeds). */
@@ -148,7 +120,7 @@ test('a failed job and a job lost upstream (404 while polling) are 502s, so the 
     // Neither needs cancelling: one ended, the other is unknown upstream.
     assert.deepEqual(fake.cancelled, []);
   } finally {
-    fake.jobMode = undefined;
+    fake.reset();
   }
 });
 
@@ -157,7 +129,7 @@ test('a crawl we stop waiting for (caller gone or time limit) is cancelled upstr
   try {
     const ctl = new AbortController();
     const before = fake.requests.length;
-    const call = run('crawl', { url: 'https://example.org' }, {}, ctl.signal);
+    const call = run('crawl', { url: 'https://example.org' }, ctl.signal);
     // Abort once the job exists and is being polled.
     while (!fake.requests.slice(before).some((r) => r.method === 'GET')) await new Promise((r) => setTimeout(r, 5));
     ctl.abort(new Error('time limit reached'));
@@ -169,7 +141,6 @@ test('a crawl we stop waiting for (caller gone or time limit) is cancelled upstr
     const del = fake.requests.slice(before).filter((r) => r.method === 'DELETE');
     assert.deepEqual(del.map((r) => r.path), [`/v2/crawl/${id}`]);
   } finally {
-    fake.jobMode = undefined;
-    fake.cancelled.length = 0;
+    fake.reset();
   }
 });
