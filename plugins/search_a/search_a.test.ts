@@ -1,13 +1,13 @@
 /**
  * search_a: the real client against the loopback fake of its contract (contracts §1), through the
  * executor (core/testing): every endpoint's request and shape, the capability mappings (dateRange,
- * region forms, maps positions, the web-search shape and its scraping step), and every upstream
- * fault mapped to the catalogue (spec §7.1). Black-box tests through the server: test/search*.test.ts.
+ * region forms, maps positions, the web-search shape and its scraping step), and its upstream
+ * faults through the provider fault suite (spec §7.1). Black-box tests through the server: test/search*.test.ts.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { pluginHarness, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
 import { InputError, Type, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
 import plugin from './index.js';
 import { startFake, type SearchAFake } from './fake.js';
@@ -43,6 +43,8 @@ let fake: SearchAFake;
 let search: PluginHarness;
 const outcome = (p: Promise<unknown>) => p.then(() => '200', (e: { status?: number; message: string }) => `${e.status ?? 0} ${e.message}`);
 const sent = () => fake.requests.at(-1)!;
+
+providerFaultSuite({ plugin, fake: startFake, endpoint: 'news', input: { q: 'fault' } });
 
 before(async () => {
   fake = await startFake();
@@ -83,44 +85,13 @@ describe('search_a endpoints against the fake', () => {
     assert.equal(r.credits, 30);
   });
 
-  it('maps upstream faults to the catalogue without leaking the key', async () => {
-    const cases: [Parameters<SearchAFake['setMode']>[0], string][] = [
-      ['unauthorized', '500 Service authentication failed. Please contact support.'],
-      ['unauthorized_401', '500 Service authentication failed. Please contact support.'],
-      // Our provider account is out of credits: the operator's problem (logged), a fallback-able 503.
-      ['out_of_credits', '503 The service is temporarily unavailable. Please try again later.'],
-      ['rate_limited', '503 Rate limit exceeded. Please try again later.'],
-      ['server_error', '502 Failed to retrieve data from search_a service.'],
-      ['garbage', '502 Received invalid data structure from search_a service.'],
-      ['wrong_shape', '502 Received invalid data structure from search_a service.'],
-    ];
-    try {
-      for (const [mode, expected] of cases) {
-        fake.setMode(mode);
-        const got = await outcome(search.endpoint('news', { q: 'fault' }));
-        assert.equal(got, expected, mode);
-        assert.ok(!got.includes(fake.apiKey) && !got.includes(fake.url));
-      }
-    } finally {
-      fake.setMode('ok');
-    }
-    const impatient = await pluginHarness(plugin, { env: { ...fake.env, SEARCH_A_TIMEOUT_MS: '200' } });
-    fake.setMode('slow');
-    try {
-      assert.equal(await outcome(impatient.endpoint('news', { q: 'fault' })), '502 The search_a service timed out.');
-    } finally {
-      fake.setMode('ok');
-      await impatient.close();
-    }
+  it('its own faults: a 401 is our key too, a body of the wrong shape is invalid structure, an unknown enum value is the caller\'s 400', async () => {
+    fake.failWith(401, { message: 'Unauthorized.', statusCode: 401 });
+    assert.equal(await outcome(search.endpoint('news', { q: 'fault' })), '500 Service authentication failed. Please contact support.');
+    fake.failWith(200, { searchParameters: { q: 'fault' }, results: 'not a list', credits: 1 });
+    assert.equal(await outcome(search.endpoint('news', { q: 'fault' })), '502 Received invalid data structure from search_a service.');
+    fake.reset();
     assert.equal(await outcome(search.endpoint('news', { q: 'x', safe: 'sometimes' })), "400 Invalid input: 'safe' must be one of: active, off.");
-    const closed = await startFake();
-    await closed.close();
-    const unreachable = await pluginHarness(plugin, { env: { ...fake.env, SEARCH_A_BASE_URL: closed.url } });
-    try {
-      assert.equal(await outcome(unreachable.endpoint('search', { q: 'x' })), '502 Failed to retrieve data from search_a service.');
-    } finally {
-      await unreachable.close();
-    }
   });
 
   it('the fake holds callers to the contract: POST only, JSON media type, key, enum values', async () => {

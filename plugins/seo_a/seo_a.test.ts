@@ -1,11 +1,11 @@
 /**
  * seo_a: the real client against the loopback fake of its contract (contracts §2), through the
  * executor: the reviews task flow (post, poll with backoff, deadline, hang-up), the reviews cost
- * on what was returned, keyword ideas, and every documented fault mapped to the catalogue.
+ * on what was returned, keyword ideas, its own faults, and the fault suite.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { pluginHarness, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startFake, type SeoAFake } from './fake.js';
 
@@ -31,7 +31,7 @@ test('reviews: task posted with Basic auth, polled until ready, spec defaults ap
     const r = await seo.capability('get_engine_reviews', { keyword: 'hedonism wines' });
     const post = lastPost();
     assert.equal(post.path, '/v3/business_data/google/reviews/task_post');
-    assert.equal(post.auth, `Basic ${Buffer.from(`${fake.login}:${fake.password}`).toString('base64')}`);
+    assert.equal(post.headers.authorization, `Basic ${Buffer.from(`${fake.env.SEO_A_LOGIN}:${fake.apiKey}`).toString('base64')}`);
     assert.deepEqual(post.body, [{ keyword: 'hedonism wines', location_name: 'London,England,United Kingdom', language_code: 'en', depth: 10, sort_by: 'relevant' }]);
     const polls = fake.requests.filter((q) => q.path.includes('/task_get/'));
     assert.ok(polls.length >= 3, 'two answers "Task In Queue." then the result');
@@ -42,7 +42,7 @@ test('reviews: task posted with Basic auth, polled until ready, spec defaults ap
     assert.deepEqual(Object.keys(r.data.items[0]).filter((k) => ['review_text', 'owner_answer', 'images', 'local_guide', 'rating', 'review_id'].includes(k)).sort(), ['images', 'local_guide', 'owner_answer', 'rating', 'review_id', 'review_text']);
     assert.deepEqual({ reserved: r.reserved, credits: r.credits }, { reserved: 50, credits: 50 });
   } finally {
-    fake.pendingPolls = 1;
+    fake.reset();
   }
 });
 
@@ -64,7 +64,7 @@ test('reviews cost 50 per started 10 returned: reserve for the request, settle o
     }
     assert.deepEqual(lastPost().body, [{ place_id: 'ChIJabc', location_name: 'United Kingdom', language_code: 'pt', depth: 4490, sort_by: 'newest' }]);
   } finally {
-    fake.available = 4490;
+    fake.reset();
   }
 });
 
@@ -77,48 +77,29 @@ test('reviews input: one of keyword, cid or placeId; a location the provider doe
   assert.equal(byCode.data.cid, '42');
 });
 
-test('faults: envelope codes and HTTP statuses map to the catalogue', async () => {
-  const cases: [SeoAFake['mode'], string][] = [
-    ['rate_limited', '503 Rate limit exceeded. Please try again later.'],
-    ['internal_error', '502 Failed to retrieve data from seo_a service.'],
-    ['server_error', '502 Failed to retrieve data from seo_a service.'],
-    ['payment_required', '503 The service is temporarily unavailable. Please try again later.'],
-    ['task_error', '500 Failed to fetch engine reviews: Internal SE Server Error.'],
-    ['no_results', '500 Failed to fetch engine reviews: No Search Results.'],
-    ['garbage', '502 Received invalid data structure from seo_a service.'],
-  ];
-  try {
-    for (const [mode, expected] of cases) {
-      fake.mode = mode;
-      assert.equal(await outcome(seo.capability('get_engine_reviews', { keyword: 'x' })), expected, mode);
-    }
-  } finally {
-    fake.mode = 'ok';
+providerFaultSuite({ plugin, fake: startFake, capability: 'get_engine_reviews', input: { keyword: 'x' } });
+
+test('its own faults: 50000 in a 200 envelope is a 502, task errors are the spec\'s 500s', async () => {
+  fake.failWith(200, { status_code: 50000, status_message: 'Internal Error.', tasks: [] });
+  assert.equal(await outcome(seo.capability('get_engine_reviews', { keyword: 'x' })), '502 Failed to retrieve data from seo_a service.');
+  fake.reset();
+  for (const [task, expected] of [['task_error', '500 Failed to fetch engine reviews: Internal SE Server Error.'], ['no_results', '500 Failed to fetch engine reviews: No Search Results.']] as const) {
+    fake.task = task;
+    assert.equal(await outcome(seo.capability('get_engine_reviews', { keyword: 'x' })), expected, task);
   }
-  const wrong = await pluginHarness(plugin, { env: { ...fake.env, SEO_A_PASSWORD: 'nope' } });
-  try {
-    assert.equal(await outcome(wrong.capability('get_engine_reviews', { keyword: 'x' })), '500 Service authentication failed. Please contact support.');
-  } finally {
-    await wrong.close();
-  }
-  const unconfigured = await pluginHarness(plugin, { env: { SEO_A_BASE_URL: fake.url } });
-  try {
-    assert.equal(await outcome(unconfigured.capability('get_engine_reviews', { keyword: 'x' })), '500 Service not configured. Please contact support.');
-  } finally {
-    await unconfigured.close();
-  }
+  fake.reset();
 });
 
 test('a task never ready is abandoned at the deadline (502) and polling stops', async () => {
   const short = await pluginHarness(plugin, { env: { ...fake.env, SEO_A_TASK_TIMEOUT_MS: '1000' } });
-  fake.mode = 'never_ready';
+  fake.task = 'never_ready';
   try {
     assert.equal(await outcome(short.capability('get_engine_reviews', { keyword: 'slow' })), '502 The seo_a service did not finish the task within 1 s.');
     const polled = fake.requests.length;
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(fake.requests.length, polled, 'no poll after the deadline');
   } finally {
-    fake.mode = 'ok';
+    fake.reset();
     await short.close();
   }
 });
@@ -128,9 +109,10 @@ test('a client hang-up abandons the task: the call ends and no poll follows', as
   const patient = await pluginHarness(plugin, { env: { ...fake.env, SEO_A_POLL_INTERVAL_MS: '2000' } });
   const ctl = new AbortController();
   try {
-    const posted = fake.answered;
+    const posted = fake.requests.length;
     const call = outcome(patient.capability('get_engine_reviews', { keyword: 'hang up' }, { signal: ctl.signal }));
-    while (fake.answered === posted) await new Promise((r) => setTimeout(r, 5));
+    // The fake answers a request in the turn it logs it.
+    while (fake.requests.length === posted) await new Promise((r) => setTimeout(r, 5));
     const seen = fake.requests.length;
     ctl.abort(new Error('client disconnected'));
     // The executor reports the hang-up itself (the HTTP lane records it as 499); the call is not served.
