@@ -1,7 +1,7 @@
 /** creator_a: the real client against the loopback fake of its contract (contracts §3), through the executor. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { pluginHarness, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startCreatorAFake, type CreatorAFake } from './fake.js';
 import { COMMENT_TOTAL, FOLLOW_TOTAL, VIDEO_ID, WEBVTT } from './fake-data.js';
@@ -19,12 +19,11 @@ after(async () => {
   await fake.close();
 });
 
-/** The status and message a call ends with (200 on success). */
-const outcome = (p: Promise<unknown>) => p.then(() => ({ status: 200, message: '' }), (e: { status?: number; message: string }) => ({ status: e.status ?? 0, message: e.message }));
+providerFaultSuite({ plugin, fake: startCreatorAFake, capability: 'clipsite_video', input: { url: VIDEO }, service: 'clipsite' });
 
 test('comments: GET with x-api-key, native comments mapped to spec §2.9 with nested replies', async () => {
   const { data, credits, provider } = await h.capability('clipsite_video_comments', { url: VIDEO });
-  assert.deepEqual(fake.requests.at(-1), { path: '/v1/tiktok/video/comments', query: { url: VIDEO } });
+  assert.deepEqual([fake.requests.at(-1)!.path, fake.requests.at(-1)!.query], ['/v1/tiktok/video/comments', { url: VIDEO }]);
   assert.equal(provider, 'creator_a');
   assert.equal(credits, 10);
   assert.deepEqual({ n: data.comments.length, cursor: data.cursor, hasMore: data.hasMore, total: data.total }, { n: 10, cursor: 10, hasMore: true, total: COMMENT_TOTAL });
@@ -50,7 +49,7 @@ test('comments: count trims a page (offset cursor) or gathers several pages', as
 
 test('following and followers: native users mapped to user + stats, minTime paging', async () => {
   const page1 = await h.capability('clipsite_user_following', { handle: '@creator' });
-  assert.deepEqual(fake.requests.at(-1), { path: '/v1/tiktok/user/following', query: { handle: 'creator' } });
+  assert.deepEqual([fake.requests.at(-1)!.path, fake.requests.at(-1)!.query], ['/v1/tiktok/user/following', { handle: 'creator' }]);
   assert.equal(page1.data.followingList.length, 10);
   assert.deepEqual(page1.data.followingList[0], {
     user: { id: '71000000000000', uniqueId: 'star0', nickname: 'STAR0', avatarThumb: 'https://cdn.example/avt/star0~100x100.webp', signature: 'Bio of star0', verified: true, secUid: 'MS4w.star0', privateAccount: false },
@@ -90,37 +89,13 @@ test('profile, profile videos and one video', async () => {
   assert.deepEqual({ id: one.data.id, createTime: one.data.createTime, iso: one.data.createTimeISO }, { id: VIDEO_ID, createTime: 1737600000, iso: '2025-01-23T02:40:00.000Z' });
 });
 
-test('faults: 401 → 500, 402 → 503, 429 → 503, 5xx and garbage → 502 in the site wording', async () => {
-  const wrongKey = await pluginHarness(plugin, { env: { ...fake.env, CREATOR_A_API_KEY: 'nope' } });
-  try {
-    assert.deepEqual(await outcome(wrongKey.capability('clipsite_video', { url: VIDEO })), { status: 500, message: 'Service authentication failed. Please contact support.' });
-  } finally {
-    await wrongKey.close();
-  }
-  try {
-    fake.failWith = 402;
-    assert.equal((await outcome(h.capability('clipsite_video', { url: VIDEO }))).status, 503);
-    fake.failWith = 429;
-    assert.deepEqual(await outcome(h.capability('clipsite_video', { url: VIDEO })), { status: 503, message: 'Rate limit exceeded. Please try again later.' });
-    fake.failWith = 500;
-    assert.deepEqual(await outcome(h.capability('bizsite_company', { url: 'https://www.linkedin.com/company/example-co/' })), { status: 502, message: 'Failed to retrieve data from bizsite service.' });
-    fake.failWith = undefined;
-    fake.answerWith = '<html>oops</html>';
-    assert.deepEqual(await outcome(h.capability('clipsite_video', { url: VIDEO })), { status: 502, message: 'Received invalid data structure from clipsite service.' });
-  } finally {
-    fake.failWith = undefined;
-    fake.answerWith = undefined;
-  }
-});
-
-test('without a key every operation answers Service not configured', async () => {
+test('5xx reads in the wording of the site the operation serves; without a key nothing reaches the provider', async () => {
+  fake.failWith(500);
+  await assert.rejects(h.capability('bizsite_company', { url: 'https://www.linkedin.com/company/example-co/' }), { status: 502, message: 'Failed to retrieve data from bizsite service.' });
+  fake.reset();
   const bare = await pluginHarness(plugin, { env: { CREATOR_A_BASE_URL: fake.url } });
-  try {
-    const before = fake.requests.length;
-    assert.deepEqual(await outcome(bare.endpoint('clipsite_profile', { handle: 'creator' })), { status: 500, message: 'Service not configured. Please contact support.' });
-    assert.deepEqual(await outcome(bare.capability('bizsite_profile', { url: 'https://www.linkedin.com/in/jane-example/' })), { status: 500, message: 'Service not configured. Please contact support.' });
-    assert.equal(fake.requests.length, before, 'nothing reached the provider');
-  } finally {
-    await bare.close();
-  }
+  const before = fake.requests.length;
+  await assert.rejects(bare.capability('bizsite_profile', { url: 'https://www.linkedin.com/in/jane-example/' }), { status: 500, message: 'Service not configured. Please contact support.' });
+  assert.equal(fake.requests.length, before, 'nothing reached the provider');
+  await bare.close();
 });

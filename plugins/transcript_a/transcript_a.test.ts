@@ -1,7 +1,7 @@
 /** transcript_a: the real client against the loopback fake of its contract (contracts §4), through the executor. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { pluginHarness, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
 import plugin, { providerLanguage } from './index.js';
 import { TA_GARBAGE, TA_JOB_FAILS, TA_LONG, TA_NO_CAPTIONS, TA_RESTRICTED, TA_VIDEO, startTranscriptAFake, type TranscriptAFake } from './fake.js';
 
@@ -58,32 +58,7 @@ test('206 transcript-unavailable → 404 No subtitles; restricted, unknown and g
   });
 });
 
-test('provider faults: bad key → 500, 402 and 429 → 503, 5xx → 502, no key → not configured', async () => {
-  const wrongKey = await pluginHarness(plugin, { env: { ...fake.env, TRANSCRIPT_A_API_KEY: 'nope' } });
-  const unset = await pluginHarness(plugin, { env: { TRANSCRIPT_A_BASE_URL: fake.env.TRANSCRIPT_A_BASE_URL } });
-  try {
-    assert.deepEqual(await outcome(wrongKey.endpoint('videosite_transcript', { videoUrl: watch(TA_VIDEO) })), { status: 500, message: 'Service authentication failed. Please contact support.' });
-    assert.deepEqual(await outcome(unset.endpoint('videosite_search', { query: 'x' })), { status: 500, message: 'Service not configured. Please contact support.' });
-  } finally {
-    await wrongKey.close();
-    await unset.close();
-  }
-  const expect: [number, number, string][] = [
-    [402, 503, ''],
-    [429, 503, 'Rate limit exceeded. Please try again later.'],
-    [500, 502, 'Failed to retrieve data from videosite service.'],
-  ];
-  try {
-    for (const [upstream, status, message] of expect) {
-      fake.failWith = upstream;
-      const got = await outcome(ta.endpoint('videosite_transcript', { videoUrl: watch(TA_VIDEO) }));
-      assert.equal(got.status, status, `upstream ${upstream}`);
-      if (message) assert.equal(got.message, message);
-    }
-  } finally {
-    fake.failWith = undefined;
-  }
-});
+providerFaultSuite({ plugin, fake: startTranscriptAFake, endpoint: 'videosite_transcript', input: { videoUrl: watch(TA_VIDEO) }, service: 'videosite' });
 
 test('generateMissing: a 202 job is polled (queued, active, completed); a failed job is a 404, a lost one a 502', async () => {
   const gen = await pluginHarness(plugin, { env: { ...fake.env, TRANSCRIPT_A_GENERATE_MISSING: 'true' } });
@@ -113,8 +88,7 @@ test('generateMissing: a 202 job is polled (queued, active, completed); a failed
     hangUp.abort();
     assert.notEqual((await outcome(call)).status, 200);
   } finally {
-    fake.jobPolls = 2;
-    fake.loseJobs = false;
+    fake.reset();
     await gen.close();
   }
 });
