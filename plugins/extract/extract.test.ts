@@ -1,7 +1,8 @@
 /**
  * The extract plugin through the real executor against the fake OpenAI-compatible server:
  * images (OCR + downscaled image parts), audio (measured, normalised, chunked, transcribed),
- * video (keyframes + soundtrack), jsonMode and its retry, model faults, limits, cost rules.
+ * video (keyframes + soundtrack), jsonMode and its retry, limits, cost rules; model faults through
+ * the provider fault suite.
  * Inputs are made here with ffmpeg and poppler; documents and web pages are covered through the
  * real server in test/extract.test.ts (they run other lanes through ctx.call).
  */
@@ -12,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { examplePdfBase64 } from '../../core/sdk.js';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { pluginHarness, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startFake, type ModelFake } from './fake.js';
 import { split, parseJson } from './answer.js';
@@ -44,6 +45,9 @@ function ffmpeg(args: string[], ext: string): Buffer {
   }
 }
 const tone = (s: number, ext: string) => ffmpeg(['-f', 'lavfi', '-i', `sine=frequency=440:duration=${s}`, '-ac', '1'], ext);
+
+// OpenAI-style APIs say "no credits" with a 429 (insufficient_quota): a rate limit to callers today.
+providerFaultSuite({ plugin, fake: startFake, capability: 'extract_audio', input: { inputMethod: 'base64', audio: b64(tone(1, 'wav')), prompt: 'x' }, service: 'model', expect: { 'out of credits': '503 Rate limit exceeded. Please try again later.' } });
 
 test('helpers: text is split at paragraph boundaries, JSON fences are tolerated, frames are spread evenly', () => {
   assert.deepEqual(split('aaaa\n\nbbbb\n\ncccc', 11), ['aaaa\n\nbbbb', 'cccc']);
@@ -120,32 +124,4 @@ test('jsonMode: a non-JSON answer is retried once, then 502; the retry that succ
   assert.deepEqual(ok.data.results, { ok: true });
   fake.replies.push('no', 'still no');
   assert.equal(await status(h.capability('extract_audio', { inputMethod: 'base64', audio: img, prompt: 'x', jsonMode: true })), 502);
-});
-
-test('model faults map to the catalogue: bad key 500, 429 → 503, 5xx → 502', async () => {
-  const audio = b64(tone(1, 'wav'));
-  const call = () => h.capability('extract_audio', { inputMethod: 'base64', audio, prompt: 'x' });
-  try {
-    fake.failWith = 429;
-    assert.equal(await status(call()), 503);
-    fake.failWith = 500;
-    assert.equal(await status(call()), 502);
-  } finally {
-    fake.failWith = undefined;
-  }
-  const wrongKey = await pluginHarness(plugin, { env: { ...fake.env, MODEL_API_KEY: 'nope' } });
-  try {
-    await assert.rejects(wrongKey.capability('extract_audio', { inputMethod: 'base64', audio, prompt: 'x' }), /Service authentication failed/);
-  } finally {
-    await wrongKey.close();
-  }
-});
-
-test('without MODEL_API_KEY the lane is not configured', async () => {
-  const bare = await pluginHarness(plugin, { env: {} });
-  try {
-    await assert.rejects(bare.capability('extract_image', { inputMethod: 'base64', images: ['AAAA'], prompt: 'x' }), /Service not configured/);
-  } finally {
-    await bare.close();
-  }
 });
