@@ -90,14 +90,14 @@ function keyMatches(auth: FakeAuth, req: FakeRequest, apiKey: string): boolean {
 /** The status, headers and bytes of an answer. */
 function encode(answer: FakeAnswer): { status: number; headers: Record<string, string>; bytes: Buffer } {
   const headers: Record<string, string> = {};
-  let bytes = Buffer.alloc(0);
+  let bytes: Buffer = Buffer.alloc(0);
   if (answer.json !== undefined) {
     headers['content-type'] = 'application/json';
     bytes = Buffer.from(JSON.stringify(answer.json));
   } else if (answer.text !== undefined) {
     headers['content-type'] = 'text/plain; charset=utf-8';
     bytes = Buffer.from(answer.text);
-  } else if (answer.bytes) bytes = Buffer.from(answer.bytes);
+  } else if (answer.bytes) bytes = Buffer.isBuffer(answer.bytes) ? answer.bytes : Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength);
   Object.assign(headers, answer.headers ?? {}, { 'content-length': String(bytes.length) });
   return { status: answer.status ?? 200, headers, bytes };
 }

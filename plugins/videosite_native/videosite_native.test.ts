@@ -7,7 +7,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { pluginHarness, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startVideositeFake, type VideositeFake } from './fake.js';
 import { liveInfoOf, scheduledStartOf, viewsOf } from './live.js';
@@ -25,6 +25,9 @@ after(async () => {
   await h.close();
   await fake.close();
 });
+
+// The site needs no key and has no account: no refused key, no credits to run out of, nothing to configure.
+providerFaultSuite({ plugin, fake: startVideositeFake, capability: 'videosite_video', input: { url: watch('GJLlxj_dtq8') }, service: 'videosite', expect: { 'key refused': false, 'out of credits': false, 'not configured': false } });
 
 test('upcoming stream: published at its scheduled start, the waiting count apart from views', async () => {
   const { data: v, credits } = await h.capability('videosite_video', { url: watch('SchedStream') });
