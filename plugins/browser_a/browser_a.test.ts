@@ -1,47 +1,38 @@
-/** browser_a: the real client against the fake of its contract (contracts §7b), through the executor. */
+/** browser_a: the real client against the t.fake of its contract (contracts §7b), through the executor. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import plugin from './index.js';
-import { startBrowserAFake, type BrowserAFake } from './fake.js';
-import { pluginHarness, pngSize, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
+import { startBrowserAFake } from './fake.js';
+import { pluginHarness, pngSize, providerFaultSuite, withFake } from '../../core/testing/index.js';
 
-let fake: BrowserAFake;
-let h: PluginHarness;
-before(async () => {
-  fake = await startBrowserAFake();
-  h = await pluginHarness(plugin, { env: fake.env });
-});
-after(async () => {
-  await h.close();
-  await fake.close();
-});
+const t = withFake(plugin, startBrowserAFake);
 
 providerFaultSuite({ plugin, fake: startBrowserAFake, endpoint: 'screenshot', input: { url: 'https://example.org' } });
 
 test('screenshot posts Puppeteer options with the token in the query; the PNG is stored', async () => {
-  const r = await h.endpoint('screenshot', { url: 'https://example.org', fullPage: true, viewport: { width: 320, height: 200 }, wait: 250 });
-  const sent = fake.requests.at(-1)!;
-  assert.deepEqual([sent.path, sent.query.token], ['/screenshot', fake.apiKey]);
+  const r = await t.h.endpoint('screenshot', { url: 'https://example.org', fullPage: true, viewport: { width: 320, height: 200 }, wait: 250 });
+  const sent = t.fake.requests.at(-1)!;
+  assert.deepEqual([sent.path, sent.query.token], ['/screenshot', t.fake.apiKey]);
   assert.deepEqual(sent.body, { url: 'https://example.org', options: { type: 'png', fullPage: true }, gotoOptions: { waitUntil: 'load' }, viewport: { width: 320, height: 200 }, waitForTimeout: 250 });
-  assert.deepEqual(pngSize(await h.file(r.data.url)), [320, 400]);
+  assert.deepEqual(pngSize(await t.h.file(r.data.url)), [320, 400]);
 });
 
 test('the screenshot capability sends clip, scrollPage and the cookie-banner style tag, and fills screenshotUrl', async () => {
-  const r = await h.capability('screenshot', { url: 'example.org', clipRectangle: { x: 5, y: 6, width: 120, height: 90 }, autoScroll: true, wait: 100 });
-  const sent = fake.requests.at(-1)!.body;
+  const r = await t.h.capability('screenshot', { url: 'example.org', clipRectangle: { x: 5, y: 6, width: 120, height: 90 }, autoScroll: true, wait: 100 });
+  const sent = t.fake.requests.at(-1)!.body;
   assert.deepEqual([sent.url, sent.options.clip, sent.scrollPage], ['https://example.org', { x: 5, y: 6, width: 120, height: 90 }, true]);
   assert.match(sent.addStyleTag[0].content, /#onetrust-consent-sdk[\s\S]*display: none !important/);
   assert.deepEqual([r.data.screenshotUrl, r.credits], [r.data.url, 40]);
-  assert.deepEqual(pngSize(await h.file(r.data.screenshotUrl)), [120, 90]);
-  await h.capability('screenshot', { url: 'example.org', blockCookieBanners: false });
-  assert.equal(fake.requests.at(-1)!.body.addStyleTag, undefined);
+  assert.deepEqual(pngSize(await t.h.file(r.data.screenshotUrl)), [120, 90]);
+  await t.h.capability('screenshot', { url: 'example.org', blockCookieBanners: false });
+  assert.equal(t.fake.requests.at(-1)!.body.addStyleTag, undefined);
 });
 
 test('scrape returns matches per selector; its own 408 is a 502 that says the page timed out', async () => {
-  const r = await h.endpoint('scrape', { url: 'https://example.org', elements: [{ selector: 'h1' }, { selector: 'p' }] });
+  const r = await t.h.endpoint('scrape', { url: 'https://example.org', elements: [{ selector: 'h1' }, { selector: 'p' }] });
   assert.deepEqual(r.data.data.map((d: any) => d.selector), ['h1', 'p']);
   assert.equal(r.data.data[0].results[0].text, 'Fake https://example.org');
-  fake.failWith(408);
-  await assert.rejects(h.endpoint('scrape', { url: 'https://example.org' }), { status: 502, message: 'Failed to retrieve the page through browser_a: the request timed out.' });
-  fake.reset();
+  t.fake.failWith(408);
+  await assert.rejects(t.h.endpoint('scrape', { url: 'https://example.org' }), { status: 502, message: 'Failed to retrieve the page through browser_a: the request timed out.' });
+  t.fake.reset();
 });
