@@ -135,8 +135,9 @@ export async function fakeUpstream<S extends object = {}>(spec: FakeUpstreamSpec
     const { raw, json } = await readBody(req);
     const u = new URL(req.url ?? '/', 'http://fake');
     const method = (req.method ?? 'GET').toUpperCase();
-    const found = routes.find(([p]) => (p.method === '*' || p.method === method) && matchPath(p, u.pathname));
-    const request: FakeRequest = { method, path: u.pathname, url: u.pathname + u.search, params: found ? matchPath(found[0], u.pathname)! : {}, query: Object.fromEntries(u.searchParams), headers: headersOf(req), body: json, raw, at: Date.now() };
+    let params: Record<string, string> | undefined;
+    const found = routes.find(([p]) => (p.method === '*' || p.method === method) && (params = matchPath(p, u.pathname)) !== undefined);
+    const request: FakeRequest = { method, path: u.pathname, url: u.pathname + u.search, params: params ?? {}, query: Object.fromEntries(u.searchParams), headers: headersOf(req), body: json, raw, at: Date.now() };
     if (found?.[2]) return send(res, await found[1](request, fake));
     fake.requests.push(request);
     const authorised = mode.kind !== 'rejectKey' && auths.some((a) => keyMatches(a, request, apiKey));
