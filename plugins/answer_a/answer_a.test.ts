@@ -1,7 +1,7 @@
-/** answer_a: the real client against the t.fake of its contract (contracts §8a), through the executor. */
-import { test, before, after } from 'node:test';
+/** answer_a: the real client against the fake of its contract (contracts §8a), through the executor. */
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startFake } from './fake.js';
 

@@ -1,9 +1,9 @@
-/** browser_a: the real client against the t.fake of its contract (contracts §7b), through the executor. */
-import { test, before, after } from 'node:test';
+/** browser_a: the real client against the fake of its contract (contracts §7b), through the executor. */
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import plugin from './index.js';
 import { startBrowserAFake } from './fake.js';
-import { pluginHarness, pngSize, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { pngSize, providerFaultSuite, withFake } from '../../core/testing/index.js';
 
 const t = withFake(plugin, startBrowserAFake);
 

@@ -1,14 +1,14 @@
-/** crawler_a: the real client against the loopback t.fake of its contract (contracts §5). */
-import { test, before, after } from 'node:test';
+/** crawler_a: the real client against the loopback fake of its contract (contracts §5). */
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import plugin from './index.js';
 import { startCrawlerAFake } from './fake.js';
 import { ServiceError, UnsupportedOptionError } from '../../core/sdk.js';
-import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { providerFaultSuite, withFake } from '../../core/testing/index.js';
 
 const t = withFake(plugin, startCrawlerAFake);
 
-/** Runs one endpoint through the real executor against the t.fake. */
+/** Runs one endpoint through the real executor against the fake. */
 async function run(operation: string, input: unknown, signal?: AbortSignal) {
   const r = await t.h.endpoint(operation, input, { signal });
   return { out: r.data, credits: r.credits };
@@ -91,23 +91,12 @@ test('the screenshot capability maps blockCookieBanners to blockAds and fills sc
   await refused({ autoScroll: true }, 'autoScroll');
 });
 
-/** The status and message of a rejected call (fails the test when the call succeeds). */
-async function failure(p: Promise<unknown>): Promise<[number, string]> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof ServiceError, String(e));
-    return [e.status, e.message];
-  }
-  assert.fail('the call succeeded');
-}
-
 test('a failed job and a job lost upstream (404 while polling) are 502s, so the chain falls back', async () => {
   try {
     t.fake.jobMode = 'failed';
-    assert.deepEqual(await failure(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve the crawl from crawler_a: the job failed.']);
+    await assert.rejects(run('crawl', { url: 'https://example.org' }), { status: 502, message: 'Failed to retrieve the crawl from crawler_a: the job failed.' });
     t.fake.jobMode = 'lost';
-    assert.deepEqual(await failure(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve the crawl from crawler_a: the job is no longer known upstream.']);
+    await assert.rejects(run('crawl', { url: 'https://example.org' }), { status: 502, message: 'Failed to retrieve the crawl from crawler_a: the job is no longer known upstream.' });
     // Neither needs cancelling: one ended, the other is unknown upstream.
     assert.deepEqual(t.fake.cancelled, []);
   } finally {

@@ -1,5 +1,5 @@
-/** creator_a: the real client against the loopback t.fake of its contract (contracts §3), through the executor. */
-import { test, before, after } from 'node:test';
+/** creator_a: the real client against the loopback fake of its contract (contracts §3), through the executor. */
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
@@ -15,14 +15,11 @@ providerFaultSuite({ plugin, fake: startCreatorAFake, capability: 'clipsite_vide
 test('comments: GET with x-api-key, native comments mapped to spec §2.9 with nested replies', async () => {
   const { data, credits, provider } = await t.h.capability('clipsite_video_comments', { url: VIDEO });
   assert.deepEqual([t.fake.requests.at(-1)!.path, t.fake.requests.at(-1)!.query], ['/v1/tiktok/video/comments', { url: VIDEO }]);
-  assert.equal(provider, 'creator_a');
-  assert.equal(credits, 10);
+  assert.deepEqual([provider, credits], ['creator_a', 10]);
   assert.deepEqual({ n: data.comments.length, cursor: data.cursor, hasMore: data.hasMore, total: data.total }, { n: 10, cursor: 10, hasMore: true, total: COMMENT_TOTAL });
   const first = data.comments[0];
   assert.deepEqual(first.user, { uid: '690000000000000', unique_id: 'fan0', nickname: 'Fan 0', avatar_thumb: { url_list: ['https://cdn.example/avt/fan0~100x100.webp', 'https://cdn.example/avt/fan0~100x100.jpeg'] }, verified: false });
-  assert.equal(first.reply_comment.length, 1);
-  assert.equal(first.reply_comment[0].text, 'Reply to 0');
-  assert.equal(first.reply_comment_total, 3);
+  assert.deepEqual([first.reply_comment.length, first.reply_comment[0].text, first.reply_comment_total], [1, 'Reply to 0', 3]);
   assert.deepEqual(data.comments[1].reply_comment, [], 'the site’s null replies become an empty list');
   assert.equal(data.comments[1].user.verified, true, 'custom verification counts as verified');
 });
@@ -46,12 +43,10 @@ test('following and followers: native users mapped to user + stats, minTime pagi
     user: { id: '71000000000000', uniqueId: 'star0', nickname: 'STAR0', avatarThumb: 'https://cdn.example/avt/star0~100x100.webp', signature: 'Bio of star0', verified: true, secUid: 'MS4w.star0', privateAccount: false },
     stats: { followerCount: 1000, followingCount: 10, heartCount: 50000, videoCount: 5, diggCount: 7 },
   });
-  assert.equal(page1.data.followingList[2].user.privateAccount, true);
-  assert.equal(page1.data.hasMore, true);
+  assert.deepEqual([page1.data.followingList[2].user.privateAccount, page1.data.hasMore], [true, true]);
   const page2 = await t.h.capability('clipsite_user_following', { handle: 'creator', minTime: page1.data.minCursor });
   assert.equal(t.fake.requests.at(-1)!.query.min_time, String(page1.data.minCursor));
-  assert.equal(page2.data.followingList.length, FOLLOW_TOTAL - 10);
-  assert.equal(page2.data.hasMore, false);
+  assert.deepEqual([page2.data.followingList.length, page2.data.hasMore], [FOLLOW_TOTAL - 10, false]);
   const followers = await t.h.capability('clipsite_user_followers', { handle: 'creator', count: 15 });
   assert.equal(followers.data.followers.length, FOLLOW_TOTAL, 'count gathers the second page');
   assert.equal(t.fake.requests.at(-1)!.path, '/v1/tiktok/user/followers');
@@ -61,19 +56,14 @@ test('transcript: WebVTT as returned, language as requested, region forms ask fo
   const { data } = await t.h.capability('clipsite_transcript', { videoUrl: VIDEO });
   assert.deepEqual(data, { transcript: WEBVTT, language: 'en', id: VIDEO_ID, originalUrl: VIDEO });
   const zh = await t.h.capability('clipsite_transcript', { videoUrl: VIDEO, preferredLanguage: 'zh-TW' });
-  assert.equal(t.fake.requests.at(-1)!.query.language, 'zh');
-  assert.equal(zh.data.language, 'zh-TW');
+  assert.deepEqual([t.fake.requests.at(-1)!.query.language, zh.data.language], ['zh', 'zh-TW']);
 });
 
 test('profile, profile videos and one video', async () => {
   const profile = await t.h.endpoint('clipsite_profile', { handle: 'creator' });
-  assert.equal(profile.data.user.uniqueId, 'creator');
-  assert.equal(profile.data.user.bioLink, 'https://creator.example');
-  assert.equal(profile.data.stats.heartCount, 190400000);
+  assert.deepEqual([profile.data.user.uniqueId, profile.data.user.bioLink, profile.data.stats.heartCount], ['creator', 'https://creator.example', 190400000]);
   const videos = await t.h.capability('clipsite_profile_videos', { handle: 'creator' });
-  assert.equal(videos.data.aweme_list.length, 5);
-  assert.equal(videos.data.has_more, 1);
-  assert.equal(videos.data.hasMore, true);
+  assert.deepEqual([videos.data.aweme_list.length, videos.data.has_more, videos.data.hasMore], [5, 1, true]);
   const next = await t.h.capability('clipsite_profile_videos', { handle: 'creator', maxCursor: videos.data.max_cursor });
   assert.notEqual(next.data.aweme_list[0].aweme_id, videos.data.aweme_list[0].aweme_id);
   const one = await t.h.capability('clipsite_video', { url: VIDEO });

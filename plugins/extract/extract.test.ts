@@ -1,12 +1,12 @@
 /**
- * The extract plugin through the real executor against the t.fake OpenAI-compatible server:
+ * The extract plugin through the real executor against the fake OpenAI-compatible server:
  * images (OCR + downscaled image parts), audio (measured, normalised, chunked, transcribed),
  * video (keyframes + soundtrack), jsonMode and its retry, limits, cost rules; model faults through
  * the provider fault suite.
  * Inputs are made here with ffmpeg and poppler; documents and web pages are covered through the
  * real server in test/extract.test.ts (they run other lanes through ctx.call).
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

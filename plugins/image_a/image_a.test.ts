@@ -1,4 +1,4 @@
-/** image_a: the real client against the loopback t.fake of its contract (contracts §9), through the executor. */
+/** image_a: the real client against the loopback fake of its contract (contracts §9), through the executor. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pluginHarness, providerFaultSuite, serveLoopback, withFake, type LoopbackServer } from '../../core/testing/index.js';
@@ -121,7 +121,7 @@ test('failures map to the spec: safety 400, model failure and cancel 500, upstre
 test('polls: Retry-After of a 429 is honoured and a 500 is retried; backoff grows to its cap', async () => {
   const r429 = await t.h.capability('generate_ai_image', { model: 'img-fast', input: { prompt: 'x [poll429]' } });
   assert.equal(r429.data.images.length, 1);
-  // The t.fake answers a prediction's first poll 429 with Retry-After: 1; the next may not come sooner (the interval is 20 ms).
+  // The fake answers a prediction's first poll 429 with Retry-After: 1; the next may not come sooner (the interval is 20 ms).
   const id = [...t.fake.predictions.values()].at(-1)!.id;
   const polls = t.fake.requests.filter((q) => q.method === 'GET' && q.path === `/v1/predictions/${id}`);
   assert.ok(polls[1]!.at - polls[0]!.at >= 1000, 'the next poll waited for Retry-After');

@@ -1,13 +1,13 @@
 /**
- * search_a: the real client against the loopback t.fake of its contract (contracts §1), through the
+ * search_a: the real client against the loopback fake of its contract (contracts §1), through the
  * executor (core/testing): every endpoint's request and shape, the capability mappings (dateRange,
  * region forms, maps positions, the web-search shape and its scraping step), and its upstream
  * faults through the provider fault suite (spec §7.1). Black-box tests through the server: test/search*.test.ts.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { providerFaultSuite, withFake } from '../../core/testing/index.js';
 import { InputError, Type, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
 import plugin from './index.js';
 import { startFake } from './fake.js';
@@ -15,21 +15,14 @@ import { startFake } from './fake.js';
 const OPERATIONS = ['search', 'news', 'places', 'maps', 'autocomplete', 'images', 'videos', 'shopping', 'scholar', 'patents'];
 const RESULT_KEY: Record<string, string> = { search: 'organic', news: 'news', places: 'places', maps: 'places', autocomplete: 'suggestions', images: 'images', videos: 'videos', shopping: 'shopping', scholar: 'organic', patents: 'organic' };
 
-/** A stand-in for the scrape lane: answers every URL except those containing "broken". */
+/** A stand-in for the scrape lane: answers every URL but the second result's (a 404). */
 const scraper = definePlugin({
-  id: 'test_scraper',
-  apiVersion: 1,
-  title: 'Test scraper',
-  summary: 'Scrapes nothing real.',
-  managed: true,
+  id: 'test_scraper', apiVersion: 1, title: 'Test scraper', summary: 'Scrapes nothing real.', managed: true,
   endpoints: [
     defineEndpoint({
-      operation: 'scrape',
-      title: 'Scrape',
-      summary: 'Scrape.',
+      operation: 'scrape', title: 'Scrape', summary: 'Scrape.', cost: flat(10),
       input: Type.Object({ url: Type.String({ description: 'URL.' }), format: Type.Optional(Type.String({ description: 'Format.' })), cleaned: Type.Optional(Type.Boolean({ description: 'Cleaned.' })) }, { additionalProperties: true }),
       output: Type.Object({}, { additionalProperties: true, description: 'Page.' }),
-      cost: flat(10),
       async run(i) {
         if (i.url.includes('site2.')) throw new InputError('The page could not be fetched (HTTP 404).');
         return { title: `Page ${i.url}`, url: i.url, content: `# ${i.url}`, metadata: { statusCode: 200, contentType: 'text/html' }, format: i.format ?? 'markdown', cleaned: i.cleaned ?? false };
@@ -85,7 +78,7 @@ describe('search_a endpoints against the fake', () => {
     assert.equal(await outcome(t.h.endpoint('news', { q: 'x', safe: 'sometimes' })), "400 Invalid input: 'safe' must be one of: active, off.");
   });
 
-  it('the t.fake holds callers to the contract: POST only, JSON media type, key, enum values', async () => {
+  it('the fake holds callers to the contract: POST only, JSON media type, key, enum values', async () => {
     const call = (init: RequestInit & { path?: string }) => fetch(`${t.fake.url}${init.path ?? '/news'}`, init).then(async (r) => [r.status, (await r.json()).message]);
     const headers = { 'x-api-key': t.fake.apiKey, 'content-type': 'application/json' };
     assert.deepEqual(await call({ method: 'GET', path: '/news?q=x', headers }), [405, 'Method not allowed']);

@@ -1,9 +1,9 @@
 /**
- * seo_a: the real client against the loopback t.fake of its contract (contracts §2), through the
+ * seo_a: the real client against the loopback fake of its contract (contracts §2), through the
  * executor: the reviews task flow (post, poll with backoff, deadline, hang-up), the reviews cost
  * on what was returned, keyword ideas, its own faults, and the fault suite.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
@@ -102,7 +102,7 @@ test('a client hang-up abandons the task: the call ends and no poll follows', as
   try {
     const posted = t.fake.requests.length;
     const call = outcome(patient.capability('get_engine_reviews', { keyword: 'hang up' }, { signal: ctl.signal }));
-    // The t.fake answers a request in the turn it logs it.
+    // The fake answers a request in the turn it logs it.
     while (t.fake.requests.length === posted) await new Promise((r) => setTimeout(r, 5));
     const seen = t.fake.requests.length;
     ctl.abort(new Error('client disconnected'));

@@ -1,9 +1,9 @@
-/** shot_a: the real client against the t.fake of its contract (contracts §7a), through the executor. */
-import { test, before, after } from 'node:test';
+/** shot_a: the real client against the fake of its contract (contracts §7a), through the executor. */
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import plugin from './index.js';
 import { shotError, startShotAFake } from './fake.js';
-import { pluginHarness, pngSize, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { pngSize, providerFaultSuite, withFake } from '../../core/testing/index.js';
 
 const t = withFake(plugin, startShotAFake);
 

@@ -1,7 +1,7 @@
-/** spider_a: the real client against the t.fake of its contract (contracts §6), through the executor. */
-import { test, before, after } from 'node:test';
+/** spider_a: the real client against the fake of its contract (contracts §6), through the executor. */
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startSpiderAFake } from './fake.js';
 

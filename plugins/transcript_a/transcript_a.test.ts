@@ -1,5 +1,5 @@
-/** transcript_a: the real client against the loopback t.fake of its contract (contracts §4), through the executor. */
-import { test, before, after } from 'node:test';
+/** transcript_a: the real client against the loopback fake of its contract (contracts §4), through the executor. */
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin, { providerLanguage } from './index.js';

@@ -1,13 +1,13 @@
 /**
- * videosite_native: live streams (live.ts) through the executor against the loopback t.fake, whose
+ * videosite_native: live streams (live.ts) through the executor against the loopback fake, whose
  * answers for them are written in the site's formats (fixtures/README.md). What is checked: an
  * upcoming stream is published when it is scheduled to start, and the counter under the title
  * ("6 waiting", "1,234 watching now") is an audience, never a view count; the same for related
  * videos. The full route set runs through the server in test/videosite.test.ts.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startVideositeFake } from './fake.js';
 import { liveInfoOf, scheduledStartOf, viewsOf } from './live.js';
