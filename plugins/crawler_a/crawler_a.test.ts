@@ -20,8 +20,7 @@ providerFaultSuite({ plugin, fake: startCrawlerAFake, endpoint: 'scrape', input:
 test('scrape sends bearer auth and formats, returns the document', async () => {
   const { out } = await run('scrape', { url: 'https://example.org/docs', formats: ['markdown', 'links'] });
   assert.match(out.markdown, /# Page \/docs/);
-  assert.deepEqual(out.links, ['https://example.org/docs/a']);
-  assert.equal(out.metadata.statusCode, 200);
+  assert.deepEqual([out.links, out.metadata.statusCode], [['https://example.org/docs/a'], 200]);
   const sent = t.fake.requests.at(-1)!;
   assert.deepEqual([sent.path, sent.body.formats, sent.body.onlyMainContent], ['/v2/scrape', ['markdown', 'links'], true]);
   await assert.rejects(run('scrape', { url: 'not a url' }), { status: 400 });
@@ -31,11 +30,7 @@ test('crawl starts a job, polls until completed, follows next pages and reports 
   const before = t.fake.requests.length;
   const { out, credits } = await run('crawl', { url: 'https://example.org', limit: 5, maxDiscoveryDepth: 1 });
   assert.equal(out.status, 'completed');
-  assert.equal(out.data.length, 5);
-  assert.deepEqual(
-    out.data.map((d: any) => d.metadata.sourceURL),
-    ['https://example.org', 'https://example.org/page-1', 'https://example.org/page-2', 'https://example.org/page-3', 'https://example.org/page-4'],
-  );
+  assert.deepEqual(out.data.map((d: any) => d.metadata.sourceURL), ['https://example.org', ...[1, 2, 3, 4].map((i) => `https://example.org/page-${i}`)]);
   assert.equal(credits, 50, '10 credits for each of the 5 pages returned');
   const calls = t.fake.requests.slice(before).map((r) => `${r.method} ${r.url.replace(/[0-9a-f-]{36}/, 'ID')}`);
   assert.deepEqual(calls, ['POST /v2/crawl', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID?skip=2', 'GET /v2/crawl/ID?skip=4']);
@@ -63,8 +58,7 @@ test('crawl_site and map_site mappings: the options crawler_a has are sent, the 
 
 test('search, map and screenshot', async () => {
   const s = await run('search', { query: 'puppeteer', limit: 2 });
-  assert.equal(s.out.web.length, 2);
-  assert.equal(s.out.web[0].title, 'puppeteer result 1');
+  assert.deepEqual([s.out.web.length, s.out.web[0].title], [2, 'puppeteer result 1']);
   const m = await run('map', { url: 'https://example.org/' });
   assert.deepEqual(m.out.links.map((l: any) => l.url), ['https://example.org', 'https://example.org/about', 'https://example.org/blog']);
   const hits = t.fake.screenshotHits;
@@ -72,8 +66,7 @@ test('search, map and screenshot', async () => {
   // The provider's image is copied into our file store: our signed link, never the provider's.
   assert.ok(!shot.out.url.startsWith(t.fake.url), shot.out.url);
   assert.match(shot.out.url, /\/files\/[\w-]+\?expires=\d+&sig=/);
-  assert.equal(shot.out.contentType, 'image/png');
-  assert.equal(t.fake.screenshotHits, hits + 1);
+  assert.deepEqual([shot.out.contentType, t.fake.screenshotHits], ['image/png', hits + 1]);
   assert.deepEqual(lastPost().body.formats, [{ type: 'screenshot', fullPage: true, viewport: { width: 800, height: 600 } }]);
 });
 
@@ -81,8 +74,8 @@ test('the screenshot capability maps blockCookieBanners to blockAds and fills sc
   const r = await t.h.capability('screenshot', { url: 'example.org', blockCookieBanners: false });
   const sent = lastPost().body;
   assert.deepEqual([sent.url, sent.blockAds], ['https://example.org', false]);
-  assert.match(r.data.screenshotUrl, /\/files\/[\w-]+\?expires=\d+&sig=/);
-  assert.equal(r.data.url, r.data.screenshotUrl);
+  assert.match(r.data.url, /\/files\/[\w-]+\?expires=\d+&sig=/);
+  assert.equal(r.data.screenshotUrl, r.data.url);
   await t.h.capability('screenshot', { url: 'example.org' });
   assert.equal(lastPost().body.blockAds, true);
   const refused = (input: object, field: string) =>
@@ -118,8 +111,7 @@ test('a crawl we stop waiting for (caller gone or time limit) is cancelled upstr
     // The cancel is sent off the caller's path: wait for it to arrive.
     for (let i = 0; i < 200 && !t.fake.cancelled.includes(id); i++) await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(t.fake.cancelled, [id]);
-    const del = t.fake.requests.slice(before).filter((r) => r.method === 'DELETE');
-    assert.deepEqual(del.map((r) => r.path), [`/v2/crawl/${id}`]);
+    assert.deepEqual(t.fake.requests.slice(before).filter((r) => r.method === 'DELETE').map((r) => r.path), [`/v2/crawl/${id}`]);
   } finally {
     t.fake.reset();
   }

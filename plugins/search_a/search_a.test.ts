@@ -51,22 +51,18 @@ describe('search_a endpoints against the fake', () => {
     for (const operation of OPERATIONS) {
       const input = plugin.endpoints!.find((e) => e.operation === operation)!.examples![0]!.input as Record<string, unknown>;
       const r = await t.h.endpoint(operation, input, { includeNative: true });
-      assert.equal(sent().path, `/${operation}`);
-      assert.equal(sent().headers['x-api-key'], t.fake.apiKey);
-      assert.match(sent().headers['content-type']!, /^application\/json/);
-      assert.deepEqual(sent().body, input);
+      assert.deepEqual([sent().path, sent().headers['x-api-key'], sent().headers['content-type']!.split(';')[0], sent().body], [`/${operation}`, t.fake.apiKey, 'application/json', input]);
       assert.ok(r.data[RESULT_KEY[operation]!].length > 0, operation);
       assert.equal(r.data.searchParameters.q, input.q);
-      assert.equal(r.data.credits, undefined, 'the provider-side credit count is not ours');
-      assert.equal(typeof (r.native as any).credits, 'number', 'the native payload is kept whole');
+      // The provider-side credit count is not ours; the native payload is kept whole.
+      assert.deepEqual([r.data.credits, typeof (r.native as any).credits], [undefined, 'number']);
     }
   });
 
   it('only documented, defined fields go upstream; gl is lower-cased; paging works', async () => {
     const r = await t.h.endpoint('news', { q: 'solar', gl: 'GB', hl: 'en', num: 3, page: 2, tbs: 'qdr:w', apiKey: 'not a parameter' });
     assert.deepEqual(sent().body, { q: 'solar', gl: 'gb', hl: 'en', num: 3, page: 2, tbs: 'qdr:w' });
-    assert.deepEqual(r.data.news.map((n: any) => n.position), [4, 5, 6]);
-    assert.equal(r.credits, 30);
+    assert.deepEqual([r.data.news.map((n: any) => n.position), r.credits], [[4, 5, 6], 30]);
   });
 
   it('its own faults: a 401 is our key too, a body of the wrong shape is invalid structure, an unknown enum value is the caller\'s 400', async () => {
@@ -105,26 +101,22 @@ describe('search_a capabilities', () => {
     const [a, b, c, d] = r.data.organic;
     assert.deepEqual(a.scrapeOutput, { title: 'Page https://site1.example/tea', url: 'https://site1.example/tea', content: '# https://site1.example/tea', metadata: { statusCode: 200, contentType: 'text/html' }, format: 'html', cleaned: true });
     assert.deepEqual(b.scrapeOutput, { error: 'The page could not be fetched (HTTP 404).' });
-    assert.equal(c.scrapeOutput.url, 'https://site3.example/tea');
-    assert.equal(d.scrapeOutput, undefined, 'only the top three are scraped');
+    assert.deepEqual([c.scrapeOutput.url, d.scrapeOutput], ['https://site3.example/tea', undefined], 'only the top three are scraped');
     // 30 for the search + 10 per page scraped: reserved for three, charged for the two that worked.
     assert.deepEqual({ reserved: r.reserved, credits: r.credits }, { reserved: 60, credits: 50 });
     const dflt = await t.h.capability('engine_search', { query: 'tea', scrapeResults: true });
-    assert.equal(dflt.data.organic.filter((o: any) => o.scrapeOutput).length, 3, 'numResultsToScrape defaults to 3');
-    assert.equal(dflt.credits, 50);
+    assert.deepEqual([dflt.data.organic.filter((o: any) => o.scrapeOutput).length, dflt.credits], [3, 50], 'numResultsToScrape defaults to 3');
   });
 
   it('search_maps: gpsPositionZoom → ll, placeId / cid name one place; search_places pages; news', async () => {
     const maps = await t.h.capability('search_maps', { query: 'pizza', gpsPositionZoom: '40.7128, -74.006, 14', page: 1 });
     assert.deepEqual(sent().body, { q: 'pizza', ll: '@40.7128,-74.006,14z', page: 1 });
-    assert.equal(maps.data.ll, '@40.7128,-74.006,14z');
-    assert.equal(maps.credits, 100);
+    assert.deepEqual([maps.data.ll, maps.credits], ['@40.7128,-74.006,14z', 100]);
     const one = await t.h.capability('search_maps', { query: 'pizza', placeId: 'ChIJxyz' });
     assert.deepEqual(one.data.places.map((p: any) => p.placeId), ['ChIJxyz']);
     const places = await t.h.capability('search_places', { query: 'tacos', location: 'Austin,Texas,United States', page: 3 });
     assert.deepEqual(sent().body, { q: 'tacos', location: 'Austin,Texas,United States', page: 3 });
-    assert.equal(places.data.places[0].position, 21);
-    assert.equal(places.credits, 30);
+    assert.deepEqual([places.data.places[0].position, places.credits], [21, 30]);
     const news = await t.h.capability('search_news', { query: 'wind', dateRange: 'anyTime', country: 'GB' });
     assert.deepEqual(sent().body, { q: 'wind', gl: 'gb' });
     assert.equal(news.credits, 30);
