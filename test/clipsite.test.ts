@@ -146,20 +146,20 @@ describe('clipsite routes through creator_a', () => {
         [429, 503, 'Rate limit exceeded. Please try again later.'],
         [503, 502, 'Failed to retrieve data from clipsite service.'],
       ] as const) {
-        fake.failWith = status;
+        fake.failWith(status);
         const r = await post('/api/v1/get-clipsite-video-comments', { url: VIDEO });
         assert.deepEqual({ status: r.status, body: r.json, cost: r.cost }, { status: expected, body: { error }, cost: 0 }, `provider ${status}`);
       }
-      fake.failWith = 402;
+      fake.outOfCredits();
       const out = await post('/api/v1/get-clipsite-user-following', { handle: 'creator' });
       assert.deepEqual({ status: out.status, cost: out.cost }, { status: 503, cost: 0 }, 'our provider account out of credits');
-      fake.failWith = undefined;
+      fake.reset();
       const odd = await post('/api/v1/get-clipsite-user-following', { handle: 'broken' });
       assert.deepEqual({ status: odd.status, body: odd.json, cost: odd.cost }, { status: 502, body: { error: 'Received invalid data structure from clipsite service.' }, cost: 0 }, 'success:false that is not "not found"');
       const malformed = await post('/api/v1/get-clipsite-video-comments', { url: BROKEN });
       assert.deepEqual({ status: malformed.status, cost: malformed.cost }, { status: 502, cost: 0 }, 'comments that are not a list');
     } finally {
-      fake.failWith = undefined;
+      fake.reset();
     }
   });
 

@@ -161,12 +161,12 @@ test('/extract: the page through the scrape lane and its screenshot; results fol
 
 test('a model rate limit is 503 Rate limit exceeded, and nothing is charged', async () => {
   const start = await balance();
-  fake.failWith = 429;
+  fake.rateLimit();
   try {
     const r = await post('/api/v1/extract-image', { inputMethod: 'base64', images: [b64(textPng('x'))], prompt: 'x' });
     assert.deepEqual({ status: r.status, error: r.json.error }, { status: 503, error: 'Rate limit exceeded. Please try again later.' });
   } finally {
-    fake.failWith = undefined;
+    fake.reset();
   }
   assert.equal(await balance(), start);
 });

@@ -90,20 +90,21 @@ describe('get-engine-reviews through the server', () => {
 
   it('provider failures: spec texts, nothing charged', async () => {
     const before = await balance();
-    const cases: [SeoAFake['mode'], number, string][] = [
-      ['task_error', 500, 'Failed to fetch engine reviews: Internal SE Server Error.'],
-      ['no_results', 500, 'Failed to fetch engine reviews: No Search Results.'],
-      ['rate_limited', 503, 'Rate limit exceeded. Please try again later.'],
-      ['server_error', 502, 'Failed to retrieve data from seo_a service.'],
+    const cases: [string, (f: SeoAFake) => void, number, string][] = [
+      ['task_error', (f) => (f.task = 'task_error'), 500, 'Failed to fetch engine reviews: Internal SE Server Error.'],
+      ['no_results', (f) => (f.task = 'no_results'), 500, 'Failed to fetch engine reviews: No Search Results.'],
+      ['rate_limited', (f) => f.rateLimit(), 503, 'Rate limit exceeded. Please try again later.'],
+      ['server_error', (f) => f.failWith(500), 502, 'Failed to retrieve data from seo_a service.'],
     ];
     try {
-      for (const [mode, status, error] of cases) {
-        fake.mode = mode;
+      for (const [mode, breakIt, status, error] of cases) {
+        fake.reset();
+        breakIt(fake);
         const r = await reviews({ keyword: 'x' });
         assert.deepEqual([r.status, r.json], [status, { error }], mode);
       }
     } finally {
-      fake.mode = 'ok';
+      fake.reset();
     }
     const unknown = await reviews({ keyword: 'x', location: 'Atlantis' });
     assert.deepEqual([unknown.status, unknown.json], [400, { error: "seo_a rejected the request: Invalid Field: 'location_name'." }]);

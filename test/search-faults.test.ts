@@ -29,19 +29,20 @@ describe('search faults through the server', () => {
 
   it('every upstream fault is mapped in both lanes and releases the credits', async () => {
     const before = await balance();
-    const cases: [Parameters<SearchAFake['setMode']>[0], number, string, string][] = [
-      ['unauthorized', 500, 'PROVIDER_AUTH_FAILED', 'Service authentication failed. Please contact support.'],
-      ['unauthorized_401', 500, 'PROVIDER_AUTH_FAILED', 'Service authentication failed. Please contact support.'],
-      ['out_of_credits', 503, 'PROVIDER_OUT_OF_CREDITS', 'The service is temporarily unavailable. Please try again later.'],
-      ['rate_limited', 503, 'UPSTREAM_RATE_LIMITED', 'Rate limit exceeded. Please try again later.'],
-      ['server_error', 502, 'UPSTREAM_ERROR', 'Failed to retrieve data from search_a service.'],
-      ['garbage', 502, 'UPSTREAM_ERROR', 'Received invalid data structure from search_a service.'],
-      ['wrong_shape', 502, 'UPSTREAM_ERROR', 'Received invalid data structure from search_a service.'],
-      ['slow', 502, 'UPSTREAM_ERROR', 'The search_a service timed out.'],
+    const cases: [string, (f: SearchAFake) => void, number, string, string][] = [
+      ['key refused (403)', (f) => f.rejectKey(), 500, 'PROVIDER_AUTH_FAILED', 'Service authentication failed. Please contact support.'],
+      ['401', (f) => f.failWith(401, { message: 'Unauthorized.', statusCode: 401 }), 500, 'PROVIDER_AUTH_FAILED', 'Service authentication failed. Please contact support.'],
+      ['out of credits', (f) => f.outOfCredits(), 503, 'PROVIDER_OUT_OF_CREDITS', 'The service is temporarily unavailable. Please try again later.'],
+      ['rate limited', (f) => f.rateLimit(), 503, 'UPSTREAM_RATE_LIMITED', 'Rate limit exceeded. Please try again later.'],
+      ['server error', (f) => f.failWith(500), 502, 'UPSTREAM_ERROR', 'Failed to retrieve data from search_a service.'],
+      ['garbage', (f) => f.garbage(), 502, 'UPSTREAM_ERROR', 'Received invalid data structure from search_a service.'],
+      ['wrong shape', (f) => f.failWith(200, { searchParameters: { q: 'fault' }, results: 'not a list', credits: 1 }), 502, 'UPSTREAM_ERROR', 'Received invalid data structure from search_a service.'],
+      ['no answer', (f) => f.hang(), 502, 'UPSTREAM_ERROR', 'The search_a service timed out.'],
     ];
     try {
-      for (const [mode, status, code, message] of cases) {
-        fake.setMode(mode);
+      for (const [mode, breakIt, status, code, message] of cases) {
+        fake.reset();
+        breakIt(fake);
         for (const path of ROUTES) {
           const v1 = await s.call('POST', path, { key, body: { query: 'fault' } });
           assert.deepEqual([v1.status, v1.json], [status, { error: message }], `${path} ${mode}`);
@@ -52,7 +53,7 @@ describe('search faults through the server', () => {
         assert.equal(await balance(), before, `credits released after ${mode}`);
       }
     } finally {
-      fake.setMode('ok');
+      fake.reset();
     }
     const again = await s.call('POST', '/api/v1/search', { key, body: { query: 'recovered' } });
     assert.equal(again.status, 200);

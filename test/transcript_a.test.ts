@@ -87,7 +87,7 @@ describe('get_videosite_transcript falls back from the native provider to transc
   });
 
   it('transcript_a failing too: creator_a answers and meta.fallbacks lists both; everything failing costs nothing', async () => {
-    ta.failWith = 500;
+    ta.failWith(500);
     try {
       const r = await post('/api/v2/run', { type: 'capability', id: 'get_videosite_transcript', input: { videoUrl: VIDEO } });
       assert.equal(r.status, 200, r.text);
@@ -97,16 +97,16 @@ describe('get_videosite_transcript falls back from the native provider to transc
         { provider: 'transcript_a', code: 'UPSTREAM_ERROR' },
       ]);
       assert.equal(r.cost, 20);
-      creator.failWith = 500;
+      creator.failWith(500);
       const all = await post('/api/v1/get-videosite-transcript', { videoUrl: VIDEO });
       assert.deepEqual({ status: all.status, cost: all.cost }, { status: 502, cost: 0 }, all.text);
-      ta.failWith = 402;
-      creator.failWith = 429;
+      ta.outOfCredits();
+      creator.rateLimit();
       const limited = await post('/api/v1/get-videosite-transcript', { videoUrl: VIDEO });
       assert.deepEqual({ status: limited.status, body: limited.json, cost: limited.cost }, { status: 503, body: { error: 'Rate limit exceeded. Please try again later.' }, cost: 0 });
     } finally {
-      ta.failWith = undefined;
-      creator.failWith = undefined;
+      ta.reset();
+      creator.reset();
     }
   });
 

@@ -55,14 +55,14 @@ describe('video-site wrong answers', () => {
   });
 
   it('a refused first page of comments does not blame a continuation token; a refused token does', async () => {
-    fake.failWith = 400;
+    fake.failWith(400);
     try {
       const first = await s.call('POST', '/api/v1/videosite/video/comments', { key, body: { url: watch('GJLlxj_dtq8') } });
       assert.deepEqual([first.status, first.json.error], [404, 'Comments not found or unavailable for video: GJLlxj_dtq8.']);
       const next = await s.call('POST', '/api/v1/videosite/video/comments', { key, body: { url: watch('GJLlxj_dtq8'), continuationToken: 'Eg0SC0dKTGx4al9kdHE4' } });
       assert.deepEqual([next.status, next.json.error], [400, 'Invalid continuationToken: it does not belong to this video or has expired.']);
     } finally {
-      fake.failWith = undefined;
+      fake.reset();
     }
   });
 });

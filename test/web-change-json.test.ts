@@ -115,9 +115,9 @@ describe('changeTracking json mode with a configured model', () => {
     await c.run(tracked(['json'], { prompt: 'The product name and price' }));
     const credits = await c.credits();
     price = 50;
-    fake.failWith = 500;
+    fake.failWith(500);
     const failed = await c.run(tracked(['json'], { prompt: 'The product name and price' }));
-    fake.failWith = undefined;
+    fake.reset();
     assert.equal(failed.status, 502, failed.text);
     assert.equal(await c.credits(), credits, 'nothing charged');
     fake.replies.push(JSON.stringify({ name: 'Blue Kettle', price: 50 }));

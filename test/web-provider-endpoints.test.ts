@@ -56,7 +56,7 @@ describe('provider plugins through the real server', () => {
   });
 
   it('a failing crawler_a falls back to spider_a; pages without content are not charged', async () => {
-    crawlerA.failWith = 500;
+    crawlerA.failWith(500);
     try {
       const before = await credits();
       const res = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'crawl', input: { url: 'https://docs.example.org', format: 'text' } } });
@@ -69,18 +69,18 @@ describe('provider plugins through the real server', () => {
       assert.equal(res.json.data.creditUsage, 40);
       assert.equal(res.json.meta.credits, 40);
       assert.equal(await credits(), before - 40);
-      crawlerA.failWith = 429;
+      crawlerA.rateLimit();
       const limited = await s.call('POST', '/api/v1/crawl', { key, body: { url: 'https://docs.example.org', limit: 2 } });
       assert.equal(limited.status, 200);
       assert.match(limited.json.results[0].content, /Spider page/);
-      spiderA.failWith = 500;
+      spiderA.failWith(500);
       const both = await s.call('POST', '/api/v1/crawl', { key, body: { url: 'https://unreachable.invalid/', limit: 2 } });
       assert.equal(both.status, 502, 'the own crawler is last: the host does not resolve');
       // Its first request is robots.txt, and a site whose robots.txt cannot be read is not crawled (RFC 9309).
       assert.match(both.json.error, /Failed to retrieve https:\/\/unreachable\.invalid\/robots\.txt: the host name does not resolve/);
     } finally {
-      crawlerA.failWith = undefined;
-      spiderA.failWith = undefined;
+      crawlerA.reset();
+      spiderA.reset();
     }
   });
 
@@ -97,9 +97,9 @@ describe('provider plugins through the real server', () => {
     // The crawler's own link is copied into the file store (issue 28), like the other providers' images.
     assert.match(fc.json.data.url, new RegExp(`^${s.url}/files/`));
     assert.equal((await fetch(fc.json.data.url)).status, 200);
-    shotA.failWith = 'concurrency_limit_reached';
+    shotA.rateLimit();
     const busy = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'screenshot', provider: 'shot_a', input: { url: 'https://example.org' } } });
-    shotA.failWith = undefined;
+    shotA.reset();
     assert.equal(busy.status, 503);
     assert.equal(busy.json.error, 'Rate limit exceeded. Please try again later.');
   });

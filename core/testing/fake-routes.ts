@@ -30,6 +30,8 @@ export interface FakeRequest {
   /** The body parsed as JSON, or `undefined` (empty or not JSON). */
   body: any;
   raw: Buffer;
+  /** When it arrived (`Date.now()`), for tests of pacing. */
+  at: number;
 }
 
 /** A compiled route key. */

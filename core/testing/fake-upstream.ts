@@ -35,7 +35,7 @@ export interface FakeUpstreamSpec<S extends object = {}> {
   state?: S;
   /** `'POST /v2/crawl/:id'` → answer. An unknown route answers `error(404, 'Not found')`. */
   routes: Record<string, FakeRoute<S>>;
-  /** Route keys answered without a key and never failed by a mode (e.g. public file downloads). */
+  /** Route keys answered without a key, never failed by a mode and left out of the request log (e.g. public file downloads). */
   open?: string[];
   /** The settings that point the plugin at this fake, e.g. `{ ANSWER_A_BASE_URL: url, ANSWER_A_API_KEY: apiKey }`. */
   env(fake: { url: string; apiKey: string }): Record<string, string>;
@@ -49,7 +49,7 @@ export type FakeUpstream<S extends object = {}> = S & {
   apiKey: string;
   /** What the plugin (or a server under test) needs to use the fake. */
   env: Record<string, string>;
-  /** Every request received (open routes too), oldest first. */
+  /** Every API request received (not those of `open` routes), oldest first. */
   requests: FakeRequest[];
   /** From now on every call answers `status` with `body` (default the provider's error body). */
   failWith(status: number, body?: unknown): void;
@@ -90,14 +90,14 @@ function keyMatches(auth: FakeAuth, req: FakeRequest, apiKey: string): boolean {
 /** The status, headers and bytes of an answer. */
 function encode(answer: FakeAnswer): { status: number; headers: Record<string, string>; bytes: Buffer } {
   const headers: Record<string, string> = {};
-  let bytes = Buffer.alloc(0);
+  let bytes: Buffer = Buffer.alloc(0);
   if (answer.json !== undefined) {
     headers['content-type'] = 'application/json';
     bytes = Buffer.from(JSON.stringify(answer.json));
   } else if (answer.text !== undefined) {
     headers['content-type'] = 'text/plain; charset=utf-8';
     bytes = Buffer.from(answer.text);
-  } else if (answer.bytes) bytes = Buffer.from(answer.bytes);
+  } else if (answer.bytes) bytes = Buffer.isBuffer(answer.bytes) ? answer.bytes : Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength);
   Object.assign(headers, answer.headers ?? {}, { 'content-length': String(bytes.length) });
   return { status: answer.status ?? 200, headers, bytes };
 }
@@ -135,10 +135,11 @@ export async function fakeUpstream<S extends object = {}>(spec: FakeUpstreamSpec
     const { raw, json } = await readBody(req);
     const u = new URL(req.url ?? '/', 'http://fake');
     const method = (req.method ?? 'GET').toUpperCase();
-    const found = routes.find(([p]) => (p.method === '*' || p.method === method) && matchPath(p, u.pathname));
-    const request: FakeRequest = { method, path: u.pathname, url: u.pathname + u.search, params: found ? matchPath(found[0], u.pathname)! : {}, query: Object.fromEntries(u.searchParams), headers: headersOf(req), body: json, raw };
-    fake.requests.push(request);
+    let params: Record<string, string> | undefined;
+    const found = routes.find(([p]) => (p.method === '*' || p.method === method) && (params = matchPath(p, u.pathname)) !== undefined);
+    const request: FakeRequest = { method, path: u.pathname, url: u.pathname + u.search, params: params ?? {}, query: Object.fromEntries(u.searchParams), headers: headersOf(req), body: json, raw, at: Date.now() };
     if (found?.[2]) return send(res, await found[1](request, fake));
+    fake.requests.push(request);
     const authorised = mode.kind !== 'rejectKey' && auths.some((a) => keyMatches(a, request, apiKey));
     if (!authorised) return send(res, spec.unauthorized ?? errorAnswer(401, 'Unauthorized'));
     if (mode.kind === 'hang') return; // held open until the caller gives up or the fake closes

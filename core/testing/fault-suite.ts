@@ -117,16 +117,17 @@ export function providerFaultSuite(opts: FaultSuiteOptions): void {
     play('hang', (f) => f.hang(), () => impatient);
     play('drip', (f) => f.drip(), () => impatient);
 
-    // The setting that carries the base URL (or the key) is the one whose value is the fake's.
+    // The setting that carries the base URL (or the key) is the one whose value is (or starts with) the fake's.
     const without = (value: string): Record<string, string> => Object.fromEntries(Object.entries(fake.env as Record<string, string>).filter(([, v]) => v !== value));
-    const nameOf = (value: string) => Object.entries(fake.env as Record<string, string>).find(([, v]) => v === value)?.[0];
+    const nameOf = (value: string) => Object.entries(fake.env as Record<string, string>).find(([, v]) => v === value || v.startsWith(`${value}/`))?.[0];
     if (opts.expect?.unreachable !== false) {
       it(`unreachable → ${opts.expect?.unreachable ?? expected.unreachable}`, async () => {
         const name = nameOf(fake.url);
         assert.ok(name, 'the fake env names the base URL');
         const closed = await opts.fake();
         await closed.close();
-        assert.equal(await failure(call(await harness({ ...fake.env, [name]: closed.url }))), opts.expect?.unreachable ?? expected.unreachable);
+        const env = { ...fake.env, [name]: fake.env[name].replace(fake.url, closed.url) };
+        assert.equal(await failure(call(await harness(env))), opts.expect?.unreachable ?? expected.unreachable);
       });
     }
     if (opts.expect?.['not configured'] !== false) {

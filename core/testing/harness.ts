@@ -55,6 +55,8 @@ export interface PluginHarness {
   endpoint<T = any>(operation: string, input: unknown, opts?: { signal?: AbortSignal; includeNative?: boolean }): Promise<HarnessResult<T>>;
   /** Runs a capability through its providers (optionally one `provider`). */
   capability<T = any>(id: string, input: unknown, opts?: { provider?: string; signal?: AbortSignal; includeNative?: boolean }): Promise<HarnessResult<T>>;
+  /** The bytes behind a signed file-store link an endpoint answered (`…/files/<id>?expires=…&sig=…`). */
+  file(url: string): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,11 @@ export async function pluginHarness(plugin: PluginDef<any, any>, opts: HarnessOp
       return run(registry.resolve('endpoint', id), `endpoint '${id}'`, input, o);
     },
     capability: (id, input, o) => run(registry.resolve('capability', id), `capability '${id}'`, input, o),
+    async file(url) {
+      const u = new URL(url);
+      const opened = await engines.files.open(u.pathname.split('/').pop()!, u.searchParams.get('expires')!, u.searchParams.get('sig')!);
+      return Buffer.from(await opened.bytes());
+    },
     async close() {
       await registry.close();
       await engines.close();

@@ -11,7 +11,9 @@ export { pluginHarness, type PluginHarness, type HarnessOptions, type HarnessRes
 export { runContext, type TestRunContext, type RunContextOptions } from './run-context.js';
 export { fakeUpstream, type FakeUpstream, type FakeUpstreamSpec, type FakeAuth, type FakeRoute } from './fake-upstream.js';
 export type { FakeAnswer, FakeRequest } from './fake-routes.js';
+export { withFake, type FakeTestbed } from './fake-testbed.js';
 export { providerFaultSuite, type FaultSuiteOptions, type Fault } from './fault-suite.js';
+export { solidPng, pngSize } from './png.js';
 export { serveLoopback, type LoopbackServer } from './loopback.js';
 export { readBody, sendJson } from './fake-http.js';
 export { RecordingLedger } from './free-ledger.js';

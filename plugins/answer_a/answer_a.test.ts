@@ -1,29 +1,20 @@
 /** answer_a: the real client against the fake of its contract (contracts §8a), through the executor. */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, providerFaultSuite, type PluginHarness } from '../../core/testing/index.js';
+import { providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
-import { startFake, type AnswerAFake } from './fake.js';
+import { startFake } from './fake.js';
 
-let fake: AnswerAFake;
-let answers: PluginHarness;
-before(async () => {
-  fake = await startFake();
-  answers = await pluginHarness(plugin, { env: fake.env });
-});
-after(async () => {
-  await answers.close();
-  await fake.close();
-});
+const t = withFake(plugin, startFake);
 
 const outcome = (p: Promise<unknown>) => p.then(() => '200', (e: { status?: number; message: string }) => `${e.status ?? 0} ${e.message}`);
 
 providerFaultSuite({ plugin, fake: startFake, capability: 'answer_question', input: { question: 'q' } });
 
 test('answer_question: question sent with Bearer auth; answer, citations, model and usage back', async () => {
-  const r = await answers.capability('answer_question', { question: 'Who wrote Dune?', maxTokens: 200, recency: 'year', domains: ['wikipedia.org'] });
-  const sent = fake.requests.at(-1)!;
-  assert.deepEqual([sent.path, sent.headers.authorization], ['/chat/completions', `Bearer ${fake.apiKey}`]);
+  const r = await t.h.capability('answer_question', { question: 'Who wrote Dune?', maxTokens: 200, recency: 'year', domains: ['wikipedia.org'] });
+  const sent = t.fake.requests.at(-1)!;
+  assert.deepEqual([sent.path, sent.headers.authorization], ['/chat/completions', `Bearer ${t.fake.apiKey}`]);
   assert.deepEqual({ model: sent.body.model, max: sent.body.max_tokens, recency: sent.body.search_recency_filter, domains: sent.body.search_domain_filter, last: sent.body.messages.at(-1) }, { model: 'sonar', max: 200, recency: 'year', domains: ['wikipedia.org'], last: { role: 'user', content: 'Who wrote Dune?' } });
   assert.deepEqual(r.data, {
     answer: 'Answer to "Who wrote Dune?" [1][2].',
@@ -37,25 +28,25 @@ test('answer_question: question sent with Bearer auth; answer, citations, model 
 
 test('charged per started 1,000 reported tokens, never above the reservation', async () => {
   for (const [prompt, completion, credits] of [[600, 400, 10], [600, 401, 20], [2500, 1024, 40], [90_000, 1024, 60]] as const) {
-    fake.usage = { prompt, completion };
-    const r = await answers.capability('answer_question', { question: 'q' });
+    t.fake.usage = { prompt, completion };
+    const r = await t.h.capability('answer_question', { question: 'q' });
     assert.deepEqual([r.credits, r.reserved], [credits, 60], `${prompt}+${completion}`);
   }
-  fake.reset();
+  t.fake.reset();
 });
 
 test('bare citations get their host as title; the endpoint takes a model and keeps the native payload', async () => {
-  fake.bareCitations = true;
-  const r = await answers.endpoint('search', { query: 'q', model: 'sonar-pro' }, { includeNative: true });
-  fake.reset();
+  t.fake.bareCitations = true;
+  const r = await t.h.endpoint('search', { query: 'q', model: 'sonar-pro' }, { includeNative: true });
+  t.fake.reset();
   assert.deepEqual(r.data.citations, [{ url: 'https://source-one.example/article', title: 'source-one.example' }, { url: 'https://source-two.example/page', title: 'source-two.example' }]);
   assert.deepEqual([r.data.model, (r.native as any).id], ['sonar-pro', 'cmpl-fake']);
 });
 
 test('provider-specific answers: blank question 400, a model it refuses 400, no usage → 502', async () => {
-  assert.equal(await outcome(answers.capability('answer_question', { question: '  ' })), "400 'question' parameter is required and must be a non-empty string.");
-  assert.equal(await outcome(answers.endpoint('search', { query: 'q', model: 'gpt-x' })), "400 answer_a rejected the request: Invalid model 'gpt-x'. Permitted models can be found in the documentation.");
-  fake.noUsage = true;
-  assert.equal(await outcome(answers.capability('answer_question', { question: 'q' })), '502 Received invalid data structure from answer_a service.');
-  fake.reset();
+  assert.equal(await outcome(t.h.capability('answer_question', { question: '  ' })), "400 'question' parameter is required and must be a non-empty string.");
+  assert.equal(await outcome(t.h.endpoint('search', { query: 'q', model: 'gpt-x' })), "400 answer_a rejected the request: Invalid model 'gpt-x'. Permitted models can be found in the documentation.");
+  t.fake.noUsage = true;
+  assert.equal(await outcome(t.h.capability('answer_question', { question: 'q' })), '502 Received invalid data structure from answer_a service.');
+  t.fake.reset();
 });

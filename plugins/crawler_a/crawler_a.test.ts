@@ -1,62 +1,40 @@
 /** crawler_a: the real client against the loopback fake of its contract (contracts §5). */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import plugin from './index.js';
-import { startCrawlerAFake, type CrawlerAFake } from './fake.js';
+import { startCrawlerAFake } from './fake.js';
 import { ServiceError, UnsupportedOptionError } from '../../core/sdk.js';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { providerFaultSuite, withFake } from '../../core/testing/index.js';
 
-let fake: CrawlerAFake;
+const t = withFake(plugin, startCrawlerAFake);
 
-let h: PluginHarness;
-
-before(async () => {
-  fake = await startCrawlerAFake();
-  h = await pluginHarness(plugin, { env: fake.env });
-});
-after(async () => {
-  await h.close();
-  await fake.close();
-});
-
-/**
- * Runs one endpoint through the real executor against the fake; `env` overrides its settings (in a
- * harness of its own, so the shared one keeps the fake's).
- */
-async function run(operation: string, input: unknown, env: Record<string, string> = {}, signal?: AbortSignal) {
-  const own = Object.keys(env).length > 0 ? await pluginHarness(plugin, { env: { ...fake.env, ...env } }) : undefined;
-  try {
-    const r = await (own ?? h).endpoint(operation, input, { signal });
-    return { out: r.data, credits: r.credits };
-  } finally {
-    await own?.close();
-  }
+/** Runs one endpoint through the real executor against the fake. */
+async function run(operation: string, input: unknown, signal?: AbortSignal) {
+  const r = await t.h.endpoint(operation, input, { signal });
+  return { out: r.data, credits: r.credits };
 }
+const lastPost = () => t.fake.requests.filter((r) => r.method === 'POST').at(-1)!;
+
+providerFaultSuite({ plugin, fake: startCrawlerAFake, endpoint: 'scrape', input: { url: 'https://example.org' } });
 
 test('scrape sends bearer auth and formats, returns the document', async () => {
   const { out } = await run('scrape', { url: 'https://example.org/docs', formats: ['markdown', 'links'] });
   assert.match(out.markdown, /# Page \/docs/);
-  assert.deepEqual(out.links, ['https://example.org/docs/a']);
-  assert.equal(out.metadata.statusCode, 200);
-  const sent = fake.requests.at(-1)!;
-  assert.equal(sent.path, '/v2/scrape');
-  assert.deepEqual(sent.body.formats, ['markdown', 'links']);
-  assert.equal(sent.body.onlyMainContent, true);
+  assert.deepEqual([out.links, out.metadata.statusCode], [['https://example.org/docs/a'], 200]);
+  const sent = t.fake.requests.at(-1)!;
+  assert.deepEqual([sent.path, sent.body.formats, sent.body.onlyMainContent], ['/v2/scrape', ['markdown', 'links'], true]);
+  await assert.rejects(run('scrape', { url: 'not a url' }), { status: 400 });
 });
 
 test('crawl starts a job, polls until completed, follows next pages and reports pages used', async () => {
-  const before = fake.requests.length;
+  const before = t.fake.requests.length;
   const { out, credits } = await run('crawl', { url: 'https://example.org', limit: 5, maxDiscoveryDepth: 1 });
   assert.equal(out.status, 'completed');
-  assert.equal(out.data.length, 5);
-  assert.deepEqual(
-    out.data.map((d: any) => d.metadata.sourceURL),
-    ['https://example.org', 'https://example.org/page-1', 'https://example.org/page-2', 'https://example.org/page-3', 'https://example.org/page-4'],
-  );
+  assert.deepEqual(out.data.map((d: any) => d.metadata.sourceURL), ['https://example.org', ...[1, 2, 3, 4].map((i) => `https://example.org/page-${i}`)]);
   assert.equal(credits, 50, '10 credits for each of the 5 pages returned');
-  const calls = fake.requests.slice(before).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, 'ID')}`);
+  const calls = t.fake.requests.slice(before).map((r) => `${r.method} ${r.url.replace(/[0-9a-f-]{36}/, 'ID')}`);
   assert.deepEqual(calls, ['POST /v2/crawl', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID', 'GET /v2/crawl/ID?skip=2', 'GET /v2/crawl/ID?skip=4']);
-  assert.equal(fake.requests[before]!.body.maxDiscoveryDepth, 1);
+  assert.equal(t.fake.requests[before]!.body.maxDiscoveryDepth, 1);
 });
 
 test('crawl_site mapping: capability input in, results with url/status/content out', () => {
@@ -80,96 +58,61 @@ test('crawl_site and map_site mappings: the options crawler_a has are sent, the 
 
 test('search, map and screenshot', async () => {
   const s = await run('search', { query: 'puppeteer', limit: 2 });
-  assert.equal(s.out.web.length, 2);
-  assert.equal(s.out.web[0].title, 'puppeteer result 1');
+  assert.deepEqual([s.out.web.length, s.out.web[0].title], [2, 'puppeteer result 1']);
   const m = await run('map', { url: 'https://example.org/' });
   assert.deepEqual(m.out.links.map((l: any) => l.url), ['https://example.org', 'https://example.org/about', 'https://example.org/blog']);
-  const hits = fake.screenshotHits;
+  const hits = t.fake.screenshotHits;
   const shot = await run('screenshot', { url: 'https://example.org/', fullPage: true, viewport: { width: 800, height: 600 } });
   // The provider's image is copied into our file store: our signed link, never the provider's.
-  assert.ok(!shot.out.url.startsWith(fake.url), shot.out.url);
+  assert.ok(!shot.out.url.startsWith(t.fake.url), shot.out.url);
   assert.match(shot.out.url, /\/files\/[\w-]+\?expires=\d+&sig=/);
-  assert.equal(shot.out.contentType, 'image/png');
-  assert.equal(fake.screenshotHits, hits + 1);
-  assert.deepEqual(fake.requests.at(-1)!.body.formats, [{ type: 'screenshot', fullPage: true, viewport: { width: 800, height: 600 } }]);
+  assert.deepEqual([shot.out.contentType, t.fake.screenshotHits], ['image/png', hits + 1]);
+  assert.deepEqual(lastPost().body.formats, [{ type: 'screenshot', fullPage: true, viewport: { width: 800, height: 600 } }]);
 });
 
 test('the screenshot capability maps blockCookieBanners to blockAds and fills screenshotUrl; clip and autoScroll are refused', async () => {
-  const r = await h.capability('screenshot', { url: 'example.org', blockCookieBanners: false });
-  const sent = fake.requests.at(-1)!.body;
-  assert.equal(sent.url, 'https://example.org');
-  assert.equal(sent.blockAds, false);
-  assert.match(r.data.screenshotUrl, /\/files\/[\w-]+\?expires=\d+&sig=/);
-  assert.equal(r.data.url, r.data.screenshotUrl);
-  await h.capability('screenshot', { url: 'example.org' });
-  assert.equal(fake.requests.at(-1)!.body.blockAds, true);
+  const r = await t.h.capability('screenshot', { url: 'example.org', blockCookieBanners: false });
+  const sent = lastPost().body;
+  assert.deepEqual([sent.url, sent.blockAds], ['https://example.org', false]);
+  assert.match(r.data.url, /\/files\/[\w-]+\?expires=\d+&sig=/);
+  assert.equal(r.data.screenshotUrl, r.data.url);
+  await t.h.capability('screenshot', { url: 'example.org' });
+  assert.equal(lastPost().body.blockAds, true);
   const refused = (input: object, field: string) =>
-    assert.rejects(h.capability('screenshot', { url: 'example.org', ...input }), (e: unknown) => e instanceof ServiceError && e.status === 400 && e.message.includes(field));
+    assert.rejects(t.h.capability('screenshot', { url: 'example.org', ...input }), (e: unknown) => e instanceof ServiceError && e.status === 400 && e.message.includes(field));
   await refused({ clipRectangle: { x: 0, y: 0, width: 10, height: 10 } }, 'clipRectangle');
   await refused({ autoScroll: true }, 'autoScroll');
 });
 
-test('errors map to the catalogue: bad key 500, rate limit 503, upstream failure 502, bad input 400', async () => {
-  const status = async (p: Promise<unknown>) => {
-    try {
-      await p;
-    } catch (e) {
-      assert.ok(e instanceof ServiceError, String(e));
-      return [e.status, e.message];
-    }
-    return [200, ''];
-  };
-  assert.deepEqual(await status(run('scrape', { url: 'https://example.org' }, { CRAWLER_A_API_KEY: 'wrong' })), [500, 'Service authentication failed. Please contact support.']);
-  assert.deepEqual((await status(run('scrape', { url: 'not a url' })))[0], 400);
-  fake.failWith = 429;
-  assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [503, 'Rate limit exceeded. Please try again later.']);
-  fake.failWith = 500;
-  assert.deepEqual(await status(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve data from crawler_a service.']);
-  fake.failWith = undefined;
-});
-
-/** The status and message of a rejected call (fails the test when the call succeeds). */
-async function failure(p: Promise<unknown>): Promise<[number, string]> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof ServiceError, String(e));
-    return [e.status, e.message];
-  }
-  assert.fail('the call succeeded');
-}
-
 test('a failed job and a job lost upstream (404 while polling) are 502s, so the chain falls back', async () => {
   try {
-    fake.jobMode = 'failed';
-    assert.deepEqual(await failure(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve the crawl from crawler_a: the job failed.']);
-    fake.jobMode = 'lost';
-    assert.deepEqual(await failure(run('crawl', { url: 'https://example.org' })), [502, 'Failed to retrieve the crawl from crawler_a: the job is no longer known upstream.']);
+    t.fake.jobMode = 'failed';
+    await assert.rejects(run('crawl', { url: 'https://example.org' }), { status: 502, message: 'Failed to retrieve the crawl from crawler_a: the job failed.' });
+    t.fake.jobMode = 'lost';
+    await assert.rejects(run('crawl', { url: 'https://example.org' }), { status: 502, message: 'Failed to retrieve the crawl from crawler_a: the job is no longer known upstream.' });
     // Neither needs cancelling: one ended, the other is unknown upstream.
-    assert.deepEqual(fake.cancelled, []);
+    assert.deepEqual(t.fake.cancelled, []);
   } finally {
-    fake.jobMode = undefined;
+    t.fake.reset();
   }
 });
 
 test('a crawl we stop waiting for (caller gone or time limit) is cancelled upstream', async () => {
-  fake.jobMode = 'stuck';
+  t.fake.jobMode = 'stuck';
   try {
     const ctl = new AbortController();
-    const before = fake.requests.length;
-    const call = run('crawl', { url: 'https://example.org' }, {}, ctl.signal);
+    const before = t.fake.requests.length;
+    const call = run('crawl', { url: 'https://example.org' }, ctl.signal);
     // Abort once the job exists and is being polled.
-    while (!fake.requests.slice(before).some((r) => r.method === 'GET')) await new Promise((r) => setTimeout(r, 5));
+    while (!t.fake.requests.slice(before).some((r) => r.method === 'GET')) await new Promise((r) => setTimeout(r, 5));
     ctl.abort(new Error('time limit reached'));
     await assert.rejects(call);
-    const id = /\/v2\/crawl\/([\w-]+)/.exec(fake.requests.slice(before).find((r) => r.method === 'GET')!.path)![1]!;
+    const id = /\/v2\/crawl\/([\w-]+)/.exec(t.fake.requests.slice(before).find((r) => r.method === 'GET')!.path)![1]!;
     // The cancel is sent off the caller's path: wait for it to arrive.
-    for (let i = 0; i < 200 && !fake.cancelled.includes(id); i++) await new Promise((r) => setTimeout(r, 10));
-    assert.deepEqual(fake.cancelled, [id]);
-    const del = fake.requests.slice(before).filter((r) => r.method === 'DELETE');
-    assert.deepEqual(del.map((r) => r.path), [`/v2/crawl/${id}`]);
+    for (let i = 0; i < 200 && !t.fake.cancelled.includes(id); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(t.fake.cancelled, [id]);
+    assert.deepEqual(t.fake.requests.slice(before).filter((r) => r.method === 'DELETE').map((r) => r.path), [`/v2/crawl/${id}`]);
   } finally {
-    fake.jobMode = undefined;
-    fake.cancelled.length = 0;
+    t.fake.reset();
   }
 });

@@ -1,126 +1,82 @@
 /** creator_a: the real client against the loopback fake of its contract (contracts §3), through the executor. */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
-import { startCreatorAFake, type CreatorAFake } from './fake.js';
+import { startCreatorAFake } from './fake.js';
 import { COMMENT_TOTAL, FOLLOW_TOTAL, VIDEO_ID, WEBVTT } from './fake-data.js';
 
-let fake: CreatorAFake;
-let h: PluginHarness;
 const VIDEO = `https://www.tiktok.com/@creator/video/${VIDEO_ID}`;
 
-before(async () => {
-  fake = await startCreatorAFake();
-  h = await pluginHarness(plugin, { env: fake.env });
-});
-after(async () => {
-  await h.close();
-  await fake.close();
-});
+const t = withFake(plugin, startCreatorAFake);
 
-/** The status and message a call ends with (200 on success). */
-const outcome = (p: Promise<unknown>) => p.then(() => ({ status: 200, message: '' }), (e: { status?: number; message: string }) => ({ status: e.status ?? 0, message: e.message }));
+providerFaultSuite({ plugin, fake: startCreatorAFake, capability: 'clipsite_video', input: { url: VIDEO }, service: 'clipsite' });
 
 test('comments: GET with x-api-key, native comments mapped to spec §2.9 with nested replies', async () => {
-  const { data, credits, provider } = await h.capability('clipsite_video_comments', { url: VIDEO });
-  assert.deepEqual(fake.requests.at(-1), { path: '/v1/tiktok/video/comments', query: { url: VIDEO } });
-  assert.equal(provider, 'creator_a');
-  assert.equal(credits, 10);
+  const { data, credits, provider } = await t.h.capability('clipsite_video_comments', { url: VIDEO });
+  assert.deepEqual([t.fake.requests.at(-1)!.path, t.fake.requests.at(-1)!.query], ['/v1/tiktok/video/comments', { url: VIDEO }]);
+  assert.deepEqual([provider, credits], ['creator_a', 10]);
   assert.deepEqual({ n: data.comments.length, cursor: data.cursor, hasMore: data.hasMore, total: data.total }, { n: 10, cursor: 10, hasMore: true, total: COMMENT_TOTAL });
   const first = data.comments[0];
   assert.deepEqual(first.user, { uid: '690000000000000', unique_id: 'fan0', nickname: 'Fan 0', avatar_thumb: { url_list: ['https://cdn.example/avt/fan0~100x100.webp', 'https://cdn.example/avt/fan0~100x100.jpeg'] }, verified: false });
-  assert.equal(first.reply_comment.length, 1);
-  assert.equal(first.reply_comment[0].text, 'Reply to 0');
-  assert.equal(first.reply_comment_total, 3);
+  assert.deepEqual([first.reply_comment.length, first.reply_comment[0].text, first.reply_comment_total], [1, 'Reply to 0', 3]);
   assert.deepEqual(data.comments[1].reply_comment, [], 'the site’s null replies become an empty list');
   assert.equal(data.comments[1].user.verified, true, 'custom verification counts as verified');
 });
 
 test('comments: count trims a page (offset cursor) or gathers several pages', async () => {
-  const few = await h.capability('clipsite_video_comments', { url: VIDEO, count: 4 });
+  const few = await t.h.capability('clipsite_video_comments', { url: VIDEO, count: 4 });
   assert.deepEqual(few.data.comments.map((c: any) => c.cid), ['c0', 'c1', 'c2', 'c3']);
   assert.deepEqual({ cursor: few.data.cursor, hasMore: few.data.hasMore }, { cursor: 4, hasMore: true });
-  const next = await h.capability('clipsite_video_comments', { url: VIDEO, cursor: few.data.cursor, count: 3 });
+  const next = await t.h.capability('clipsite_video_comments', { url: VIDEO, cursor: few.data.cursor, count: 3 });
   assert.deepEqual(next.data.comments.map((c: any) => c.cid), ['c4', 'c5', 'c6']);
-  const many = await h.capability('clipsite_video_comments', { url: VIDEO, count: 100 });
+  const many = await t.h.capability('clipsite_video_comments', { url: VIDEO, count: 100 });
   assert.equal(many.data.comments.length, COMMENT_TOTAL);
   assert.deepEqual({ cursor: many.data.cursor, hasMore: many.data.hasMore }, { cursor: COMMENT_TOTAL, hasMore: false });
 });
 
 test('following and followers: native users mapped to user + stats, minTime paging', async () => {
-  const page1 = await h.capability('clipsite_user_following', { handle: '@creator' });
-  assert.deepEqual(fake.requests.at(-1), { path: '/v1/tiktok/user/following', query: { handle: 'creator' } });
+  const page1 = await t.h.capability('clipsite_user_following', { handle: '@creator' });
+  assert.deepEqual([t.fake.requests.at(-1)!.path, t.fake.requests.at(-1)!.query], ['/v1/tiktok/user/following', { handle: 'creator' }]);
   assert.equal(page1.data.followingList.length, 10);
   assert.deepEqual(page1.data.followingList[0], {
     user: { id: '71000000000000', uniqueId: 'star0', nickname: 'STAR0', avatarThumb: 'https://cdn.example/avt/star0~100x100.webp', signature: 'Bio of star0', verified: true, secUid: 'MS4w.star0', privateAccount: false },
     stats: { followerCount: 1000, followingCount: 10, heartCount: 50000, videoCount: 5, diggCount: 7 },
   });
-  assert.equal(page1.data.followingList[2].user.privateAccount, true);
-  assert.equal(page1.data.hasMore, true);
-  const page2 = await h.capability('clipsite_user_following', { handle: 'creator', minTime: page1.data.minCursor });
-  assert.equal(fake.requests.at(-1)!.query.min_time, String(page1.data.minCursor));
-  assert.equal(page2.data.followingList.length, FOLLOW_TOTAL - 10);
-  assert.equal(page2.data.hasMore, false);
-  const followers = await h.capability('clipsite_user_followers', { handle: 'creator', count: 15 });
+  assert.deepEqual([page1.data.followingList[2].user.privateAccount, page1.data.hasMore], [true, true]);
+  const page2 = await t.h.capability('clipsite_user_following', { handle: 'creator', minTime: page1.data.minCursor });
+  assert.equal(t.fake.requests.at(-1)!.query.min_time, String(page1.data.minCursor));
+  assert.deepEqual([page2.data.followingList.length, page2.data.hasMore], [FOLLOW_TOTAL - 10, false]);
+  const followers = await t.h.capability('clipsite_user_followers', { handle: 'creator', count: 15 });
   assert.equal(followers.data.followers.length, FOLLOW_TOTAL, 'count gathers the second page');
-  assert.equal(fake.requests.at(-1)!.path, '/v1/tiktok/user/followers');
+  assert.equal(t.fake.requests.at(-1)!.path, '/v1/tiktok/user/followers');
 });
 
 test('transcript: WebVTT as returned, language as requested, region forms ask for their language', async () => {
-  const { data } = await h.capability('clipsite_transcript', { videoUrl: VIDEO });
+  const { data } = await t.h.capability('clipsite_transcript', { videoUrl: VIDEO });
   assert.deepEqual(data, { transcript: WEBVTT, language: 'en', id: VIDEO_ID, originalUrl: VIDEO });
-  const zh = await h.capability('clipsite_transcript', { videoUrl: VIDEO, preferredLanguage: 'zh-TW' });
-  assert.equal(fake.requests.at(-1)!.query.language, 'zh');
-  assert.equal(zh.data.language, 'zh-TW');
+  const zh = await t.h.capability('clipsite_transcript', { videoUrl: VIDEO, preferredLanguage: 'zh-TW' });
+  assert.deepEqual([t.fake.requests.at(-1)!.query.language, zh.data.language], ['zh', 'zh-TW']);
 });
 
 test('profile, profile videos and one video', async () => {
-  const profile = await h.endpoint('clipsite_profile', { handle: 'creator' });
-  assert.equal(profile.data.user.uniqueId, 'creator');
-  assert.equal(profile.data.user.bioLink, 'https://creator.example');
-  assert.equal(profile.data.stats.heartCount, 190400000);
-  const videos = await h.capability('clipsite_profile_videos', { handle: 'creator' });
-  assert.equal(videos.data.aweme_list.length, 5);
-  assert.equal(videos.data.has_more, 1);
-  assert.equal(videos.data.hasMore, true);
-  const next = await h.capability('clipsite_profile_videos', { handle: 'creator', maxCursor: videos.data.max_cursor });
+  const profile = await t.h.endpoint('clipsite_profile', { handle: 'creator' });
+  assert.deepEqual([profile.data.user.uniqueId, profile.data.user.bioLink, profile.data.stats.heartCount], ['creator', 'https://creator.example', 190400000]);
+  const videos = await t.h.capability('clipsite_profile_videos', { handle: 'creator' });
+  assert.deepEqual([videos.data.aweme_list.length, videos.data.has_more, videos.data.hasMore], [5, 1, true]);
+  const next = await t.h.capability('clipsite_profile_videos', { handle: 'creator', maxCursor: videos.data.max_cursor });
   assert.notEqual(next.data.aweme_list[0].aweme_id, videos.data.aweme_list[0].aweme_id);
-  const one = await h.capability('clipsite_video', { url: VIDEO });
+  const one = await t.h.capability('clipsite_video', { url: VIDEO });
   assert.deepEqual({ id: one.data.id, createTime: one.data.createTime, iso: one.data.createTimeISO }, { id: VIDEO_ID, createTime: 1737600000, iso: '2025-01-23T02:40:00.000Z' });
 });
 
-test('faults: 401 → 500, 402 → 503, 429 → 503, 5xx and garbage → 502 in the site wording', async () => {
-  const wrongKey = await pluginHarness(plugin, { env: { ...fake.env, CREATOR_A_API_KEY: 'nope' } });
-  try {
-    assert.deepEqual(await outcome(wrongKey.capability('clipsite_video', { url: VIDEO })), { status: 500, message: 'Service authentication failed. Please contact support.' });
-  } finally {
-    await wrongKey.close();
-  }
-  try {
-    fake.failWith = 402;
-    assert.equal((await outcome(h.capability('clipsite_video', { url: VIDEO }))).status, 503);
-    fake.failWith = 429;
-    assert.deepEqual(await outcome(h.capability('clipsite_video', { url: VIDEO })), { status: 503, message: 'Rate limit exceeded. Please try again later.' });
-    fake.failWith = 500;
-    assert.deepEqual(await outcome(h.capability('bizsite_company', { url: 'https://www.linkedin.com/company/example-co/' })), { status: 502, message: 'Failed to retrieve data from bizsite service.' });
-    fake.failWith = undefined;
-    fake.answerWith = '<html>oops</html>';
-    assert.deepEqual(await outcome(h.capability('clipsite_video', { url: VIDEO })), { status: 502, message: 'Received invalid data structure from clipsite service.' });
-  } finally {
-    fake.failWith = undefined;
-    fake.answerWith = undefined;
-  }
-});
-
-test('without a key every operation answers Service not configured', async () => {
-  const bare = await pluginHarness(plugin, { env: { CREATOR_A_BASE_URL: fake.url } });
-  try {
-    const before = fake.requests.length;
-    assert.deepEqual(await outcome(bare.endpoint('clipsite_profile', { handle: 'creator' })), { status: 500, message: 'Service not configured. Please contact support.' });
-    assert.deepEqual(await outcome(bare.capability('bizsite_profile', { url: 'https://www.linkedin.com/in/jane-example/' })), { status: 500, message: 'Service not configured. Please contact support.' });
-    assert.equal(fake.requests.length, before, 'nothing reached the provider');
-  } finally {
-    await bare.close();
-  }
+test('5xx reads in the wording of the site the operation serves; without a key nothing reaches the provider', async () => {
+  t.fake.failWith(500);
+  await assert.rejects(t.h.capability('bizsite_company', { url: 'https://www.linkedin.com/company/example-co/' }), { status: 502, message: 'Failed to retrieve data from bizsite service.' });
+  t.fake.reset();
+  const bare = await pluginHarness(plugin, { env: { CREATOR_A_BASE_URL: t.fake.url } });
+  const before = t.fake.requests.length;
+  await assert.rejects(bare.capability('bizsite_profile', { url: 'https://www.linkedin.com/in/jane-example/' }), { status: 500, message: 'Service not configured. Please contact support.' });
+  assert.equal(t.fake.requests.length, before, 'nothing reached the provider');
+  await bare.close();
 });

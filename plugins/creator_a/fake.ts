@@ -2,11 +2,10 @@
  * A loopback fake of the creator_a API (ScrapeCreators, contracts §3) for tests: GET routes with
  * query parameters, `x-api-key` auth (401 otherwise), `success`/`credits_remaining`/
  * `credits_charged` on every answer, offset cursors for comments, time cursors for follow lists
- * and profile videos, HTTP 404 for unknown records, and on demand 402/429/5xx, `success:false`
- * bodies and malformed answers (`failWith`, `answerWith`).
+ * and profile videos, HTTP 404 for unknown records, `success:false` bodies; built on the fake kit,
+ * with the provider's own 402 and 429 bodies.
  */
-import type { ServerResponse } from 'node:http';
-import { serveLoopback } from '../../core/sdk.js';
+import { fakeUpstream, type FakeUpstream } from '../../core/testing/index.js';
 import {
   BROKEN_VIDEO_ID, COMMENT_PAGE, COMMENT_TOTAL, COMPANY, FOLLOW_PAGE, FOLLOW_TOTAL, PERSON, PROFILE, PROFILE_VIDEOS, QUIET_VIDEO_ID, VIDEO_ID, WEBVTT,
   awemeDetail, nativeComment, nativeFollow,
@@ -14,26 +13,9 @@ import {
 import { videositeRoute } from './fake-videosite.js';
 
 /** A running fake. */
-export interface CreatorAFake {
-  url: string;
-  apiKey: string;
-  /** What the server needs to use the fake. */
-  env: Record<string, string>;
-  /** Every call: route and query parameters. */
-  requests: { path: string; query: Record<string, string> }[];
-  /** When set, every call answers this status with a `success:false` body. */
-  failWith: number | undefined;
-  /** When set, every call answers 200 with this raw body (malformed answers). */
-  answerWith: string | undefined;
-  close(): Promise<void>;
-}
+export type CreatorAFake = FakeUpstream;
 
 type Answer = [number, unknown];
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
 
 const ok = (body: Record<string, unknown>): Answer => [200, { success: true, credits_remaining: 9999, credits_charged: 1, ...body }];
 const missing = (message: string): Answer => [404, { success: false, message }];
@@ -132,30 +114,22 @@ function route(path: string, q: Record<string, string>): Answer {
 }
 
 /** Starts the fake on 127.0.0.1 with a random port. */
-export async function startCreatorAFake(opts: { apiKey?: string } = {}): Promise<CreatorAFake> {
-  const apiKey = opts.apiKey ?? 'sc-test-key';
-  const fake: CreatorAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, answerWith: undefined, close: async () => undefined };
-  const server = await serveLoopback((req, res) => {
-    req.resume();
-    const u = new URL(req.url ?? '/', 'http://fake');
-    const query = Object.fromEntries(u.searchParams);
-    fake.requests.push({ path: u.pathname, query });
-    if (req.method !== 'GET') return sendJson(res, 405, { success: false, message: 'Method not allowed' });
-    if (req.headers['x-api-key'] !== apiKey) return sendJson(res, 401, { success: false, message: 'Invalid API key' });
-    if (fake.failWith === 402) return sendJson(res, 402, { success: false, message: "Looks like you're out of credits :( You'll need to buy more to continue using the service." });
-    if (fake.failWith === 429) return sendJson(res, 429, { success: false, message: 'Exceeded daily rate limit.', limit: '1000', remaining: '0' });
-    if (fake.failWith) return sendJson(res, fake.failWith, { success: false, error: 'Internal server error' });
-    if (fake.answerWith !== undefined) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(fake.answerWith);
-    }
-    const [status, body] = route(u.pathname, query);
-    sendJson(res, status, body);
+export function startCreatorAFake(opts: { apiKey?: string } = {}): Promise<CreatorAFake> {
+  return fakeUpstream({
+    apiKey: opts.apiKey ?? 'sc-test-key',
+    auth: { header: 'x-api-key' },
+    error: (_status, message) => ({ success: false, message }),
+    outOfCredits: { status: 402, json: { success: false, message: "Looks like you're out of credits :( You'll need to buy more to continue using the service." } },
+    rateLimited: { status: 429, json: { success: false, message: 'Exceeded daily rate limit.', limit: '1000', remaining: '0' } },
+    env: ({ url, apiKey }) => ({ CREATOR_A_BASE_URL: url, CREATOR_A_API_KEY: apiKey }),
+    routes: {
+      'GET /*': ({ path, query }) => {
+        const [status, json] = route(path, query);
+        return { status, json };
+      },
+      '* /*': (_req, fake) => fake.error(405, 'Method not allowed'),
+    },
   });
-  fake.url = server.url;
-  fake.env = { CREATOR_A_BASE_URL: fake.url, CREATOR_A_API_KEY: apiKey };
-  fake.close = () => server.close();
-  return fake;
 }
 
 /** The name every provider fake exports (the contract test looks for it). */

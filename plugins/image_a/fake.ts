@@ -10,9 +10,8 @@
  * `[canceled]`, `[partial]` (half the images), `[extra]` (one image more than asked), `[html]` (an output that is a web page), `[422]`,
  * `[429]`, `[poll429]`, `[poll500]`, `[garbage]` (a 201 that is not a prediction).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { serveLoopback } from '../../core/sdk.js';
+import { fakeUpstream, type FakeRoute, type FakeUpstream } from '../../core/testing/index.js';
 import { UPSTREAM_MODELS, inputProblem } from './fake-models.js';
 
 /** 8×8 images made with ffmpeg: a real PNG, JPEG and WebP for each output format. */
@@ -38,53 +37,31 @@ interface FakePrediction {
   completed_at?: string;
 }
 
-/** A running fake. */
-export interface ImageAFake {
-  url: string;
-  apiKey: string;
-  /** `IMAGE_A_BASE_URL` and `IMAGE_A_API_KEY` pointing at the fake. */
-  env: Record<string, string>;
-  /** Every API call: method, path, the `Prefer` header, the JSON body, when it arrived and the status answered. */
-  requests: { method: string; path: string; prefer?: string; body: any; at: number; status?: number }[];
+interface State {
   /** Ids of predictions cancelled through the API. */
   cancels: string[];
   predictions: Map<string, FakePrediction>;
-  close(): Promise<void>;
 }
+
+/** A running fake. */
+export type ImageAFake = FakeUpstream<State>;
+type Route = FakeRoute<State>;
 
 const TAGS = /\[(slow|hang|nsfw|fail|canceled|partial|extra|html|422|429|poll429|poll500|garbage)\]/g;
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const text = JSON.stringify(body);
-  const problem = status >= 400 && status !== 429;
-  res.writeHead(status, { 'content-type': problem ? 'application/problem+json' : 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
-  res.end(text);
-}
-
-async function readJson(req: IncomingMessage): Promise<any> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  try {
-    return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const tagsOf = (prompt: unknown) => new Set([...String(prompt ?? '').matchAll(TAGS)].map((m) => m[1]));
+const notFound = { status: 404, json: { title: 'Not found', detail: 'The requested resource could not be found.', status: 404 } };
+const throttled = (seconds: number) => ({ status: 429, json: { detail: `Request was throttled. Your rate limit resets in ~${seconds}s.`, status: 429 }, headers: { 'retry-after': String(seconds) } });
 
 /** Starts the fake on 127.0.0.1 with a random port. */
-export async function startImageAFake(opts: { apiKey?: string } = {}): Promise<ImageAFake> {
-  const apiKey = opts.apiKey ?? 'r8_fake_token';
-  const fake: ImageAFake = { url: '', apiKey, env: {}, requests: [], cancels: [], predictions: new Map(), close: async () => undefined };
+export function startImageAFake(opts: { apiKey?: string } = {}): Promise<ImageAFake> {
   const polled = new Set<string>();
-
-  const view = (p: FakePrediction) => ({
+  const view = (base: string, p: FakePrediction) => ({
     id: p.id, model: p.model, version: 'hidden', input: p.input, output: p.output, error: p.error, logs: '', status: p.status, source: 'api', data_removed: false,
     created_at: p.created_at, ...(p.completed_at ? { completed_at: p.completed_at } : {}), metrics: p.status === 'succeeded' ? { predict_time: 0.9 } : {},
-    urls: { get: `${fake.url}/v1/predictions/${p.id}`, cancel: `${fake.url}/v1/predictions/${p.id}/cancel`, web: `${fake.url}/p/${p.id}` },
+    urls: { get: `${base}/v1/predictions/${p.id}`, cancel: `${base}/v1/predictions/${p.id}/cancel`, web: `${base}/p/${p.id}` },
   });
-
-  const finish = (p: FakePrediction) => {
-    const tags = new Set([...String(p.input.prompt).matchAll(TAGS)].map((m) => m[1]));
+  const finish = (base: string, p: FakePrediction) => {
+    const tags = tagsOf(p.input.prompt);
     p.completed_at = new Date().toISOString();
     if (tags.has('nsfw')) return Object.assign(p, { status: 'failed', error: 'All generated images contained NSFW content. Try running it again with a different prompt.' });
     if (tags.has('fail')) return Object.assign(p, { status: 'failed', error: 'CUDA out of memory. Tried to allocate 2.00 GiB' });
@@ -93,75 +70,70 @@ export async function startImageAFake(opts: { apiKey?: string } = {}): Promise<I
     const format = tags.has('html') ? 'html' : String(p.input.output_format ?? spec.format);
     const asked = spec.list ? Number(p.input.num_outputs ?? 1) : 1;
     const n = tags.has('partial') ? Math.ceil(asked / 2) : tags.has('extra') ? asked + 1 : asked;
-    const urls = Array.from({ length: n }, (_, i) => `${fake.url}/delivery/${p.id}/out-${i}.${format}`);
+    const urls = Array.from({ length: n }, (_, i) => `${base}/delivery/${p.id}/out-${i}.${format}`);
     return Object.assign(p, { status: 'succeeded', output: spec.list ? urls : urls[0]! });
   };
-
-  const server = await serveLoopback(async (req, res) => {
-    const url = new URL(req.url!, 'http://fake');
-    const path = url.pathname;
-    // Delivery URLs are public CDN files: no key (contracts §9 "replicate.delivery").
-    const file = /^\/delivery\/[^/]+\/out-\d+\.(\w+)$/.exec(path);
-    if (file && req.method === 'GET') {
-      if (file[1] === 'html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body>Not an image</body></html>');
-      const img = FAKE_IMAGES[file[1]!];
-      if (!img) return void res.writeHead(404).end();
-      return void res.writeHead(200, { 'content-type': img.type, 'content-length': String(img.bytes.length) }).end(img.bytes);
+  const create = (model: string | undefined): Route => ({ body, headers }, fake) => {
+    if (!model) {
+      if (body?.version !== FAKE_VERSION.id) return fake.error(422, "The specified version does not exist (or perhaps you don't have permission to use it?)");
+      model = FAKE_VERSION.model;
     }
-    const body = req.method === 'POST' ? await readJson(req) : undefined;
-    const seen = { method: req.method!, path, prefer: req.headers.prefer as string | undefined, body, at: Date.now(), status: undefined as number | undefined };
-    fake.requests.push(seen);
-    res.once('finish', () => (seen.status = res.statusCode));
-    if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401, { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 });
-
-    const create = /^\/v1\/models\/([^/]+\/[^/]+)\/predictions$/.exec(path);
-    if (req.method === 'POST' && (create || path === '/v1/predictions')) {
-      let model = create?.[1];
-      if (!create) {
-        if (body?.version !== FAKE_VERSION.id) return send(res, 422, { title: 'Invalid version or not permitted', detail: 'The specified version does not exist (or perhaps you don\'t have permission to use it?)', status: 422 });
-        model = FAKE_VERSION.model;
-      }
-      if (!UPSTREAM_MODELS[model!]) return send(res, 404, { title: 'Not found', detail: 'The requested resource could not be found.', status: 404 });
-      if (!body || typeof body.input !== 'object') return send(res, 422, { title: 'Input validation failed', detail: '- input: Invalid type. Expected: object\n', status: 422, invalid_fields: [{ type: 'required', field: 'input', description: 'input is required' }] });
-      const tags = new Set([...String(body.input.prompt ?? '').matchAll(TAGS)].map((m) => m[1]));
-      if (tags.has('429')) return send(res, 429, { detail: 'Request was throttled. Your rate limit resets in ~30s.', status: 429 }, { 'retry-after': '30' });
-      const bad = tags.has('422')
-        ? { detail: '- input.prompt: prompt is too long for this model\n', invalid_fields: [{ type: 'string_too_long', field: 'input.prompt', description: 'prompt is too long for this model' }] }
-        : inputProblem(model!, body.input);
-      if (bad) return send(res, 422, { title: 'Input validation failed', status: 422, ...bad });
-      if (tags.has('garbage')) return send(res, 201, { hello: 'world' });
-      const p: FakePrediction = { id: randomUUID().replace(/-/g, '').slice(0, 26), model: model!, input: body.input, status: 'starting', output: null, error: null, polls: 0, created_at: new Date().toISOString() };
-      fake.predictions.set(p.id, p);
-      // Prefer: wait — a quick model finishes within the hold; a slow one comes back unfinished.
-      const slow = ['slow', 'hang', 'fail', 'canceled', 'poll429', 'poll500'].some((t) => tags.has(t));
-      if (String(req.headers.prefer ?? '').startsWith('wait') && !slow) finish(p);
-      return send(res, 201, view(p), { location: `${fake.url}/v1/predictions/${p.id}` });
-    }
-
-    const one = /^\/v1\/predictions\/([^/]+)(\/cancel)?$/.exec(path);
-    const p = one && fake.predictions.get(one[1]!);
-    if (!p) return send(res, 404, { title: 'Not found', detail: 'The requested resource could not be found.', status: 404 });
-    if (one[2] && req.method === 'POST') {
-      fake.cancels.push(p.id);
-      if (!['succeeded', 'failed', 'canceled'].includes(p.status)) Object.assign(p, { status: 'canceled', completed_at: new Date().toISOString() });
-      return send(res, 200, view(p));
-    }
-    if (req.method !== 'GET' || one[2]) return send(res, 405, { title: 'Method not allowed', status: 405 });
-    const tags = new Set([...String(p.input.prompt).matchAll(TAGS)].map((m) => m[1]));
+    if (!UPSTREAM_MODELS[model]) return notFound;
+    if (!body || typeof body.input !== 'object') return { status: 422, json: { title: 'Input validation failed', detail: '- input: Invalid type. Expected: object\n', status: 422, invalid_fields: [{ type: 'required', field: 'input', description: 'input is required' }] } };
+    const tags = tagsOf(body.input.prompt);
+    if (tags.has('429')) return throttled(30);
+    const bad = tags.has('422') ? { detail: '- input.prompt: prompt is too long for this model\n', invalid_fields: [{ type: 'string_too_long', field: 'input.prompt', description: 'prompt is too long for this model' }] } : inputProblem(model, body.input);
+    if (bad) return { status: 422, json: { title: 'Input validation failed', status: 422, ...bad } };
+    if (tags.has('garbage')) return { status: 201, json: { hello: 'world' } };
+    const p: FakePrediction = { id: randomUUID().replace(/-/g, '').slice(0, 26), model, input: body.input, status: 'starting', output: null, error: null, polls: 0, created_at: new Date().toISOString() };
+    fake.predictions.set(p.id, p);
+    // Prefer: wait — a quick model finishes within the hold; a slow one comes back unfinished.
+    const slow = ['slow', 'hang', 'fail', 'canceled', 'poll429', 'poll500'].some((t) => tags.has(t));
+    if (String(headers.prefer ?? '').startsWith('wait') && !slow) finish(fake.url, p);
+    return { status: 201, json: view(fake.url, p), headers: { location: `${fake.url}/v1/predictions/${p.id}` } };
+  };
+  const poll: Route = ({ params }, fake) => {
+    const p = fake.predictions.get(params.id!);
+    if (!p) return notFound;
+    const tags = tagsOf(p.input.prompt);
     p.polls += 1;
     if (!polled.has(p.id) && (tags.has('poll429') || tags.has('poll500'))) {
       polled.add(p.id);
-      if (tags.has('poll429')) return send(res, 429, { detail: 'Request was throttled. Your rate limit resets in ~1s.', status: 429 }, { 'retry-after': '1' });
-      return send(res, 500, { title: 'Internal server error', status: 500 });
+      return tags.has('poll429') ? throttled(1) : fake.error(500, 'Internal server error');
     }
     if (p.status === 'starting') p.status = 'processing';
-    else if (p.status === 'processing' && !tags.has('hang')) finish(p);
-    return send(res, 200, view(p));
+    else if (p.status === 'processing' && !tags.has('hang')) finish(fake.url, p);
+    return { json: view(fake.url, p) };
+  };
+  const cancel: Route = ({ params }, fake) => {
+    const p = fake.predictions.get(params.id!);
+    if (!p) return notFound;
+    fake.cancels.push(p.id);
+    if (!['succeeded', 'failed', 'canceled'].includes(p.status)) Object.assign(p, { status: 'canceled', completed_at: new Date().toISOString() });
+    return { json: view(fake.url, p) };
+  };
+  return fakeUpstream({
+    apiKey: opts.apiKey ?? 'r8_fake_token',
+    error: (status, detail) => ({ title: detail, detail, status }),
+    unauthorized: { status: 401, json: { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 } },
+    rateLimited: throttled(1),
+    state: { cancels: [], predictions: new Map() } as State,
+    env: ({ url, apiKey }) => ({ IMAGE_A_BASE_URL: `${url}/v1`, IMAGE_A_API_KEY: apiKey }),
+    // Delivery URLs are public CDN files: no key (contracts §9 "replicate.delivery").
+    open: ['GET /delivery/:id/:file'],
+    routes: {
+      'GET /delivery/:id/:file': ({ params }) => {
+        const ext = /^out-\d+\.(\w+)$/.exec(params.file!)?.[1] ?? '';
+        if (ext === 'html') return { text: '<!doctype html><html><body>Not an image</body></html>', headers: { 'content-type': 'text/html' } };
+        const img = FAKE_IMAGES[ext];
+        return img ? { bytes: img.bytes, headers: { 'content-type': img.type } } : { status: 404 };
+      },
+      'POST /v1/models/:owner/:name/predictions': (req, fake) => create(`${req.params.owner}/${req.params.name}`)(req, fake),
+      'POST /v1/predictions': create(undefined),
+      'GET /v1/predictions/:id': poll,
+      'POST /v1/predictions/:id/cancel': cancel,
+    },
   });
-  fake.url = server.url;
-  fake.env = { IMAGE_A_BASE_URL: `${fake.url}/v1`, IMAGE_A_API_KEY: apiKey };
-  fake.close = () => server.close();
-  return fake;
 }
 
 /** The name every provider fake exports (the contract test looks for it). */

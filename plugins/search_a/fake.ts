@@ -4,30 +4,15 @@
  * (403 `{"message":"Unauthorized.","statusCode":403}` otherwise), a JSON body sent as
  * `application/json` (400 for another media type) or parameters in the query string (body wins),
  * the documented validation (400 for a missing `q`, mistyped fields or a `safe` other than
- * `active`/`off`) and the documented response shapes built from the request. `setMode` makes it
- * answer 401, 403, the exhausted-account 400 `Not enough credits`, 429, 500, slowly, with garbage
- * or with a body of the wrong shape.
+ * `active`/`off`) and the documented response shapes built from the request. Built on the fake
+ * kit: a refused key is its 403, an exhausted account its 400 `Not enough credits`.
  */
-import { serveLoopback } from '../../core/sdk.js';
-
-/** How the fake answers the next requests. */
-export type FakeMode = 'ok' | 'unauthorized' | 'unauthorized_401' | 'out_of_credits' | 'rate_limited' | 'server_error' | 'slow' | 'garbage' | 'wrong_shape';
+import { fakeUpstream, type FakeRoute, type FakeUpstream } from '../../core/testing/index.js';
 
 /** A running fake. */
-export interface SearchAFake {
-  url: string;
-  apiKey: string;
-  /** What the server needs to use the fake (SEARCH_A_BASE_URL, SEARCH_A_API_KEY). */
-  env: Record<string, string>;
-  /** Every request received, oldest first. */
-  requests: { path: string; body: any; headers: Record<string, string> }[];
-  setMode(mode: FakeMode): void;
-  close(): Promise<void>;
-}
+export type SearchAFake = FakeUpstream;
 
 const ENDPOINTS = new Set(['search', 'news', 'places', 'maps', 'autocomplete', 'images', 'videos', 'shopping', 'scholar', 'patents']);
-/** How long `slow` waits before answering: far beyond any timeout a test configures. */
-const SLOW_MS = 20_000;
 
 type Params = Record<string, unknown>;
 
@@ -115,81 +100,24 @@ export function answer(endpoint: string, p: Params, linkOf: (position: number, s
   return out;
 }
 
-/** Starts the fake on 127.0.0.1 with a random port. */
-export async function startFake(opts: { apiKey?: string; linkOf?: (position: number, slug: string) => string } = {}): Promise<SearchAFake> {
-  const apiKey = opts.apiKey ?? 'search-a-test-key';
-  let mode: FakeMode = 'ok';
-  const timers = new Set<NodeJS.Timeout>();
-  const requests: SearchAFake['requests'] = [];
-  const server = await serveLoopback((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const send = (status: number, body: unknown, type = 'application/json') => {
-        res.writeHead(status, { 'content-type': type });
-        res.end(typeof body === 'string' ? body : JSON.stringify(body));
-      };
-      const fail = (status: number, message: string) => send(status, { message, statusCode: status });
-      const u = new URL(req.url!, 'http://fake');
-      const path = u.pathname.replace(/^\/+/, '');
-      let body: unknown = undefined;
-      if (raw.trim() !== '') {
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          body = raw;
-        }
-      }
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-      requests.push({ path: `/${path}`, body, headers });
-      if (mode === 'unauthorized_401') return fail(401, 'Unauthorized.');
-      if (req.headers['x-api-key'] !== apiKey || mode === 'unauthorized') return fail(403, 'Unauthorized.');
-      if (req.method !== 'POST') return fail(405, 'Method not allowed');
-      if (!ENDPOINTS.has(path)) return fail(404, 'Not found');
-      // Parameters may come in the query string alone (no body); a body must be declared JSON.
-      if (raw.trim() !== '' && !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) return fail(400, 'Content-Type must be application/json');
-      if (typeof body === 'string' || Array.isArray(body) || (body !== undefined && (body === null || typeof body !== 'object'))) return fail(400, 'Invalid JSON body');
-      const params: Params = { ...fromQuery(u.searchParams), ...((body as Params | undefined) ?? {}) };
-      const why = invalid(params);
-      if (why) return fail(400, why);
-      switch (mode) {
-        case 'out_of_credits':
-          return fail(400, 'Not enough credits');
-        case 'rate_limited':
-          return fail(429, 'Too many requests, please slow down.');
-        case 'server_error':
-          return fail(500, 'Internal server error');
-        case 'garbage':
-          return send(200, '<html><body>502 Bad Gateway</body></html>', 'text/html');
-        case 'wrong_shape':
-          return send(200, { searchParameters: { q: params.q }, results: 'not a list', credits: 1 });
-        case 'slow': {
-          const t = setTimeout(() => {
-            timers.delete(t);
-            if (!res.destroyed) send(200, answer(path, params, opts.linkOf));
-          }, SLOW_MS);
-          timers.add(t);
-          return;
-        }
-        default:
-          return send(200, answer(path, params, opts.linkOf));
-      }
-    });
-  });
-  const url = server.url;
-  return {
-    url,
-    apiKey,
-    env: { SEARCH_A_BASE_URL: url, SEARCH_A_API_KEY: apiKey },
-    requests,
-    setMode(m) {
-      mode = m;
-    },
-    async close() {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await server.close();
-    },
+/** Starts the fake on 127.0.0.1 with a random port; `linkOf` makes the organic result links. */
+export function startFake(opts: { apiKey?: string; linkOf?: (position: number, slug: string) => string } = {}): Promise<SearchAFake> {
+  const search: FakeRoute<{}> = ({ params, query, headers, raw, body }, fake) => {
+    if (!ENDPOINTS.has(params.endpoint!)) return fake.error(404, 'Not found');
+    // Parameters may come in the query string alone (no body); a body must be declared JSON.
+    if (raw.length && !/^application\/json\s*(;|$)/i.test(headers['content-type'] ?? '')) return fake.error(400, 'Content-Type must be application/json');
+    if (raw.length && (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))) return fake.error(400, 'Invalid JSON body');
+    const p: Params = { ...fromQuery(new URLSearchParams(query)), ...(body ?? {}) };
+    const why = invalid(p);
+    return why ? fake.error(400, why) : { json: answer(params.endpoint!, p, opts.linkOf) };
   };
+  return fakeUpstream({
+    apiKey: opts.apiKey ?? 'search-a-test-key',
+    auth: { header: 'x-api-key' },
+    error: (statusCode, message) => ({ message, statusCode }),
+    unauthorized: { status: 403, json: { message: 'Unauthorized.', statusCode: 403 } },
+    outOfCredits: { status: 400, json: { message: 'Not enough credits', statusCode: 400 } },
+    env: ({ url, apiKey }) => ({ SEARCH_A_BASE_URL: url, SEARCH_A_API_KEY: apiKey }),
+    routes: { 'POST /:endpoint': search, '* /:endpoint': (_req, fake) => fake.error(405, 'Method not allowed') },
+  });
 }

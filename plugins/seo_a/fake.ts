@@ -3,36 +3,26 @@
  * with envelope 40100 otherwise), JSON arrays of tasks, the envelope on every answer with its
  * internal status codes, the reviews Standard flow (task_post → task_get answering 40602 "Task In
  * Queue." for `pendingPolls` polls, then the result with min(depth, available) reviews) and the
- * Labs keyword-ideas live call. `mode` makes it answer the documented faults: 40202 rate limit or
- * 50000 in a 200 envelope, HTTP 402/500, a task error (40101 / 40102), a task that is never
- * ready, or garbage.
+ * Labs keyword-ideas live call. Built on the fake kit: its rate limit is 40202 in a 200 envelope,
+ * an empty account HTTP 402; `task` ends tasks with an error (40101 / 40102) or never.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serveLoopback } from '../../core/sdk.js';
+import { fakeUpstream, type FakeRequest, type FakeRoute, type FakeUpstream } from '../../core/testing/index.js';
 
-/** How the fake answers. */
-export type SeoFakeMode = 'ok' | 'rate_limited' | 'internal_error' | 'payment_required' | 'server_error' | 'task_error' | 'no_results' | 'never_ready' | 'garbage';
-
-/** A running fake. */
-export interface SeoAFake {
-  url: string;
-  env: Record<string, string>;
-  login: string;
-  password: string;
-  /** Every request: method, path, body and Authorization header. */
-  requests: { method: string; path: string; body: any; auth: string }[];
-  mode: SeoFakeMode;
+interface State {
+  /** How reviews tasks end: the result, a task error (40101), no results (40102), or never ready. */
+  task: 'ok' | 'task_error' | 'no_results' | 'never_ready';
   /** task_get answers 40602 this many times before the result (default 1). */
   pendingPolls: number;
   /** Reviews the business has (a task returns min(depth, available)). */
   available: number;
   /** task_get polls received per task id. */
   polls: Map<string, number>;
-  /** Answers sent so far. */
-  answered: number;
-  close(): Promise<void>;
 }
+
+/** A running fake; `apiKey` is the Basic-auth password. */
+export type SeoAFake = FakeUpstream<State>;
+type Route = FakeRoute<State>;
 
 /** Locations the fake knows (name → code), as the provider's list would (contracts §2a). */
 const LOCATIONS: Record<string, number> = { 'London,England,United Kingdom': 1006886, 'United Kingdom': 2826, 'United States': 2840, 'Austin,Texas,United States': 1026201, Germany: 2276 };
@@ -95,80 +85,53 @@ function ideasResult(t: any) {
   return { se_type: 'google', seed_keywords: t.keywords, location_code: items[0]?.location_code ?? 2840, language_code: t.language_code ?? 'en', total_count: total, items_count: count, offset, offset_token: 'tok', items };
 }
 
-/** Reads a request body as JSON (`undefined` when empty or not JSON). */
-async function readJson(req: IncomingMessage): Promise<any> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  try {
-    return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Answers `status` with a JSON body. */
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-  res.emit('answered');
-}
-
 /** Starts the fake on 127.0.0.1 with a random port. */
-export async function startFake(opts: { login?: string; password?: string } = {}): Promise<SeoAFake> {
+export function startFake(opts: { login?: string; password?: string } = {}): Promise<SeoAFake> {
   const login = opts.login ?? 'seo-login@example.com';
-  const password = opts.password ?? 'seo-password';
   const tasks = new Map<string, any>();
-  const fake: SeoAFake = { url: '', env: {}, login, password, requests: [], mode: 'ok', pendingPolls: 1, available: 4490, polls: new Map(), answered: 0, close: async () => undefined };
-  const server = await serveLoopback(async (req, res) => {
-    res.once('answered', () => (fake.answered += 1));
-    const json = await readJson(req);
-    const path = new URL(req.url!, 'http://fake').pathname;
-    const segments = path.split('/').filter(Boolean);
-    fake.requests.push({ method: req.method!, path, body: json, auth: req.headers.authorization ?? '' });
-    if (req.headers.authorization !== `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`) return sendJson(res, 401, envelope([], 40100, 'You are not authorized to access this resource.'));
-    if (fake.mode === 'garbage') {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      return res.end('<html>Bad gateway</html>');
-    }
-    if (fake.mode === 'payment_required') return sendJson(res, 402, envelope([], 40200, 'Payment Required.'));
-    if (fake.mode === 'server_error') return sendJson(res, 500, envelope([], 50000, 'Internal Error.'));
-    if (fake.mode === 'rate_limited') return sendJson(res, 200, envelope([], 40202, 'The rate-limit per minute has been exceeded.'), { 'x-ratelimit-limit': '2000', 'x-ratelimit-remaining': '0' });
-    if (fake.mode === 'internal_error') return sendJson(res, 200, envelope([], 50000, 'Internal Error.'));
-    const post = req.method === 'POST';
-    if (post && (!Array.isArray(json) || json.length === 0)) return sendJson(res, 200, envelope([], 40000, 'Invalid request body.'));
-    if (post && path === '/v3/business_data/google/reviews/task_post') {
-      const out = json.map((t: any) => {
-        const id = randomUUID();
-        const why = invalidTask(t, 'reviews');
-        if (why) return taskOf(id, segments, { api: 'business_data', function: 'reviews', se: 'google', ...t }, 40501, why, null);
-        tasks.set(id, t);
-        return taskOf(id, segments, { api: 'business_data', function: 'reviews', se: 'google', ...t }, 20100, 'Task Created.', null);
-      });
-      return sendJson(res, 200, envelope(out));
-    }
-    if (!post && segments.slice(0, 5).join('/') === 'v3/business_data/google/reviews/task_get' && segments[5]) {
-      const id = segments[5];
-      const t = tasks.get(id);
-      if (!t) return sendJson(res, 200, envelope([taskOf(id, segments, {}, 40401, 'Task Not Found.', null)]));
-      const n = (fake.polls.get(id) ?? 0) + 1;
-      fake.polls.set(id, n);
-      const data = { api: 'business_data', function: 'reviews', se: 'google', ...t };
-      if (fake.mode === 'never_ready' || n <= fake.pendingPolls) return sendJson(res, 200, envelope([taskOf(id, segments, data, 40602, 'Task In Queue.', null)]));
-      if (fake.mode === 'task_error') return sendJson(res, 200, envelope([taskOf(id, segments, data, 40101, 'Internal SE Server Error.', null)]));
-      if (fake.mode === 'no_results') return sendJson(res, 200, envelope([taskOf(id, segments, data, 40102, 'No Search Results.', null)]));
-      return sendJson(res, 200, envelope([taskOf(id, segments, data, 20000, 'Ok.', [reviewsResult(t, fake.available)])]));
-    }
-    if (post && path === '/v3/dataforseo_labs/google/keyword_ideas/live') {
-      const t = json[0];
-      const why = invalidTask(t, 'ideas');
-      const data = { api: 'dataforseo_labs', function: 'keyword_ideas', se: 'google', ...t };
-      if (why) return sendJson(res, 200, envelope([taskOf(randomUUID(), segments, data, 40501, why, null)]));
-      return sendJson(res, 200, envelope([taskOf(randomUUID(), segments, data, 20000, 'Ok.', [ideasResult(t)])]));
-    }
-    return sendJson(res, 404, envelope([], 40400, 'Not Found.'));
+  const path = (req: FakeRequest) => req.path.split('/').filter(Boolean);
+  const taskPost: Route = (req) => {
+    const out = req.body.map((t: any) => {
+      const id = randomUUID();
+      const why = invalidTask(t, 'reviews');
+      if (!why) tasks.set(id, t);
+      return taskOf(id, path(req), { api: 'business_data', function: 'reviews', se: 'google', ...t }, why ? 40501 : 20100, why ?? 'Task Created.', null);
+    });
+    return { json: envelope(out) };
+  };
+  const taskGet: Route = (req, fake) => {
+    const id = req.params.id!;
+    const t = tasks.get(id);
+    if (!t) return { json: envelope([taskOf(id, path(req), {}, 40401, 'Task Not Found.', null)]) };
+    const n = (fake.polls.get(id) ?? 0) + 1;
+    fake.polls.set(id, n);
+    const answer = (status: number, message: string, result: unknown[] | null) => ({ json: envelope([taskOf(id, path(req), { api: 'business_data', function: 'reviews', se: 'google', ...t }, status, message, result)]) });
+    if (fake.task === 'never_ready' || n <= fake.pendingPolls) return answer(40602, 'Task In Queue.', null);
+    if (fake.task === 'task_error') return answer(40101, 'Internal SE Server Error.', null);
+    if (fake.task === 'no_results') return answer(40102, 'No Search Results.', null);
+    return answer(20000, 'Ok.', [reviewsResult(t, fake.available)]);
+  };
+  const ideas: Route = (req) => {
+    const t = req.body[0];
+    const why = invalidTask(t, 'ideas');
+    const data = { api: 'dataforseo_labs', function: 'keyword_ideas', se: 'google', ...t };
+    return { json: envelope([taskOf(randomUUID(), path(req), data, why ? 40501 : 20000, why ?? 'Ok.', why ? null : [ideasResult(t)])]) };
+  };
+  /** A POST must carry a non-empty array of tasks. */
+  const tasksIn = (route: Route): Route => (req, fake) => (Array.isArray(req.body) && req.body.length > 0 ? route(req, fake) : { json: envelope([], 40000, 'Invalid request body.') });
+  return fakeUpstream({
+    apiKey: opts.password ?? 'seo-password',
+    auth: (req, password) => req.headers.authorization === `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
+    error: (status, message) => envelope([], status * 100, message),
+    unauthorized: { status: 401, json: envelope([], 40100, 'You are not authorized to access this resource.') },
+    rateLimited: { status: 200, json: envelope([], 40202, 'The rate-limit per minute has been exceeded.'), headers: { 'x-ratelimit-limit': '2000', 'x-ratelimit-remaining': '0' } },
+    outOfCredits: { status: 402, json: envelope([], 40200, 'Payment Required.') },
+    state: { task: 'ok', pendingPolls: 1, available: 4490, polls: new Map() } as State,
+    env: ({ url, apiKey }) => ({ SEO_A_BASE_URL: url, SEO_A_LOGIN: login, SEO_A_PASSWORD: apiKey, SEO_A_POLL_INTERVAL_MS: '20', SEO_A_TASK_TIMEOUT_MS: '5000' }),
+    routes: {
+      'POST /v3/business_data/google/reviews/task_post': tasksIn(taskPost),
+      'GET /v3/business_data/google/reviews/task_get/:id': taskGet,
+      'POST /v3/dataforseo_labs/google/keyword_ideas/live': tasksIn(ideas),
+    },
   });
-  fake.url = server.url;
-  fake.env = { SEO_A_BASE_URL: server.url, SEO_A_LOGIN: login, SEO_A_PASSWORD: password, SEO_A_POLL_INTERVAL_MS: '20', SEO_A_TASK_TIMEOUT_MS: '5000' };
-  fake.close = () => server.close();
-  return fake;
 }

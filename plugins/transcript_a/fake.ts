@@ -4,10 +4,11 @@
  * in `auto` mode, 403 `forbidden` for a restricted video, 404 for an unknown one),
  * `GET /v1/transcript/{jobId}` (queued → active → completed, or failed; 404 once expired), `GET /v1/youtube/search`
  * (pages by nextPageToken, or `limit` gathered with no token) and `GET /v1/youtube/channel/videos`,
- * with the provider's error bodies and `x-billable-requests`.
+ * with the provider's error bodies and `x-billable-requests`. Built on the fake kit; state:
+ * `jobPolls` (polls before a job ends) and `loseJobs` (job polls answer 404).
  */
 import { randomUUID } from 'node:crypto';
-import { serveLoopback } from '../../core/sdk.js';
+import { fakeUpstream, type FakeRoute, type FakeUpstream } from '../../core/testing/index.js';
 
 /** A video with captions in en, de and es (the id the capability's examples use). */
 export const TA_VIDEO = 'GJLlxj_dtq8';
@@ -24,21 +25,16 @@ export const TA_GARBAGE = 'Garbage0001';
 /** The channel the fake lists (also as `@fixturelab`). */
 export const TA_CHANNEL = 'UCfixtureLabChannel00001';
 
-/** A running fake. */
-export interface TranscriptAFake {
-  url: string;
-  apiKey: string;
-  /** The server's settings pointing transcript_a at the fake. */
-  env: Record<string, string>;
-  requests: { path: string; query: Record<string, string> }[];
-  /** When set, every call answers this status with the provider's error body for it. */
-  failWith: number | undefined;
+interface State {
   /** Polls a job answers `queued`/`active` before it ends (default 2). */
   jobPolls: number;
   /** When set, job polls answer 404 (results expired or lost upstream). */
   loseJobs: boolean;
-  close(): Promise<void>;
 }
+
+/** A running fake. */
+export type TranscriptAFake = FakeUpstream<State>;
+type Route = FakeRoute<State>;
 
 const CODES: Record<number, string> = { 400: 'invalid-request', 401: 'unauthorized', 402: 'upgrade-required', 403: 'forbidden', 404: 'not-found', 429: 'limit-exceeded', 500: 'internal-error' };
 const LINES: Record<string, string[]> = {
@@ -74,90 +70,68 @@ function videoIdOf(url: string): string {
   }
 }
 
+const billed = { 'x-billable-requests': '1' };
+const unavailable = { status: 206, json: { error: 'transcript-unavailable', message: 'No transcript is available for this video', details: '', documentationUrl: 'https://docs.supadata.ai/errors/transcript-unavailable' }, headers: billed };
+
 /** Starts the fake on 127.0.0.1 at a free port. */
-export async function startTranscriptAFake(opts: { apiKey?: string } = {}): Promise<TranscriptAFake> {
-  const apiKey = opts.apiKey ?? 'sd_test_key';
+export function startTranscriptAFake(opts: { apiKey?: string } = {}): Promise<TranscriptAFake> {
   const jobs = new Map<string, { polls: number; video: string; lang: string }>();
-  const fake: TranscriptAFake = { url: '', apiKey, env: {}, requests: [], failWith: undefined, jobPolls: 2, loseJobs: false, close: async () => undefined };
-  const server = await serveLoopback((req, res) => {
-    req.resume();
-    const u = new URL(req.url ?? '/', 'http://fake');
-    const q = Object.fromEntries(u.searchParams);
-    fake.requests.push({ path: u.pathname, query: q });
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      const text = typeof body === 'string' ? body : JSON.stringify(body);
-      res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/html' : 'application/json', ...headers });
-      res.end(text);
+  const transcript: Route = ({ query: q }, fake) => {
+    if (!q.url) return fake.error(400, 'url is required');
+    const id = videoIdOf(q.url);
+    if (id === TA_RESTRICTED) return fake.error(403, 'This video is age-restricted and requires login');
+    if (id === TA_GARBAGE) return { text: '<html><body>Bad gateway</body></html>', headers: { 'content-type': 'text/html' } };
+    if (id === TA_VIDEO) {
+      const lang = q.lang && LINES[q.lang] ? q.lang : 'en';
+      const content = segments(LINES[lang]!, lang, 2500);
+      return { json: { content: q.text === 'true' ? content.map((s) => s.text).join(' ') : content, lang, availableLangs: Object.keys(LINES) }, headers: billed };
+    }
+    if (![TA_NO_CAPTIONS, TA_LONG, TA_JOB_FAILS].includes(id)) return fake.error(404, 'Video not found');
+    if (q.mode !== 'auto' && q.mode !== 'generate') return unavailable;
+    if (id === TA_NO_CAPTIONS) return { json: { content: segments(GENERATED, 'en', 4000), lang: 'en', availableLangs: ['en'] }, headers: billed };
+    const jobId = randomUUID();
+    jobs.set(jobId, { polls: 0, video: id, lang: 'en' });
+    return { status: 202, json: { jobId } };
+  };
+  const job: Route = ({ params }, fake) => {
+    const j = jobs.get(params.job!);
+    if (!j || fake.loseJobs) return fake.error(404, 'Job not found or expired');
+    j.polls += 1;
+    if (j.polls <= fake.jobPolls) return { json: { status: j.polls === 1 ? 'queued' : 'active', error: null } };
+    if (j.video === TA_JOB_FAILS) return { json: { status: 'failed', error: { error: 'transcript-unavailable', message: 'No speech found', details: '', documentationUrl: '' } } };
+    const lines = Array.from({ length: 12 }, (_, i) => `generated line ${i + 1}`);
+    return { json: { status: 'completed', content: segments(lines, j.lang, 65_000), lang: j.lang, availableLangs: [j.lang], error: null }, headers: { 'x-billable-requests': '42' } };
+  };
+  const search: Route = ({ query: q }, fake) => {
+    if (!q.query) return fake.error(400, 'query is required');
+    if (q.query === 'broken answer') return { json: { query: q.query, results: 'none' } };
+    const all = SEARCH.filter((r) => !q.type || q.type === 'all' || r.type === q.type);
+    if (q.limit) return { json: { query: q.query, results: all.slice(0, Number(q.limit)), totalResults: all.length }, headers: { 'x-billable-requests': String(Math.ceil(Math.min(Number(q.limit), all.length) / PAGE) || 1) } };
+    const start = q.nextPageToken ? Number(/^p(\d+)$/.exec(q.nextPageToken)?.[1] ?? NaN) * PAGE : 0;
+    if (!Number.isFinite(start)) return fake.error(400, 'Invalid nextPageToken');
+    const next = start + PAGE < all.length ? `p${start / PAGE + 1}` : undefined;
+    return { json: { query: q.query, results: all.slice(start, start + PAGE), totalResults: all.length, ...(next ? { nextPageToken: next } : {}) }, headers: billed };
+  };
+  const channelVideos: Route = ({ query: q }, fake) => {
+    if (!q.id) return fake.error(400, 'id is required');
+    if (!CHANNEL_NAMES.has(q.id)) return fake.error(404, 'Channel not found');
+    const type = q.type ?? 'all';
+    let left = Number(q.limit ?? 30);
+    const take = (list: string[], kind: string) => {
+      const out = type !== 'all' && type !== kind ? [] : list.slice(0, left);
+      left -= out.length;
+      return out;
     };
-    const fail = (status: number, message: string) => send(status, { error: CODES[status] ?? 'internal-error', message, details: message, documentationUrl: `https://docs.supadata.ai/errors/${CODES[status] ?? 'internal-error'}` });
-    if (req.headers['x-api-key'] !== apiKey) return fail(401, 'Invalid or missing API key');
-    if (fake.failWith) return fail(fake.failWith, 'Fake failure');
-    const billed = { 'x-billable-requests': '1' };
-    const path = u.pathname.replace(/^\/v1/, '');
-
-    if (path === '/transcript') {
-      if (!q.url) return fail(400, 'url is required');
-      const id = videoIdOf(q.url);
-      const auto = q.mode === 'auto' || q.mode === 'generate';
-      if (id === TA_RESTRICTED) return fail(403, 'This video is age-restricted and requires login');
-      if (id === TA_GARBAGE) return send(200, '<html><body>Bad gateway</body></html>');
-      if (id === TA_VIDEO) {
-        const lang = q.lang && LINES[q.lang] ? q.lang : 'en';
-        const content = segments(LINES[lang]!, lang, 2500);
-        return send(200, { content: q.text === 'true' ? content.map((s) => s.text).join(' ') : content, lang, availableLangs: Object.keys(LINES) }, billed);
-      }
-      if ([TA_NO_CAPTIONS, TA_LONG, TA_JOB_FAILS].includes(id)) {
-        if (!auto) return send(206, { error: 'transcript-unavailable', message: 'No transcript is available for this video', details: '', documentationUrl: 'https://docs.supadata.ai/errors/transcript-unavailable' }, billed);
-        if (id === TA_NO_CAPTIONS) return send(200, { content: segments(GENERATED, 'en', 4000), lang: 'en', availableLangs: ['en'] }, billed);
-        const jobId = randomUUID();
-        jobs.set(jobId, { polls: 0, video: id, lang: 'en' });
-        return send(202, { jobId });
-      }
-      return fail(404, 'Video not found');
-    }
-
-    const job = /^\/transcript\/([^/]+)$/.exec(path);
-    if (job) {
-      const j = jobs.get(decodeURIComponent(job[1]!));
-      if (!j || fake.loseJobs) return fail(404, 'Job not found or expired');
-      j.polls += 1;
-      if (j.polls <= fake.jobPolls) return send(200, { status: j.polls === 1 ? 'queued' : 'active', error: null });
-      if (j.video === TA_JOB_FAILS) return send(200, { status: 'failed', error: { error: 'transcript-unavailable', message: 'No speech found', details: '', documentationUrl: '' } });
-      const lines = Array.from({ length: 12 }, (_, i) => `generated line ${i + 1}`);
-      return send(200, { status: 'completed', content: segments(lines, j.lang, 65_000), lang: j.lang, availableLangs: [j.lang], error: null }, { 'x-billable-requests': '42' });
-    }
-
-    if (path === '/youtube/search') {
-      if (!q.query) return fail(400, 'query is required');
-      if (q.query === 'broken answer') return send(200, { query: q.query, results: 'none' });
-      const all = SEARCH.filter((r) => !q.type || q.type === 'all' || r.type === q.type);
-      if (q.limit) return send(200, { query: q.query, results: all.slice(0, Number(q.limit)), totalResults: all.length }, { 'x-billable-requests': String(Math.ceil(Math.min(Number(q.limit), all.length) / PAGE) || 1) });
-      const start = q.nextPageToken ? Number(/^p(\d+)$/.exec(q.nextPageToken)?.[1] ?? NaN) * PAGE : 0;
-      if (!Number.isFinite(start)) return fail(400, 'Invalid nextPageToken');
-      const next = start + PAGE < all.length ? `p${start / PAGE + 1}` : undefined;
-      return send(200, { query: q.query, results: all.slice(start, start + PAGE), totalResults: all.length, ...(next ? { nextPageToken: next } : {}) }, billed);
-    }
-
-    if (path === '/youtube/channel/videos') {
-      if (!q.id) return fail(400, 'id is required');
-      if (!CHANNEL_NAMES.has(q.id)) return fail(404, 'Channel not found');
-      const limit = Number(q.limit ?? 30);
-      const type = q.type ?? 'all';
-      let left = limit;
-      const take = (list: string[], kind: string) => {
-        if (type !== 'all' && type !== kind) return [];
-        const out = list.slice(0, left);
-        left -= out.length;
-        return out;
-      };
-      return send(200, { videoIds: take(UPLOADS.videoIds, 'video'), shortIds: take(UPLOADS.shortIds, 'short'), liveIds: take(UPLOADS.liveIds, 'live') }, billed);
-    }
-    fail(404, 'Not found');
+    return { json: { videoIds: take(UPLOADS.videoIds, 'video'), shortIds: take(UPLOADS.shortIds, 'short'), liveIds: take(UPLOADS.liveIds, 'live') }, headers: billed };
+  };
+  return fakeUpstream({
+    apiKey: opts.apiKey ?? 'sd_test_key',
+    auth: { header: 'x-api-key' },
+    error: (status, message) => ({ error: CODES[status] ?? 'internal-error', message, details: message, documentationUrl: `https://docs.supadata.ai/errors/${CODES[status] ?? 'internal-error'}` }),
+    state: { jobPolls: 2, loseJobs: false },
+    env: ({ url, apiKey }) => ({ TRANSCRIPT_A_BASE_URL: `${url}/v1`, TRANSCRIPT_A_API_KEY: apiKey, TRANSCRIPT_A_POLL_INTERVAL_MS: '10' }),
+    routes: { 'GET /v1/transcript': transcript, 'GET /v1/transcript/:job': job, 'GET /v1/youtube/search': search, 'GET /v1/youtube/channel/videos': channelVideos },
   });
-  fake.url = server.url;
-  fake.env = { TRANSCRIPT_A_BASE_URL: `${server.url}/v1`, TRANSCRIPT_A_API_KEY: apiKey, TRANSCRIPT_A_POLL_INTERVAL_MS: '10' };
-  fake.close = () => server.close();
-  return fake;
 }
 
 /** The name every provider fake exports (the contract test looks for it). */

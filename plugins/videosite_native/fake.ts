@@ -9,7 +9,7 @@
  * the benchmark uses it to replay real recorded player + next pairs read from a local folder.
  */
 import { readFileSync } from 'node:fs';
-import { serveLoopback } from '../../core/sdk.js';
+import { fakeUpstream, type FakeAnswer, type FakeRoute, type FakeUpstream } from '../../core/testing/index.js';
 
 const FIXTURES = new URL('../../test/fixtures/videosite/', import.meta.url);
 /** Player + next pairs of live streams (scheduled, live now), by video id: see fixtures/README.md. */
@@ -31,16 +31,8 @@ export const RECORDED_PLAYERS: Record<string, string> = {
 /** Answers the site's "unusual traffic" page with HTTP 429. */
 export const TOO_MANY_REQUESTS_ID = 'TooManyReqs';
 
-/** A running fake. */
-export interface VideositeFake {
-  url: string;
-  env: Record<string, string>;
-  /** `METHOD path` of every request, with the JSON body's key fields. */
-  requests: { method: string; path: string; body: any; query: Record<string, string> }[];
-  /** When set, every request answers this HTTP status. */
-  failWith: number | undefined;
-  close(): Promise<void>;
-}
+/** A running fake (the site needs no key). */
+export type VideositeFake = FakeUpstream;
 
 /** Answers to serve for one video id, as bytes (sent as they are) or a JSON value; either may be left out. */
 export interface ExtraVideoAnswers {
@@ -63,7 +55,7 @@ function commentsRequest(token: string): { videoId: string; sort: 'top' | 'newes
  * Starts the fake on 127.0.0.1 at a free port. `opts.videos` maps a video id to the `player`
  * and/or `next` answer to serve for it, ahead of the fake's own answers for that id.
  */
-export async function startVideositeFake(opts: { videos?: Record<string, ExtraVideoAnswers> } = {}): Promise<VideositeFake> {
+export function startVideositeFake(opts: { videos?: Record<string, ExtraVideoAnswers> } = {}): Promise<VideositeFake> {
   const players = json('authored/players.json');
   const nexts = json('authored/next.json');
   const comments = json('authored/comments.json');
@@ -81,77 +73,57 @@ export async function startVideositeFake(opts: { videos?: Record<string, ExtraVi
     if (p) extraPlayers.set(id, p);
     if (n) extraNexts.set(id, n);
   }
-  const fake: VideositeFake = { url: '', env: {}, requests: [], failWith: undefined, close: async () => undefined };
-  const server = await serveLoopback((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const u = new URL(req.url ?? '/', 'http://fake');
-      let body: any = {};
+  const JSON_TYPE = { 'content-type': 'application/json; charset=UTF-8' };
+  const XML_TYPE = { 'content-type': 'text/xml; charset=UTF-8' };
+  const send = (payload: Buffer | object, status = 200): FakeAnswer => (Buffer.isBuffer(payload) ? { status, bytes: payload, headers: JSON_TYPE } : { status, json: payload });
+  const notFound = send({ error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } }, 404);
+  const invalidArgument = send({ error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } }, 400);
+  const routes: Record<string, FakeRoute<{}>> = {
+    '* /youtubei/v1/player': ({ body = {} }) => {
+      const id = String(body.videoId ?? '');
+      const extra = extraPlayers.get(id);
+      if (extra) return send(extra);
+      if (id === TOO_MANY_REQUESTS_ID) return { status: 429, bytes: read('youtube-transcript-api/youtube_too_many_requests.html'), headers: { 'content-type': 'text/html; charset=UTF-8' } };
+      return send(players[id] ?? recorded.get(id) ?? recorded.get('Unavailable')!);
+    },
+    '* /youtubei/v1/next': ({ body = {} }) => {
+      const extra = body.videoId ? extraNexts.get(String(body.videoId)) : undefined;
+      if (extra) return send(extra);
+      if (body.videoId) return send(nexts[body.videoId] ?? { responseContext: {} });
+      const c = commentsRequest(String(body.continuation ?? ''));
+      const doc = c ? comments[`${c.sort}:${c.videoId}`] : comments[String(body.continuation)];
+      return doc ? send(doc) : invalidArgument;
+    },
+    '* /youtubei/v1/navigation/resolve_url': ({ body = {} }) => {
+      const doc = browse[`resolve:${new URL(String(body.url ?? ''), 'https://www.youtube.com').pathname}`];
+      return doc ? send(doc) : notFound;
+    },
+    '* /youtubei/v1/browse': ({ body = {} }) => {
+      const tab = body.params ? (String(body.params).startsWith('EgZ2aWRlb3') ? ':videos' : ':shorts') : '';
+      const doc = body.continuation ? browse[String(body.continuation)] : browse[`browse:${body.browseId}${tab}`];
+      return doc ? send(doc) : body.continuation ? invalidArgument : notFound;
+    },
+    '* /youtubei/v1/search': ({ body = {} }) => {
+      const doc = body.continuation ? searches[String(body.continuation)] : searches[`query:${body.query}`];
+      return send(doc ?? { responseContext: {}, contents: { twoColumnSearchResultsRenderer: { primaryContents: { sectionListRenderer: { contents: [] } } } } });
+    },
+    '* /api/timedtext': ({ query: { v, lang, kind, exp } }) => {
+      // The site answers an empty 200 for tracks that need a proof-of-origin token.
+      if (exp === 'xpe') return { text: '', headers: XML_TYPE };
+      if (v === 'GJLlxj_dtq8' && lang === 'en' && !kind) return { bytes: read('youtube-transcript-api/transcript.xml'), headers: XML_TYPE };
       try {
-        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+        return { bytes: read(`authored/timedtext/${v}.${lang}${kind === 'asr' ? '.asr' : ''}.xml`), headers: XML_TYPE };
       } catch {
-        body = {};
+        return notFound;
       }
-      fake.requests.push({ method: req.method ?? 'GET', path: u.pathname, body, query: Object.fromEntries(u.searchParams) });
-      const send = (status: number, payload: unknown, type = 'application/json; charset=UTF-8') => {
-        const data = Buffer.isBuffer(payload) ? payload : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
-        res.writeHead(status, { 'content-type': type, 'content-length': data.length });
-        res.end(data);
-      };
-      const notFound = () => send(404, { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } });
-      if (fake.failWith) return send(fake.failWith, { error: { code: fake.failWith, message: 'Fake failure', status: 'UNAVAILABLE' } });
-      const path = u.pathname.replace(/^\/youtubei\/v1/, '');
-      if (path === '/player') {
-        const id = String(body.videoId ?? '');
-        const extra = extraPlayers.get(id);
-        if (extra) return send(200, extra);
-        if (id === TOO_MANY_REQUESTS_ID) return send(429, read('youtube-transcript-api/youtube_too_many_requests.html'), 'text/html; charset=UTF-8');
-        if (players[id]) return send(200, players[id]);
-        return send(200, recorded.get(id) ?? recorded.get('Unavailable')!);
-      }
-      if (path === '/next') {
-        const extra = body.videoId ? extraNexts.get(String(body.videoId)) : undefined;
-        if (extra) return send(200, extra);
-        if (body.videoId) return nexts[body.videoId] ? send(200, nexts[body.videoId]) : send(200, { responseContext: {} });
-        const c = commentsRequest(String(body.continuation ?? ''));
-        const doc = c ? comments[`${c.sort}:${c.videoId}`] : comments[String(body.continuation)];
-        return doc ? send(200, doc) : send(400, { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } });
-      }
-      if (path === '/navigation/resolve_url') {
-        const doc = browse[`resolve:${new URL(String(body.url ?? ''), 'https://www.youtube.com').pathname}`];
-        return doc ? send(200, doc) : notFound();
-      }
-      if (path === '/browse') {
-        const tab = body.params ? (String(body.params).startsWith('EgZ2aWRlb3') ? ':videos' : ':shorts') : '';
-        const doc = body.continuation ? browse[String(body.continuation)] : browse[`browse:${body.browseId}${tab}`];
-        if (doc) return send(200, doc);
-        return body.continuation ? send(400, { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } }) : notFound();
-      }
-      if (path === '/search') {
-        const doc = body.continuation ? searches[String(body.continuation)] : searches[`query:${body.query}`];
-        return send(200, doc ?? { responseContext: {}, contents: { twoColumnSearchResultsRenderer: { primaryContents: { sectionListRenderer: { contents: [] } } } } });
-      }
-      if (u.pathname === '/api/timedtext') {
-        // The site answers an empty 200 for tracks that need a proof-of-origin token.
-        if (u.searchParams.get('exp') === 'xpe') return send(200, '', 'text/xml; charset=UTF-8');
-        const v = u.searchParams.get('v');
-        const lang = u.searchParams.get('lang');
-        const kind = u.searchParams.get('kind');
-        if (v === 'GJLlxj_dtq8' && lang === 'en' && !kind) return send(200, read('youtube-transcript-api/transcript.xml'), 'text/xml; charset=UTF-8');
-        try {
-          return send(200, read(`authored/timedtext/${v}.${lang}${kind === 'asr' ? '.asr' : ''}.xml`), 'text/xml; charset=UTF-8');
-        } catch {
-          return notFound();
-        }
-      }
-      notFound();
-    });
+    },
+  };
+  return fakeUpstream({
+    auth: 'none',
+    error: (code, message) => ({ error: { code, message, status: code === 404 ? 'NOT_FOUND' : code === 400 ? 'INVALID_ARGUMENT' : 'UNAVAILABLE' } }),
+    env: ({ url }) => ({ VIDEOSITE_NATIVE_BASE_URL: url }),
+    routes,
   });
-  fake.url = server.url;
-  fake.env = { VIDEOSITE_NATIVE_BASE_URL: server.url };
-  fake.close = () => server.close();
-  return fake;
 }
 
 /** The name every provider fake exports (the contract test looks for it). */

@@ -5,29 +5,23 @@
  * ("6 waiting", "1,234 watching now") is an audience, never a view count; the same for related
  * videos. The full route set runs through the server in test/videosite.test.ts.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pluginHarness, type PluginHarness } from '../../core/testing/index.js';
+import { providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
-import { startVideositeFake, type VideositeFake } from './fake.js';
+import { startVideositeFake } from './fake.js';
 import { liveInfoOf, scheduledStartOf, viewsOf } from './live.js';
 import type { PlayerResponse } from './player.js';
 
-let fake: VideositeFake;
-let h: PluginHarness;
 const watch = (id: string) => `https://www.youtube.com/watch?v=${id}`;
 
-before(async () => {
-  fake = await startVideositeFake();
-  h = await pluginHarness(plugin, { env: fake.env });
-});
-after(async () => {
-  await h.close();
-  await fake.close();
-});
+const t = withFake(plugin, startVideositeFake);
+
+// The site needs no key and has no account: no refused key, no credits to run out of, nothing to configure.
+providerFaultSuite({ plugin, fake: startVideositeFake, capability: 'videosite_video', input: { url: watch('GJLlxj_dtq8') }, service: 'videosite', expect: { 'key refused': false, 'out of credits': false, 'not configured': false } });
 
 test('upcoming stream: published at its scheduled start, the waiting count apart from views', async () => {
-  const { data: v, credits } = await h.capability('videosite_video', { url: watch('SchedStream') });
+  const { data: v, credits } = await t.h.capability('videosite_video', { url: watch('SchedStream') });
   assert.equal(credits, 10);
   assert.deepEqual(
     { publishDate: v.publishDate, publishDateText: v.publishDateText, liveStatus: v.liveStatus, scheduledStartTime: v.scheduledStartTime },
@@ -44,7 +38,7 @@ test('upcoming stream: published at its scheduled start, the waiting count apart
 
 test('live stream: the player’s view count kept, the watching count apart', async () => {
   const before = Date.now();
-  const { data: v } = await h.capability('videosite_video', { url: `https://www.youtube.com/live/LiveStreamA` });
+  const { data: v } = await t.h.capability('videosite_video', { url: `https://www.youtube.com/live/LiveStreamA` });
   assert.deepEqual(
     { liveStatus: v.liveStatus, scheduledStartTime: v.scheduledStartTime, viewCountInt: v.viewCountInt, viewCountText: v.viewCountText, concurrentViewers: v.concurrentViewers, concurrentViewersText: v.concurrentViewersText },
     { liveStatus: 'live', scheduledStartTime: null, viewCountInt: 56789, viewCountText: '56,789 views', concurrentViewers: 1234, concurrentViewersText: '1,234 watching now' },
@@ -57,7 +51,7 @@ test('live stream: the player’s view count kept, the watching count apart', as
 });
 
 test('related streams: live and upcoming items carry their audience and schedule, not views', async () => {
-  const { data: v } = await h.capability('videosite_video', { url: watch('LiveStreamA') });
+  const { data: v } = await t.h.capability('videosite_video', { url: watch('LiveStreamA') });
   const [live, upcoming, streamed] = v.watchNextVideos;
   assert.deepEqual(
     { id: live.id, liveStatus: live.liveStatus, viewCountText: live.viewCountText, viewCountInt: live.viewCountInt, concurrentViewers: live.concurrentViewers, concurrentViewersText: live.concurrentViewersText, publishDate: live.publishDate },
@@ -72,7 +66,7 @@ test('related streams: live and upcoming items carry their audience and schedule
 });
 
 test('an ordinary video: liveStatus none, no audience, views as before', async () => {
-  const { data: v } = await h.capability('videosite_video', { url: watch('GJLlxj_dtq8') });
+  const { data: v } = await t.h.capability('videosite_video', { url: watch('GJLlxj_dtq8') });
   assert.deepEqual(
     { liveStatus: v.liveStatus, scheduledStartTime: v.scheduledStartTime, concurrentViewers: v.concurrentViewers, concurrentViewersText: v.concurrentViewersText, viewCountInt: v.viewCountInt, viewCountText: v.viewCountText, publishDate: v.publishDate },
     { liveStatus: 'none', scheduledStartTime: null, concurrentViewers: null, concurrentViewersText: null, viewCountInt: 1856109, viewCountText: '1,856,109 views', publishDate: '2018-08-10T00:00:00.000Z' },
