@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { FormatRegistry } from '@sinclair/typebox';
 import { Type, defineCapability, defineEndpoint, definePlugin, flat } from '../sdk.js';
-import { pluginHarness, type PluginHarness } from '../testing/index.js';
+import { engineHarness, type PluginHarness } from '../testing/engine-harness.js';
 import { RecordingLedger } from '../testing/free-ledger.js';
 import type { KeyRecord } from '../keys/types.js';
 import { Executor, type FinishedCall } from './executor.js';
@@ -60,7 +60,7 @@ const capabilities = [
 describe('executor stages', () => {
   let h: PluginHarness;
   before(async () => {
-    h = await pluginHarness(provider('first_p', { capabilities, mapped: true }), { plugins: [provider('second_p')], providerOrder: { say: ['first_p', 'second_p'] } });
+    h = await engineHarness(provider('first_p', { capabilities, mapped: true }), { plugins: [provider('second_p')], providerOrder: { say: ['first_p', 'second_p'] } });
   });
   after(() => h.close());
 
@@ -85,7 +85,7 @@ describe('executor stages', () => {
   });
 
   it('asks the key policy before it looks at the input, and names an unknown provider', async () => {
-    const blocked = await pluginHarness(provider('first_p', { capabilities }), { policy: { block: ['say'] } });
+    const blocked = await engineHarness(provider('first_p', { capabilities }), { policy: { block: ['say'] } });
     try {
       await assert.rejects(blocked.capability('say', { text: '' }), (e: { status: number; code: string }) => e.status === 403 && e.code === 'PROVIDER_NOT_ALLOWED');
     } finally {

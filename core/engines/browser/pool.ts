@@ -13,6 +13,9 @@ import type { PluginLogger } from '../../plugin/types.js';
 import { attachByteMeter, type ByteMeter } from './byte-meter.js';
 import { FairQueue } from '../../util/fair-queue.js';
 import { WarmContexts } from './warm-contexts.js';
+import type { FreshPage } from './fresh-page.js';
+
+export type { FreshPage } from './fresh-page.js';
 
 /** A job waiting for a page slot, and whom it is for. */
 interface Waiter {
@@ -95,14 +98,6 @@ export const CHROMIUM_ARGS = [
   '--mute-audio',
   '--hide-scrollbars',
 ];
-
-/** A fresh browser context with one blank page, owned by a single job. */
-export interface FreshPage {
-  context: BrowserContext;
-  page: Page;
-  /** Bytes the page has downloaded, counted from before its first navigation. */
-  meter: ByteMeter;
-}
 
 /** A finished job's context, closed when its timer fires. */
 interface Finished {

@@ -4,7 +4,7 @@
  * ≥ 500 ms on every page), then the DOM and an optional PNG.
  */
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
-import type { FreshPage } from './pool.js';
+import type { FreshPage } from './fresh-page.js';
 import { InputError, ServiceError, UpstreamError } from '../../errors.js';
 import { responseTooLarge, show } from '../http/index.js';
 import { charsetOfContentType, isNonAsciiUtf8, singleByteCharacters } from '../http/decode.js';

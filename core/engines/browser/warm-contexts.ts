@@ -11,7 +11,7 @@
  * (no headers, cookies, viewport, user agent, locale, blocked URLs, screenshot or screenshot
  * action, or proxy), that succeeded, and whose page opened no other page.
  */
-import type { FreshPage } from './pool.js';
+import type { FreshPage } from './fresh-page.js';
 
 /** The page events render jobs listen to; a kept page starts its next job without any. */
 const JOB_EVENTS = ['request', 'response', 'requestfinished', 'requestfailed', 'framenavigated', 'dialog', 'popup', 'console'] as const;
