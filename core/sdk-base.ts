@@ -6,6 +6,7 @@ export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { definePlugin, defineEndpoint, defineCapability, implement, type TypedMappings } from './plugin/define.js';
 export { providerStatusError } from './plugin/upstream-errors.js';
 export { runTool, ToolError, Gate, withScratch, type ToolResult, type ToolFailure, type ToolRunOptions, type ToolEngine, type ImageHeader } from './plugin/local-tools.js';
+export { runGatedTool, type GatedToolCall } from './plugin/local-tools.js';
 export { readImageHeader, IMAGE_FORMATS_TEXT } from './engines/tools/image-header.js';
 export { refuseReferencing, demuxerOf, MEDIA_DEMUXERS, IMAGE_DEMUXERS, LOCAL_ONLY } from './engines/tools/media-guard.js';
 export { loadInput, loadInputToFile, fromBase64, fromUrl, tooLarge, sizeText, type LoadedInput, type FileInput } from './plugin/inputs.js';
