@@ -209,7 +209,7 @@ export class OfficeWorker {
     if (!p || msg.id !== p.id) return;
     this.pending = null;
     if (msg.ok) void this.collect(p, typeof msg.pages === 'number' ? msg.pages : null, msg.type ?? null);
-    else if (msg.kind === 'memory') p.reject(this.overMemory());
+    else if (msg.kind === 'memory') p.reject(this.cfg.memoryBytes ? this.overMemory() : new JobFailure('dead', `LibreOffice ran out of memory (${msg.error ?? 'no cap set'})`));
     else p.reject(new JobFailure(msg.kind ?? 'export', msg.error ?? 'unknown error', msg.reason ?? undefined));
   }
 
