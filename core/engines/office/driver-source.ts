@@ -194,37 +194,44 @@ def convert(desktop, types, job):
 
 
 ` + DETECTION_SOURCE + String.raw`
-class Stderr:
-    """The last few KB soffice wrote to stderr, read by a thread so the pipe never fills."""
-
-    def __init__(self, pipe):
-        self.tail = b""
-        self.thread = threading.Thread(target=self.read, args=(pipe,), daemon=True)
-        self.thread.start()
-
-    def read(self, pipe):
-        for chunk in iter(lambda: pipe.read1(4096), b""):
-            self.tail = (self.tail + chunk)[-8192:]
-
-    def text(self, wait=0):
-        """The tail; with wait, first up to that many seconds for soffice to close the pipe."""
-        if wait:
-            self.thread.join(wait)
-        return self.tail.decode("utf-8", "replace")
-
-
 OUT_OF_MEMORY = re.compile(r"std::bad_alloc|out of memory|cannot allocate memory", re.I)
 # An allocation refused under RLIMIT_AS leaves the peak this close to the limit when memory grew
 # step by step (what a document that keeps allocating does).
 PEAK_MARGIN = 64 * 1024 * 1024
 
 
-def peak_near_limit():
-    """Whether a soffice.bin of this driver's process group reached its address-space limit."""
-    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-    if limit == resource.RLIM_INFINITY:
-        return False
+class Stderr:
+    """What soffice writes to stderr, read by a thread so the pipe never fills; remembers whether
+    it said it ran out of memory (the crash report after it can be longer than any tail kept)."""
+
+    def __init__(self, pipe):
+        self.tail = b""
+        self.oom = False
+        self.thread = threading.Thread(target=self.read, args=(pipe,), daemon=True)
+        self.thread.start()
+
+    def read(self, pipe):
+        for chunk in iter(lambda: pipe.read1(4096), b""):
+            window = self.tail[-64:] + chunk
+            self.tail = (self.tail + chunk)[-8192:]
+            if OUT_OF_MEMORY.search(window.decode("utf-8", "replace")):
+                self.oom = True
+
+    def reset(self):
+        self.tail = b""
+        self.oom = False
+
+    def said_out_of_memory(self, wait=0):
+        """With wait, first up to that many seconds for soffice to close the pipe."""
+        if wait:
+            self.thread.join(wait)
+        return self.oom
+
+
+def soffice_peak():
+    """The largest VmPeak of a soffice.bin in this driver's process group, in bytes (0: none)."""
     group = os.getpgrp()
+    most = 0
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -236,16 +243,44 @@ def peak_near_limit():
                 continue
             with open("/proc/%s/status" % pid) as f:
                 peak = re.search(r"^VmPeak:\s+(\d+) kB", f.read(), re.M)
-            if peak and int(peak.group(1)) * 1024 >= limit - PEAK_MARGIN:
-                return True
+            if peak:
+                most = max(most, int(peak.group(1)) * 1024)
         except (OSError, ValueError):
             continue
-    return False
+    return most
 
 
-def out_of_memory(stderr, wait=0):
+class Peak:
+    """soffice.bin's peak address space during the current job, sampled, so it is known even
+    after soffice died of a failed allocation without saying so (a crash on a null pointer)."""
+
+    def __init__(self):
+        self.limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        self.busy = False
+        self.seen = 0
+        if self.limit != resource.RLIM_INFINITY:
+            threading.Thread(target=self.sample, daemon=True).start()
+
+    def sample(self):
+        while True:
+            time.sleep(0.1)
+            if self.busy:
+                self.seen = max(self.seen, soffice_peak())
+
+    def start(self):
+        self.seen = 0
+        self.busy = True
+
+    def near_limit(self):
+        """Whether the peak reached the address-space limit (never, without one)."""
+        if self.limit == resource.RLIM_INFINITY:
+            return False
+        return max(self.seen if self.busy else 0, soffice_peak()) >= self.limit - PEAK_MARGIN
+
+
+def out_of_memory(stderr, peak, wait=0):
     """Whether LibreOffice failed for want of memory (its stderr says so, or its peak hit the limit)."""
-    return bool(OUT_OF_MEMORY.search(stderr.text(wait))) or peak_near_limit()
+    return stderr.said_out_of_memory(wait) or peak.near_limit()
 
 
 def start_office(binary, profile_dir, pipe):
@@ -269,9 +304,9 @@ def stop_office(office):
     os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
-def watch(office, stderr):
+def watch(office, stderr, peak):
     office.wait()
-    emit({"dead": True, "memory": out_of_memory(stderr, 2), "error": "LibreOffice exited (%s)" % office.returncode})
+    emit({"dead": True, "memory": out_of_memory(stderr, peak, 2), "error": "LibreOffice exited (%s)" % office.returncode})
     os._exit(3)
 
 
@@ -289,7 +324,8 @@ def main():
         emit({"ready": False, "error": str(e)})
         stop_office(office)
         return 2
-    threading.Thread(target=watch, args=(office, stderr), daemon=True).start()
+    peak = Peak()
+    threading.Thread(target=watch, args=(office, stderr, peak), daemon=True).start()
     emit({"ready": True, "pid": office.pid})
     for line in sys.stdin:
         line = line.strip()
@@ -297,7 +333,8 @@ def main():
             continue
         job = json.loads(line)
         # What soffice printed for an earlier job says nothing about this one.
-        stderr.tail = b""
+        stderr.reset()
+        peak.start()
         try:
             result = convert(desktop, types, job)
         except Exception as e:
@@ -306,16 +343,17 @@ def main():
                 office.wait(2)
             except Exception:
                 pass
-            kind = "memory" if out_of_memory(stderr, 2) else "dead"
+            kind = "memory" if out_of_memory(stderr, peak, 2) else "dead"
             emit({"id": job.get("id"), "ok": False, "kind": kind, "error": "%s: %s" % (type(e).__name__, e)})
             stop_office(office)
             return 3
         result["id"] = job.get("id")
         # A load or export given up because an allocation failed: LibreOffice is not to be trusted
         # after that, so this one is replaced.
-        spent = not result.get("ok") and result.get("kind") in ("load", "export") and out_of_memory(stderr)
+        spent = not result.get("ok") and result.get("kind") in ("load", "export") and out_of_memory(stderr, peak)
         if spent:
             result = {"id": job.get("id"), "ok": False, "kind": "memory", "error": "an allocation failed: %s" % result.get("error")}
+        peak.busy = False
         emit(result)
         if spent:
             stop_office(office)
