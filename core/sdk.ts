@@ -63,6 +63,7 @@ export { DOCUMENT_MEDIA_TYPES } from './plugin/document-types.js';
 
 // Running local programs, confined, and checking media before they see it.
 export { runTool, ToolError, Gate, withScratch, type ToolResult, type ToolFailure, type ToolRunOptions, type ToolEngine, type ImageHeader } from './plugin/local-tools.js';
+export { runGatedTool, type GatedToolCall } from './plugin/local-tools.js';
 export { readImageHeader, IMAGE_FORMATS_TEXT } from './engines/tools/image-header.js';
 export { refuseReferencing, demuxerOf, MEDIA_DEMUXERS, IMAGE_DEMUXERS, LOCAL_ONLY } from './engines/tools/media-guard.js';
 

@@ -1,8 +1,17 @@
 /**
  * Office work bounded (issue 24, finding 1), through the real server: zip bombs in OOXML and ODF
  * inputs are refused from their ZIP directory before LibreOffice sees them (convert-to-pdf by
- * base64 and URL, doc-to-text), free; a caller's hang-up kills the running conversion; the
- * queue serves keys in turn. Caps are lowered by environment so the bombs stay small.
+ * base64 and URL, doc-to-text), free; a document that passes admission but needs more memory
+ * than a worker may use is a free 400, under a memory cgroup and under an address-space limit
+ * alike; a caller's hang-up kills the running conversion; the queue serves keys in turn. Caps
+ * are lowered by environment so the bombs stay small.
+ *
+ * Three servers: `s` admits ZIP archives under low caps and answers every bomb within its
+ * conversion timeout (a bomb that reached LibreOffice on code without admission ends in a 500
+ * there, an assertion that fails, not a test that runs out of time); `roomy` admits large
+ * archives, so its bombs reach LibreOffice, whose worker is capped by address space only
+ * (`OFFICE_MEMORY_CGROUP` false); `slow` has a timeout no test reaches, so only a hang-up can end
+ * the abandoned conversion, and a memory cgroup where the host lets one be made.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,13 +22,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServers, type TestServer } from './helpers/server.js';
 import { docx, odt, zip } from './helpers/zip.js';
 
 let s: TestServer;
+let roomy: TestServer;
+let slow: TestServer;
 let scratch: string;
 let officeDir: string;
+let roomyDir: string;
+let slowDir: string;
 let key: string;
+let roomyKey: string;
+let slowKey: string;
 let origin: Server;
 let originUrl: string;
 const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64');
@@ -29,6 +44,23 @@ const files = new Map<string, Buffer>();
 const docxBomb = docx(600_000);
 /** An ODT whose content.xml (~4.3 MB, under the total cap) is compressed far past the 100× ratio. */
 const odtBomb = odt(240_000);
+/**
+ * A spreadsheet whose one row of 1,000 numbers is repeated a million times: a few hundred bytes
+ * that admission cannot refuse (nothing is large or compressed), and a billion cells for Calc.
+ */
+const repeatedCells = '<table:table table:name="S"><table:table-row table:number-rows-repeated="1000000"><table:table-cell table:number-columns-repeated="1000" office:value-type="float" office:value="1"><text:p>1</text:p></table:table-cell></table:table-row></table:table>';
+const SHEET_NS = 'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"';
+const odsCellBomb = zip([
+  { name: 'mimetype', data: 'application/vnd.oasis.opendocument.spreadsheet', store: true },
+  { name: 'META-INF/manifest.xml', data: '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>' },
+  { name: 'content.xml', data: `<?xml version="1.0" encoding="UTF-8"?><office:document-content ${SHEET_NS}><office:body><office:spreadsheet>${repeatedCells}</office:spreadsheet></office:body></office:document-content>` },
+]);
+/** The same sheet as a flat XML file (`.fods`): not a ZIP at all. */
+const fodsCellBomb = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><office:document ${SHEET_NS} office:mimetype="application/vnd.oasis.opendocument.spreadsheet"><office:body><office:spreadsheet>${repeatedCells}</office:spreadsheet></office:body></office:document>`);
+/** The issue's DOCX bomb, smaller: 3 million paragraphs (100 MB of XML) in 300 KB; Writer aborts on std::bad_alloc under 1 GB. */
+let writerBomb: Buffer;
+const overMemory = 'The document needs more than the 1024 MB of memory one conversion may use.';
+
 /** An XLSX with more entries than the 100 allowed below. */
 const xlsxMany = zip([
   { name: '[Content_Types].xml', data: '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>' },
@@ -38,6 +70,9 @@ const xlsxMany = zip([
 before(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'documents-bounded-'));
   officeDir = join(scratch, 'office');
+  roomyDir = join(scratch, 'office-roomy');
+  slowDir = join(scratch, 'office-slow');
+  writerBomb = docx(3_000_000);
   files.set('/bomb.docx', docxBomb);
   files.set('/bomb.odt', odtBomb);
   origin = createServer((req, res) => {
@@ -47,38 +82,40 @@ before(async () => {
   });
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
   originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
-  s = await startServer({
-    serviceConfig: pluginsConfig(['documents', 'doc_text']),
-    env: {
-      OFFICE_POOL_SIZE: '1',
-      OFFICE_WORK_DIR: officeDir,
-      ALLOW_PRIVATE_NETWORK: 'true',
-      OFFICE_ZIP_MAX_UNCOMPRESSED_MB: '5',
-      OFFICE_ZIP_MAX_ENTRIES: '100',
-      OFFICE_MEMORY_MB: '1024',
-      // Only the hang-up may end the abandoned conversion below, never the conversion timeout.
-      OFFICE_TIMEOUT_MS: '600000',
-    },
-  });
+  const common = { OFFICE_POOL_SIZE: '1', ALLOW_PRIVATE_NETWORK: 'true', OFFICE_ZIP_MAX_UNCOMPRESSED_MB: '5', OFFICE_ZIP_MAX_ENTRIES: '100', OFFICE_MEMORY_MB: '1024' };
+  [s, roomy, slow] = await startServers([
+    // Every answer within the timeout.
+    { serviceConfig: pluginsConfig(['documents', 'doc_text']), env: { ...common, OFFICE_WORK_DIR: officeDir, OFFICE_TIMEOUT_MS: '120000' } },
+    // Bombs admitted; the worker capped by RLIMIT_AS alone.
+    { serviceConfig: pluginsConfig(['documents', 'doc_text']), env: { ...common, OFFICE_WORK_DIR: roomyDir, OFFICE_TIMEOUT_MS: '120000', OFFICE_MEMORY_CGROUP: 'false', OFFICE_ZIP_MAX_UNCOMPRESSED_MB: '512', OFFICE_ZIP_MAX_RATIO: '100000' } },
+    // Only the hang-up may end the abandoned conversion below, never the conversion timeout.
+    { serviceConfig: pluginsConfig(['documents', 'doc_text']), env: { ...common, OFFICE_WORK_DIR: slowDir, OFFICE_TIMEOUT_MS: '600000' } },
+  ]);
   ({ key } = await s.createKey({ credits: 10_000 }));
+  ({ key: roomyKey } = await roomy.createKey({ credits: 10_000 }));
+  ({ key: slowKey } = await slow.createKey({ credits: 10_000 }));
 });
 after(async () => {
   await s?.close();
+  await roomy?.close();
+  await slow?.close();
   origin?.close();
   await rm(scratch, { recursive: true, force: true });
 });
 
-const balance = async (k = key) => (await s.call('GET', '/api/v2/balance', { key: k })).json.data.credits;
+const balance = async (k = key, server = s) => (await server.call('GET', '/api/v2/balance', { key: k })).json.data.credits;
 const convert = (body: unknown, k = key) => s.call('POST', '/api/v1/convert-to-pdf', { key: k, body });
+const convertRoomy = (body: unknown) => roomy.call('POST', '/api/v1/convert-to-pdf', { key: roomyKey, body });
+const convertSlow = (body: unknown, k = slowKey) => slow.call('POST', '/api/v1/convert-to-pdf', { key: k, body });
 
-/** The soffice.bin processes of this server's pool. */
-function sofficePids(): number[] {
+/** The soffice.bin processes of the pool working in `dir`. */
+function sofficePids(dir = officeDir): number[] {
   const pids: number[] = [];
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue;
     try {
       const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
-      if (cmd.includes('soffice.bin') && cmd.includes(officeDir)) pids.push(Number(p));
+      if (cmd.includes('soffice.bin') && cmd.includes(dir)) pids.push(Number(p));
     } catch {
       /* exited meanwhile */
     }
@@ -99,17 +136,17 @@ function sofficeRss(): number {
   return total;
 }
 
-/** Whether a job has been handed to the worker (its input moved into the worker's job dir). */
+/** Whether a job has been handed to the slow server's worker (its input moved into the worker's job dir). */
 function inWorker(): boolean {
-  if (!existsSync(officeDir)) return false;
-  return readdirSync(officeDir)
+  if (!existsSync(slowDir)) return false;
+  return readdirSync(slowDir)
     .filter((d) => d.endsWith('.job'))
-    .some((d) => readdirSync(join(officeDir, d)).some((f) => f.startsWith('input.')));
+    .some((d) => readdirSync(join(slowDir, d)).some((f) => f.startsWith('input.')));
 }
 
-/** Jobs staged and waiting for the worker (their input still in the pool's staging dir). */
+/** Jobs staged and waiting for the slow server's worker (their input still in the pool's staging dir). */
 function waitingJobs(): number {
-  const dir = join(officeDir, 'jobs');
+  const dir = join(slowDir, 'jobs');
   if (!existsSync(dir)) return 0;
   return readdirSync(dir).filter((d) => {
     try {
@@ -166,14 +203,36 @@ test('variants: an ODT over the compression ratio, an XLSX with too many entries
   assert.equal(await balance(), start - 50);
 });
 
+test('documents past the memory cap, under an address-space limit: a free 400 (a DOCX bomb, a spreadsheet of a billion cells; convert-to-pdf and doc-to-text), the worker replaced', async () => {
+  assert.equal((await convertRoomy({ inputMethod: 'base64', file: b64('warm up') })).status, 200);
+  const start = await balance(roomyKey, roomy);
+  for (const [what, send] of [
+    ['DOCX bomb', () => convertRoomy({ inputMethod: 'base64', file: b64(writerBomb) })],
+    ['ODS', () => convertRoomy({ inputMethod: 'base64', file: b64(odsCellBomb) })],
+    ['FODS to text', () => roomy.call('POST', '/api/v1/doc-to-text', { key: roomyKey, body: { inputMethod: 'base64', file: b64(fodsCellBomb), fileExtension: 'fods' } })],
+  ] as const) {
+    await until(() => sofficePids(roomyDir).length > 0);
+    const [before] = sofficePids(roomyDir);
+    const r = await send();
+    assert.equal(r.status, 400, `${what}: ${r.text}`);
+    assert.equal(r.json.error, overMemory, what);
+    // The LibreOffice that ran out is not trusted with the next document: a fresh one converts it.
+    const next = await convertRoomy({ inputMethod: 'base64', file: b64(`after the ${what}`) });
+    assert.equal(next.status, 200, next.text);
+    assert.ok(!existsSync(`/proc/${before}`), `${what}: soffice.bin ${before} still runs`);
+  }
+  assert.equal(await balance(roomyKey, roomy), start - 3 * 50);
+});
+
 test('a hang-up mid-conversion kills the running LibreOffice; nothing is charged and the next conversion works', async () => {
-  const start = await balance();
-  await until(() => sofficePids().length > 0);
-  const [before] = sofficePids();
+  assert.equal((await convertSlow({ inputMethod: 'base64', file: b64('warm up') })).status, 200);
+  const start = await balance(slowKey, slow);
+  await until(() => sofficePids(slowDir).length > 0);
+  const [before] = sofficePids(slowDir);
   const ctl = new AbortController();
-  const pending = fetch(`${s.url}/api/v1/convert-to-pdf`, {
+  const pending = fetch(`${slow.url}/api/v1/convert-to-pdf`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${slowKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ inputMethod: 'base64', file: b64(longText(40_000)) }),
     signal: ctl.signal,
   }).catch((err: Error) => err);
@@ -182,38 +241,51 @@ test('a hang-up mid-conversion kills the running LibreOffice; nothing is charged
   ctl.abort();
   assert.ok((await pending) instanceof Error);
   // The next conversion is served by a fresh LibreOffice: the one converting the abandoned document is gone.
-  const next = await convert({ inputMethod: 'base64', file: b64('after the hang-up') });
+  const next = await convertSlow({ inputMethod: 'base64', file: b64('after the hang-up') });
   assert.equal(next.status, 200, next.text);
   assert.ok(!existsSync(`/proc/${before}`), `soffice.bin ${before} still runs`);
-  assert.equal(await balance(), start - 50);
+  assert.equal(await balance(slowKey, slow), start - 50);
 });
 
 test("key B's first conversion is served before key A's backlog is done", async () => {
-  const b = (await s.createKey({ credits: 1000 })).key;
+  const b = (await slow.createKey({ credits: 1000 })).key;
   const order: string[] = [];
   const send = (name: string, k: string, text: string) =>
-    convert({ inputMethod: 'base64', file: b64(text) }, k).then((r) => {
+    convertSlow({ inputMethod: 'base64', file: b64(text) }, k).then((r) => {
       assert.equal(r.status, 200, r.text);
       order.push(name);
     });
-  const a1 = send('A1', key, longText(8_000));
+  const a1 = send('A1', slowKey, longText(8_000));
   await until(inWorker);
 
-  const a2 = send('A2', key, longText(8_000));
-  const a3 = send('A3', key, longText(8_000));
+  const a2 = send('A2', slowKey, longText(8_000));
+  const a3 = send('A3', slowKey, longText(8_000));
   await until(() => waitingJobs() >= 2);
   const b1 = send('B1', b, 'key B');
   await Promise.all([a1, a2, a3, b1]);
   // A1 was running when B1 arrived; B1 is converted next, before A's waiting two (answers may
   // overtake each other after their conversion, so only B1 against A2 and A3 is certain).
   assert.ok(order.indexOf('B1') < order.indexOf('A2') && order.indexOf('B1') < order.indexOf('A3'), order.join(' '));
-  assert.equal(await balance(b), 1000 - 50);
+  assert.equal(await balance(b, slow), 1000 - 50);
+});
+
+test('the same spreadsheet under a memory cgroup (where one can be made): a free 400', async () => {
+  const start = await balance(slowKey, slow);
+  const ods = await convertSlow({ inputMethod: 'base64', file: b64(odsCellBomb) });
+  assert.equal(ods.status, 400, ods.text);
+  assert.equal(ods.json.error, overMemory);
+  assert.equal(await balance(slowKey, slow), start);
+  const next = await convertSlow({ inputMethod: 'base64', file: b64('after the spreadsheet') });
+  assert.equal(next.status, 200, next.text);
 });
 
 test('each LibreOffice process runs under the memory cap: its memory cgroup, or an address-space limit', async () => {
-  await until(() => sofficePids().length > 0);
-  const [pid] = sofficePids();
   const cap = 1024 * 1024 * 1024;
+  // OFFICE_MEMORY_CGROUP=false: an address-space limit, wherever the service runs.
+  await until(() => sofficePids(roomyDir).length > 0);
+  assert.match(readFileSync(`/proc/${sofficePids(roomyDir)[0]}/limits`, 'utf8'), new RegExp(`Max address space\\s+${cap}\\s+${cap}`));
+  await until(() => sofficePids(slowDir).length > 0);
+  const [pid] = sofficePids(slowDir);
   const groups = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
   const v1 = groups.find((l) => l.split(':')[1]?.split(',').includes('memory'))?.split(':')[2];
   const v2 = groups.find((l) => l.startsWith('0::'))?.slice(3);

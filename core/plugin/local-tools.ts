@@ -39,6 +39,29 @@ export function runTool(cmd: string, args: string[], opts: ToolRunOptions & { to
   return (tools ?? processToolEngine()).run(cmd, args, { ...run, dirs });
 }
 
+/** What one call keeps to run its tools: the plugin's gate and the call's engine, time limit, signal and caller. */
+export interface GatedToolCall {
+  /** The plugin's gate (bounds its processes, serves callers in turn). */
+  gate: Gate;
+  /** The call's signal (`ctx.signal`): a hang-up drops a waiting run and kills a running one. */
+  signal?: AbortSignal;
+  /** Wall time of one run. */
+  timeoutMs: number;
+  /** The call's tool engine (`ctx.engines.tools`), so the server's limits apply. */
+  tools?: ToolEngine;
+  /** The calling key's opaque id (`ctx.caller`): the gate and the instance's tool slots serve keys in turn. */
+  caller?: string;
+}
+
+/**
+ * Runs `cmd args` for one call (issue 29: four plugins wrote this same lambda): through the
+ * plugin's gate in turn by caller, on the call's engine, with the call's signal and time limit.
+ * `extra` adds per-run options (an output cap, stdin, scratch folders…).
+ */
+export function runGatedTool(call: GatedToolCall, cmd: string, args: string[], extra: Omit<ToolRunOptions, 'signal' | 'timeoutMs' | 'owner'> = {}): Promise<ToolResult> {
+  return call.gate.run(() => runTool(cmd, args, { ...extra, signal: call.signal, timeoutMs: call.timeoutMs, tools: call.tools, owner: call.caller }), call.signal, call.caller);
+}
+
 interface Waiter {
   owner: string;
   go(): void;

@@ -9,7 +9,7 @@ import { InputError, OperationFailedError, ServiceError, type Engines } from '..
 import { OFFICE_EXTENSIONS, routeOf } from './format.js';
 import { type LoadedInput } from '../../core/sdk.js';
 import { selectPages } from './pages.js';
-import { Gate, ToolError, readImageHeader, runTool, withScratch } from '../../core/sdk.js';
+import { Gate, ToolError, readImageHeader, runGatedTool, withScratch } from '../../core/sdk.js';
 
 /** One page read. */
 export interface PageText {
@@ -147,7 +147,7 @@ function ocrDpi(page: number, size: { w: number; h: number } | undefined, maxPix
  * the plugin's gate in turn with other callers.
  */
 const tool = (opts: ReadOptions, cmd: string, args: string[]) =>
-  opts.gate.run(() => runTool(cmd, args, { signal: opts.signal, timeoutMs: opts.toolTimeoutMs, tools: opts.engines.tools, owner: opts.caller }), opts.signal, opts.caller);
+  runGatedTool({ gate: opts.gate, signal: opts.signal, timeoutMs: opts.toolTimeoutMs, tools: opts.engines.tools, caller: opts.caller }, cmd, args);
 
 /** Page sizes in points of pages `first`..`last`, from `pdfinfo` (rotation applied). */
 async function pageSizes(file: string, first: number, last: number, opts: ReadOptions): Promise<Map<number, { w: number; h: number }>> {

@@ -2,7 +2,7 @@
  * Local media work of the extract lane (issue 15): `ffprobe` measures and identifies media,
  * `ffmpeg` normalises audio and cuts it into chunks the transcription API accepts, samples video
  * keyframes at scene changes (capped, evenly spread), and downscales images; `tesseract` OCRs
- * images. Everything runs confined through the SDK's `runTool` under the lane's process gate,
+ * images. Everything runs confined through the SDK's `runGatedTool` under the lane's process gate,
  * which serves API keys in turn (issue 24). ffmpeg and ffprobe open only the one local file they
  * are given (`-protocol_whitelist file`, a demuxer list while probing, the probed demuxer after),
  * and a playlist or stream description is refused before either sees it.
@@ -10,7 +10,7 @@
 import { open, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, OperationFailedError, ServiceError, ToolError } from '../../core/sdk.js';
-import { IMAGE_DEMUXERS, LOCAL_ONLY, MEDIA_DEMUXERS, demuxerOf, refuseReferencing, runTool, type Gate, type ImageHeader, type ToolEngine } from '../../core/sdk.js';
+import { IMAGE_DEMUXERS, LOCAL_ONLY, MEDIA_DEMUXERS, demuxerOf, refuseReferencing, runGatedTool, type Gate, type ImageHeader, type ToolEngine } from '../../core/sdk.js';
 
 /** What the lane needs to run tools. */
 export interface ToolDeps {
@@ -40,9 +40,6 @@ export interface Probe {
   audio: string | null;
   video: string | null;
 }
-
-const tool = (deps: ToolDeps, cmd: string, args: string[], maxStderr?: number) =>
-  deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, maxStderr, tools: deps.tools, owner: deps.caller }), deps.signal, deps.caller);
 
 /** What a caller is told when a tool was stopped by the service's own limits (a 500, never their input). */
 const STOPPED = 'the processing was stopped by the service (memory or time limit).';
@@ -81,7 +78,7 @@ export async function probe(deps: ToolDeps, file: string, kind: string): Promise
   await refuseLinked(file, kind);
   let out: string;
   try {
-    out = (await tool(deps, 'ffprobe', ['-v', 'error', ...LOCAL_ONLY, '-format_whitelist', MEDIA_DEMUXERS.join(','), '-print_format', 'json', '-show_format', '-show_streams', file])).stdout.toString();
+    out = (await runGatedTool(deps, 'ffprobe', ['-v', 'error', ...LOCAL_ONLY, '-format_whitelist', MEDIA_DEMUXERS.join(','), '-print_format', 'json', '-show_format', '-show_streams', file])).stdout.toString();
   } catch (err) {
     throw toolFailed(deps, kind, err, () => new InputError(`The ${kind} could not be read: it is not a supported ${kind} file.`, { cause: err }));
   }
@@ -100,7 +97,7 @@ export async function probe(deps: ToolDeps, file: string, kind: string): Promise
 export async function audioChunks(deps: ToolDeps, media: MediaInput, dir: string, chunkSeconds: number, kind: string): Promise<string[]> {
   const pattern = join(dir, 'chunk-%04d.mp3');
   try {
-    await tool(deps, 'ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', ...input(media), '-vn', '-ac', '1', '-ar', '16000', '-af', 'loudnorm=I=-16:TP=-1.5:LRA=11', '-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'segment', '-segment_time', String(chunkSeconds), '-reset_timestamps', '1', pattern]);
+    await runGatedTool(deps, 'ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', ...input(media), '-vn', '-ac', '1', '-ar', '16000', '-af', 'loudnorm=I=-16:TP=-1.5:LRA=11', '-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'segment', '-segment_time', String(chunkSeconds), '-reset_timestamps', '1', pattern]);
   } catch (err) {
     throw toolFailed(deps, kind, err, () => failure(kind, 'the audio could not be decoded.', err));
   }
@@ -135,7 +132,7 @@ export async function keyframes(deps: ToolDeps, media: MediaInput, dir: string, 
     const out = join(dir, `${name}-%04d.jpg`);
     let stderr: string;
     try {
-      ({ stderr } = await tool(deps, 'ffmpeg', ['-hide_banner', '-nostdin', ...input(media), '-an', '-vf', `${select},showinfo,scale='min(768,iw)':-2`, '-fps_mode', 'vfr', '-frames:v', String(limit), '-q:v', '4', out], 4 * 1024 * 1024));
+      ({ stderr } = await runGatedTool(deps, 'ffmpeg', ['-hide_banner', '-nostdin', ...input(media), '-an', '-vf', `${select},showinfo,scale='min(768,iw)':-2`, '-fps_mode', 'vfr', '-frames:v', String(limit), '-q:v', '4', out], { maxStderr: 4 * 1024 * 1024 }));
     } catch (err) {
       throw toolFailed(deps, 'video', err, () => failure('video', 'frames could not be sampled.', err));
     }
@@ -165,7 +162,7 @@ export function mediaInput(file: string, p: Probe, kind: string): MediaInput {
 /** An image (admitted by its header) made ready for a vision model: at most 1568 px a side, JPEG. */
 export async function modelImage(deps: ToolDeps, file: string, header: ImageHeader, out: string): Promise<Buffer> {
   try {
-    await tool(deps, 'ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', ...LOCAL_ONLY, '-f', IMAGE_DEMUXERS[header.format]!, '-i', file, '-vf', "scale='min(1568,iw)':'min(1568,ih)':force_original_aspect_ratio=decrease,format=yuvj420p", '-frames:v', '1', '-q:v', '3', out]);
+    await runGatedTool(deps, 'ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', ...LOCAL_ONLY, '-f', IMAGE_DEMUXERS[header.format]!, '-i', file, '-vf', "scale='min(1568,iw)':'min(1568,ih)':force_original_aspect_ratio=decrease,format=yuvj420p", '-frames:v', '1', '-q:v', '3', out]);
   } catch (err) {
     throw toolFailed(deps, 'image', err, () => new InputError('An image could not be read: it is not a supported image file.', { cause: err }));
   }
@@ -175,7 +172,7 @@ export async function modelImage(deps: ToolDeps, file: string, header: ImageHead
 /** Tesseract's text of an image ('' when it finds none). */
 export async function ocrImage(deps: ToolDeps, file: string, languages: string): Promise<string> {
   try {
-    const { stdout } = await tool(deps, 'tesseract', [file, 'stdout', '-l', languages, '--psm', '3']);
+    const { stdout } = await runGatedTool(deps, 'tesseract', [file, 'stdout', '-l', languages, '--psm', '3']);
     return stdout.toString('utf8').replace(/\f/g, '').replace(/\n{3,}/g, '\n\n').trim();
   } catch (err) {
     throw toolFailed(deps, 'image', err, () => failure('image', 'OCR failed.', err));

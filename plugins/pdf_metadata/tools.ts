@@ -1,9 +1,9 @@
 /**
- * poppler and qpdf for the metadata jobs: one process per step through the SDK's `runTool`,
+ * poppler and qpdf for the metadata jobs: one process per step through the SDK's `runGatedTool`,
  * under the plugin's gate, with a time limit and the caller's signal. A user's PDF is only ever
  * parsed by these tools, never on the thread that serves HTTP.
  */
-import { InputError, OperationFailedError, ServiceError, ToolError, runTool, type Gate, type ToolEngine } from '../../core/sdk.js';
+import { InputError, OperationFailedError, ServiceError, ToolError, runGatedTool, type Gate, type ToolEngine } from '../../core/sdk.js';
 
 /** What a step needs to run a tool. */
 export interface ToolDeps {
@@ -19,7 +19,7 @@ export interface ToolDeps {
 /** Runs a tool; a failure is the caller's file (400 naming `label`) unless the call was cancelled or the service stopped the tool. */
 export async function tool(deps: ToolDeps, cmd: string, args: string[], label: string): Promise<string> {
   try {
-    return (await deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, maxBytes: 16 * 1024 * 1024, tools: deps.tools, owner: deps.caller }), deps.signal, deps.caller)).stdout.toString('utf8');
+    return (await runGatedTool(deps, cmd, args, { maxBytes: 16 * 1024 * 1024 })).stdout.toString('utf8');
   } catch (err) {
     if (deps.signal.aborted || err instanceof ServiceError) throw err;
     // A tool killed by its limits is the service's failure, not a verdict on the file.

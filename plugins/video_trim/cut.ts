@@ -7,7 +7,7 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InputError, OperationFailedError, PayloadTooLargeError, ServiceError, runTool, sizeText, ToolError, type Gate, type ToolEngine } from '../../core/sdk.js';
+import { InputError, OperationFailedError, PayloadTooLargeError, ServiceError, runGatedTool, sizeText, ToolError, type Gate, type ToolEngine } from '../../core/sdk.js';
 
 /** Containers ffmpeg may open (demuxer names; `mov` covers mp4, m4a, 3gp). */
 export const DEMUXERS = 'mov,matroska,webm,avi,flv,mpeg,mpegts,asf';
@@ -35,8 +35,6 @@ export interface VideoProbe {
   keyframes: number[];
 }
 
-const tool = (deps: CutDeps, cmd: string, args: string[]) => deps.gate.run(() => runTool(cmd, args, { signal: deps.signal, timeoutMs: deps.timeoutMs, tools: deps.tools, owner: deps.caller }), deps.signal, deps.caller);
-
 /** Refuses text playlists and manifests before any tool sees them (a clearer answer than the demuxer list's). */
 export function refusePlaylist(data: Buffer): void {
   const head = data.subarray(0, 512).toString('latin1').replace(/^\uFEFF/, '').trimStart();
@@ -50,8 +48,8 @@ export async function probeVideo(deps: CutDeps, file: string): Promise<VideoProb
   let info: string;
   let packets: string;
   try {
-    info = (await tool(deps, 'ffprobe', ['-v', 'error', ...CONFINED, '-print_format', 'json', '-show_format', '-show_streams', file])).stdout.toString();
-    packets = (await tool(deps, 'ffprobe', ['-v', 'error', ...CONFINED, '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file])).stdout.toString();
+    info = (await runGatedTool(deps, 'ffprobe', ['-v', 'error', ...CONFINED, '-print_format', 'json', '-show_format', '-show_streams', file])).stdout.toString();
+    packets = (await runGatedTool(deps, 'ffprobe', ['-v', 'error', ...CONFINED, '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file])).stdout.toString();
   } catch (err) {
     if (deps.signal.aborted || err instanceof ServiceError) throw err;
     // ffprobe killed by its limits is the service's failure, not a verdict on the file.
@@ -122,7 +120,7 @@ export async function cutVideo(deps: CutDeps, dir: string, data: Buffer, start: 
     : ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'];
   const mux = extension === 'mp4' ? ['-movflags', '+faststart'] : [];
   try {
-    await tool(deps, 'ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', ...timing, ...codecs, ...mux, '-sn', '-dn', out]);
+    await runGatedTool(deps, 'ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', ...timing, ...codecs, ...mux, '-sn', '-dn', out]);
   } catch (err) {
     if (deps.signal.aborted || err instanceof ServiceError) throw err;
     throw new OperationFailedError('Failed to trim video: the video could not be cut.', { cause: err });

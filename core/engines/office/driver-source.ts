@@ -20,7 +20,13 @@ Job:    {"id": n, "input": "/abs/in.docx", "output": "/abs/out.pdf", "importFilt
 Events: {"ready": true, "pid": n} once connected; {"ready": false, "error": "..."} if it never was;
         {"dead": true, "error": "..."} if soffice exits.
 Answer: {"id": n, "ok": true, "pages": n, "type": "..."} or
-        {"id": n, "ok": false, "kind": "load"|"type"|"export"|"internal"|"dead", "reason": "...", "error": "..."}
+        {"id": n, "ok": false, "kind": "load"|"type"|"export"|"internal"|"dead"|"memory", "reason": "...", "error": "..."}
+
+Under an address-space limit (prlimit --as, where no memory cgroup could be made) LibreOffice
+does not get killed: an allocation fails, and it either aborts on std::bad_alloc or gives the
+load up. Either is reported as kind "memory" (and "memory": true on the dead event), told apart
+by soffice's stderr or by its peak address space having reached the limit; the driver then
+stops, so the supervisor starts a fresh LibreOffice.
 
 Without an import filter, LibreOffice's own deep type detection names the type first: when it
 finds nothing, or only its plain-text import (which takes any bytes) and the job does not accept
@@ -29,6 +35,8 @@ none of whose extensions is listed fails too.
 """
 import json
 import os
+import re
+import resource
 import signal
 import subprocess
 import sys
@@ -186,14 +194,104 @@ def convert(desktop, types, job):
 
 
 ` + DETECTION_SOURCE + String.raw`
+OUT_OF_MEMORY = re.compile(r"std::bad_alloc|out of memory|cannot allocate memory", re.I)
+# An allocation refused under RLIMIT_AS leaves the peak this close to the limit when memory grew
+# step by step (what a document that keeps allocating does).
+PEAK_MARGIN = 64 * 1024 * 1024
+
+
+class Stderr:
+    """What soffice writes to stderr, read by a thread so the pipe never fills; remembers whether
+    it said it ran out of memory (the crash report after it can be longer than any tail kept)."""
+
+    def __init__(self, pipe):
+        self.tail = b""
+        self.oom = False
+        self.thread = threading.Thread(target=self.read, args=(pipe,), daemon=True)
+        self.thread.start()
+
+    def read(self, pipe):
+        for chunk in iter(lambda: pipe.read1(4096), b""):
+            window = self.tail[-64:] + chunk
+            self.tail = (self.tail + chunk)[-8192:]
+            if OUT_OF_MEMORY.search(window.decode("utf-8", "replace")):
+                self.oom = True
+
+    def reset(self):
+        self.tail = b""
+        self.oom = False
+
+    def said_out_of_memory(self, wait=0):
+        """With wait, first up to that many seconds for soffice to close the pipe."""
+        if wait:
+            self.thread.join(wait)
+        return self.oom
+
+
+def soffice_peak():
+    """The largest VmPeak of a soffice.bin in this driver's process group, in bytes (0: none)."""
+    group = os.getpgrp()
+    most = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                stat = f.read()
+            fields = stat[stat.rindex(")") + 2:].split()
+            if "(soffice.bin)" not in stat or int(fields[2]) != group:
+                continue
+            with open("/proc/%s/status" % pid) as f:
+                peak = re.search(r"^VmPeak:\s+(\d+) kB", f.read(), re.M)
+            if peak:
+                most = max(most, int(peak.group(1)) * 1024)
+        except (OSError, ValueError):
+            continue
+    return most
+
+
+class Peak:
+    """soffice.bin's peak address space during the current job, sampled, so it is known even
+    after soffice died of a failed allocation without saying so (a crash on a null pointer)."""
+
+    def __init__(self):
+        self.limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        self.busy = False
+        self.seen = 0
+        if self.limit != resource.RLIM_INFINITY:
+            threading.Thread(target=self.sample, daemon=True).start()
+
+    def sample(self):
+        while True:
+            time.sleep(0.1)
+            if self.busy:
+                self.seen = max(self.seen, soffice_peak())
+
+    def start(self):
+        self.seen = 0
+        self.busy = True
+
+    def near_limit(self):
+        """Whether the peak reached the address-space limit (never, without one)."""
+        if self.limit == resource.RLIM_INFINITY:
+            return False
+        return max(self.seen if self.busy else 0, soffice_peak()) >= self.limit - PEAK_MARGIN
+
+
+def out_of_memory(stderr, peak, wait=0):
+    """Whether LibreOffice failed for want of memory (its stderr says so, or its peak hit the limit)."""
+    return stderr.said_out_of_memory(wait) or peak.near_limit()
+
+
 def start_office(binary, profile_dir, pipe):
     # Same process group as this driver, so the supervisor's group kill takes both.
-    return subprocess.Popen(
+    office = subprocess.Popen(
         [binary, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault", "--nolockcheck",
          "--nofirststartwizard", "-env:UserInstallation=" + uno.systemPathToFileUrl(profile_dir),
          "--accept=pipe,name=%s;urp;StarOffice.ComponentContext" % pipe],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
+    return office, Stderr(office.stderr)
 
 
 def stop_office(office):
@@ -206,9 +304,9 @@ def stop_office(office):
     os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
-def watch(office):
+def watch(office, stderr, peak):
     office.wait()
-    emit({"dead": True, "error": "LibreOffice exited (%s)" % office.returncode})
+    emit({"dead": True, "memory": out_of_memory(stderr, peak, 2), "error": "LibreOffice exited (%s)" % office.returncode})
     os._exit(3)
 
 
@@ -216,7 +314,7 @@ def main():
     binary, profile_dir, pipe = sys.argv[1], sys.argv[2], sys.argv[3]
     deadline = time.time() + float(sys.argv[4] if len(sys.argv) > 4 else 60)
     try:
-        office = start_office(binary, profile_dir, pipe)
+        office, stderr = start_office(binary, profile_dir, pipe)
     except Exception as e:  # a missing or non-executable binary
         emit({"ready": False, "error": "cannot run %s: %s" % (binary, e)})
         return 2
@@ -226,22 +324,40 @@ def main():
         emit({"ready": False, "error": str(e)})
         stop_office(office)
         return 2
-    threading.Thread(target=watch, args=(office,), daemon=True).start()
+    peak = Peak()
+    threading.Thread(target=watch, args=(office, stderr, peak), daemon=True).start()
     emit({"ready": True, "pid": office.pid})
     for line in sys.stdin:
         line = line.strip()
         if not line:
             continue
         job = json.loads(line)
+        # What soffice printed for an earlier job says nothing about this one.
+        stderr.reset()
+        peak.start()
         try:
             result = convert(desktop, types, job)
         except Exception as e:
             # The bridge is gone (soffice crashed or was killed): tell the supervisor and stop.
-            emit({"id": job.get("id"), "ok": False, "kind": "dead", "error": "%s: %s" % (type(e).__name__, e)})
+            try:
+                office.wait(2)
+            except Exception:
+                pass
+            kind = "memory" if out_of_memory(stderr, peak, 2) else "dead"
+            emit({"id": job.get("id"), "ok": False, "kind": kind, "error": "%s: %s" % (type(e).__name__, e)})
             stop_office(office)
             return 3
         result["id"] = job.get("id")
+        # A load or export given up because an allocation failed: LibreOffice is not to be trusted
+        # after that, so this one is replaced.
+        spent = not result.get("ok") and result.get("kind") in ("load", "export") and out_of_memory(stderr, peak)
+        if spent:
+            result = {"id": job.get("id"), "ok": False, "kind": "memory", "error": "an allocation failed: %s" % result.get("error")}
+        peak.busy = False
         emit(result)
+        if spent:
+            stop_office(office)
+            return 3
     # stdin closed: the supervisor stopped us or died; never leave LibreOffice behind.
     stop_office(office)
     return 0

@@ -8,7 +8,8 @@
  * `OFFICE_ZIP_MAX_UNCOMPRESSED_MB` (declared total, default 256), `OFFICE_ZIP_MAX_RATIO` (one
  * entry over 1 MB, default 100) and `OFFICE_ZIP_MAX_ENTRIES` (default 10000). Each worker's
  * memory is capped at `OFFICE_MEMORY_MB` (default 1536; 0: no cap) by a memory cgroup where one
- * can be made, else by an address-space limit per process (memory.ts).
+ * can be made (unless `OFFICE_MEMORY_CGROUP` is false), else by an address-space limit per
+ * process (memory.ts).
  *
  * Each worker runs confined (jail.ts): bubblewrap (`OFFICE_BWRAP_BIN`) with no network, only `/usr`,
  * fonts, its own profile and its current job (at `/job`), an environment of its own, and, when
@@ -44,7 +45,9 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
   // Probed with the shape of a real worker's jail (uid drop included) on the work dir itself.
   const probe = { bwrap, driverPath, binary, profileDir: root, jobDir: root, uid: uidBase, env: { PATH: '/usr/bin:/bin' } };
   const memoryMb = intOr(env, 'OFFICE_MEMORY_MB', 1536, 0);
-  const cgroups = memoryMb > 0 ? new SandboxCgroups(true, cgroupWarning(opts.log), cgroupUnavailableWarning(opts.log, 'LibreOffice')) : undefined;
+  // OFFICE_MEMORY_CGROUP=false keeps to the address-space limit even where a cgroup could be made.
+  const cgroup = !['false', '0', 'no', 'off'].includes(env.OFFICE_MEMORY_CGROUP?.trim().toLowerCase() ?? '');
+  const cgroups = memoryMb > 0 ? new SandboxCgroups(cgroup, cgroupWarning(opts.log), cgroupUnavailableWarning(opts.log, 'LibreOffice')) : undefined;
   const pool = new OfficePool({
     size: intOr(env, 'OFFICE_POOL_SIZE', 2),
     queueLimit: intOr(env, 'OFFICE_QUEUE_SIZE', 16, 0),

@@ -28,7 +28,8 @@ export type WorkerJob = Omit<DriverJob, 'output'>;
  * How a job ended when it did not succeed: `load` LibreOffice could not open it, `type` its type
  * detection refused it, `internal` the job files were unusable (our fault), `export`, `dead`,
  * `timeout`, `aborted` (the caller hung up or ran out of time, and the worker was killed) and
- * `memory` (the worker went over its memory cgroup and the kernel killed it; message: the cap).
+ * `memory` (the worker went over its memory cgroup and the kernel killed it, or, under an
+ * address-space limit, an allocation failed and LibreOffice aborted or gave the load up; message: the cap).
  */
 export type FailureKind = 'load' | 'type' | 'export' | 'internal' | 'dead' | 'timeout' | 'aborted' | 'memory';
 

@@ -76,6 +76,8 @@ export class OfficeWorker {
   /** The memory cgroup of the running process, and the OOM kills it had seen when it started. */
   private group: string | undefined;
   private oomSeen = 0;
+  /** The driver said LibreOffice died for want of memory (an allocation refused under `prlimit --as`). */
+  private diedOfMemory = false;
 
   constructor(readonly index: number, private readonly cfg: WorkerConfig, private readonly onDeath: (w: OfficeWorker, crashed: boolean) => void) {}
 
@@ -119,6 +121,7 @@ export class OfficeWorker {
     this.stopping = false;
     this.state = 'starting';
     this.stderrTail = '';
+    this.diedOfMemory = false;
     this.officePid = null;
     this.startedAt = Date.now();
     // Anything still running on our own profile is a leftover of this worker's previous process.
@@ -185,7 +188,7 @@ export class OfficeWorker {
   }
 
   private onLine(line: string): void {
-    let msg: { ready?: boolean; dead?: boolean; pid?: number; error?: string; id?: number; ok?: boolean; kind?: FailureKind; reason?: string; pages?: number | null; type?: string | null };
+    let msg: { ready?: boolean; dead?: boolean; memory?: boolean; pid?: number; error?: string; id?: number; ok?: boolean; kind?: FailureKind; reason?: string; pages?: number | null; type?: string | null };
     try {
       msg = JSON.parse(line);
     } catch {
@@ -199,13 +202,20 @@ export class OfficeWorker {
     if (msg.dead) {
       // The driver exits right after; `died` handles it on the exit event.
       this.stderrTail = (this.stderrTail + (msg.error ?? '')).slice(-2000);
+      this.diedOfMemory = msg.memory === true;
       return;
     }
     const p = this.pending;
     if (!p || msg.id !== p.id) return;
     this.pending = null;
     if (msg.ok) void this.collect(p, typeof msg.pages === 'number' ? msg.pages : null, msg.type ?? null);
+    else if (msg.kind === 'memory') p.reject(this.cfg.memoryBytes ? this.overMemory() : new JobFailure('dead', `LibreOffice ran out of memory (${msg.error ?? 'no cap set'})`));
     else p.reject(new JobFailure(msg.kind ?? 'export', msg.error ?? 'unknown error', msg.reason ?? undefined));
+  }
+
+  /** The failure of a conversion that needed more than the worker's memory cap (its message: the cap). */
+  private overMemory(): JobFailure {
+    return new JobFailure('memory', `${Math.round((this.cfg.memoryBytes ?? 0) / 1024 / 1024)} MB`);
   }
 
   /** Takes the PDF out of the job dir and empties it; the worker stays busy until then. */
@@ -225,11 +235,12 @@ export class OfficeWorker {
     this.ready?.(false, why);
     const p = this.pending;
     this.pending = null;
-    // Killed by the kernel for going over the worker's memory: the document asked for too much.
+    // Killed by the kernel for going over the worker's memory cgroup, or aborted on an allocation
+    // its address-space limit refused: either way the document asked for too much.
     const oom = this.cfg.cgroups?.oomKills(this.group) ?? 0;
-    const overMemory = oom > this.oomSeen;
+    const overMemory = oom > this.oomSeen || (this.diedOfMemory && !!this.cfg.memoryBytes);
     this.oomSeen = oom;
-    if (overMemory) p?.reject(new JobFailure('memory', `${Math.round((this.cfg.memoryBytes ?? 0) / 1024 / 1024)} MB`));
+    if (overMemory) p?.reject(this.overMemory());
     else p?.reject(new JobFailure('dead', `LibreOffice stopped unexpectedly (${why})`));
     const wasStarting = this.state === 'starting';
     this.state = 'stopped';

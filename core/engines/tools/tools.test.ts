@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { Gate, ToolError, runTool, withScratch } from '../../plugin/local-tools.js';
+import { Gate, ToolError, runGatedTool, runTool, withScratch, type ToolEngine, type ToolRunOptions } from '../../plugin/local-tools.js';
 import { admitImage, readImageHeader } from './image-header.js';
 import { refuseReferencing } from './media-guard.js';
 import { createToolEngine } from './index.js';
@@ -110,6 +110,36 @@ test('the gate serves callers in turn: a second caller waits for one job of the 
   }
   await Promise.all(all);
   assert.deepEqual(order, ['a1', 'b1', 'a2', 'a3', 'a4']);
+});
+
+test("runGatedTool runs on the call's engine with its signal, time limit and caller, in turn through the plugin's gate", async () => {
+  const seen: { cmd: string; opts: ToolRunOptions }[] = [];
+  let finish = () => {};
+  const engine: ToolEngine = {
+    imageMaxPixels: 1,
+    admitImage: () => assert.fail('not used'),
+    run: (cmd, _args, opts) => {
+      seen.push({ cmd, opts });
+      return new Promise((r) => (finish = () => r({ stdout: Buffer.from(cmd), stderr: '', code: 0 })));
+    },
+  };
+  const gate = new Gate(1);
+  const first = runGatedTool({ gate, timeoutMs: 1234, tools: engine, caller: 'key-a' }, 'pdfinfo', ['x'], { maxBytes: 99 });
+  const hangUp = new AbortController();
+  const waiting = runGatedTool({ gate, signal: hangUp.signal, timeoutMs: 1, tools: engine, caller: 'key-b' }, 'tesseract', []);
+  await new Promise((r) => setImmediate(r));
+  // One slot: the second call waits for it, and its caller's hang-up drops it before it runs.
+  assert.deepEqual(seen.map((s) => s.cmd), ['pdfinfo']);
+  assert.deepEqual({ ...seen[0]!.opts, dirs: undefined }, { maxBytes: 99, signal: undefined, timeoutMs: 1234, owner: 'key-a', dirs: undefined });
+  hangUp.abort(new Error('hung up'));
+  await assert.rejects(waiting, /hung up/);
+  finish();
+  assert.equal((await first).stdout.toString(), 'pdfinfo');
+  const third = runGatedTool({ gate, timeoutMs: 5, tools: engine, caller: 'key-c' }, 'qpdf', []);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(seen.map((s) => s.cmd), ['pdfinfo', 'qpdf'], 'the dropped call never ran; its slot went to the next');
+  finish();
+  await third;
 });
 
 /** A synchronous scratch folder for fixtures made with execFileSync. */
