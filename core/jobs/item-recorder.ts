@@ -27,6 +27,9 @@ export class ItemRecorder {
   /** Batches written that offered new items (a claim that ran meanwhile may not have seen them). */
   offered = 0;
 
+  /** True once a batch completed the job (it left nothing to run). */
+  completed = false;
+
   /** `onOffered` runs once a batch that offered new items is durable. */
   constructor(
     private readonly items: JobItems,
@@ -59,7 +62,8 @@ export class ItemRecorder {
         this.waiting = [];
         this.offers = [];
         try {
-          const recorded = await this.items.record(this.jobId, batch.map((w) => w.outcome), offers);
+          const { recorded, completed } = await this.items.record(this.jobId, batch.map((w) => w.outcome), offers);
+          if (completed) this.completed = true;
           for (const w of batch) w.resolve(recorded.has(w.outcome.id));
           if (offers.length > 0) {
             this.offered++;

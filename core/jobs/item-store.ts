@@ -4,7 +4,7 @@
  * claimed and handed back in batches, and finished items are recorded many at once together with
  * the new items they found and the job's counts and credits.
  */
-import type { Queryable } from '../storage/db.js';
+import type { Queryable, Row } from '../storage/db.js';
 import type { ClaimedItem } from './types.js';
 
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
@@ -24,20 +24,34 @@ export interface ItemOutcome {
   credits: number;
 }
 
+/** Claimed item rows, oldest first. */
+function toClaimed(rows: Row[]): ClaimedItem[] {
+  return rows.map((r) => ({ id: Number(r.id), key: r.item_key as string, data: r.data ?? undefined, attempts: Number(r.attempts) })).sort((a, b) => a.id - b.id);
+}
+
 /** Item statements of the job tables. */
 export class JobItems {
   constructor(private readonly db: Queryable) {}
 
-  /** Records the seeded items and the job's limit; items whose key the job holds are dropped. */
-  async seed(id: string, items: NewItem[], limit: number, total: number | null): Promise<void> {
-    await this.db.query(
+  /**
+   * Records the seeded items and the job's limit, and claims the first `claim` of them (no more
+   * than the limit), in one statement; items whose key the job holds are dropped. Seeding is
+   * atomic with the job's `seeded` flag, so it happens once and nothing else holds an item yet.
+   */
+  async seed(id: string, items: NewItem[], limit: number, total: number | null, claim: number, seconds: number): Promise<ClaimedItem[]> {
+    const rows = await this.db.query(
       `WITH i AS (
-         INSERT INTO job_items (job_id, item_key, data, status)
-         SELECT $1, k, d::jsonb, 'pending' FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(k, d, n) ORDER BY n
-         ON CONFLICT (job_id, item_key) DO NOTHING)
-       UPDATE jobs SET seeded = TRUE, item_limit = $4, total = $5 WHERE id = $1`,
-      [id, items.map((i) => i.key), items.map((i) => json(i.data)), limit, total],
+         INSERT INTO job_items (job_id, item_key, data, status, attempts, lease_until)
+         SELECT $1, k, d::jsonb, CASE WHEN n <= $6 THEN 'running' ELSE 'pending' END, CASE WHEN n <= $6 THEN 1 ELSE 0 END,
+           CASE WHEN n <= $6 THEN now() + $7 * interval '1 second' END
+         FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(k, d, n) ORDER BY n
+         ON CONFLICT (job_id, item_key) DO NOTHING
+         RETURNING id, item_key, data, attempts, status),
+       j AS (UPDATE jobs SET seeded = TRUE, item_limit = $4, total = $5 WHERE id = $1)
+       SELECT id, item_key, data, attempts FROM i WHERE status = 'running'`,
+      [id, items.map((i) => i.key), items.map((i) => json(i.data)), limit, total, Math.min(claim, limit), seconds],
     );
+    return toClaimed(rows);
   }
 
   /**
@@ -65,9 +79,7 @@ export class JobItems {
       [id, n, seconds],
       { prepared: true },
     );
-    return rows
-      .map((r) => ({ id: Number(r.id), key: r.item_key as string, data: r.data ?? undefined, attempts: Number(r.attempts) }))
-      .sort((a, b) => a.id - b.id);
+    return toClaimed(rows);
   }
 
   /**
@@ -90,15 +102,19 @@ export class JobItems {
   /**
    * Records finished items and adds them to the job's counts and credits, and offers the new
    * items they found (keys the job holds are dropped), in one statement: an item's links are
-   * durable no later than its result. Answers the ids recorded; an item missing from it was no
-   * longer this claim's (the job ended meanwhile, or a runner that outlived its lease finished it).
+   * durable no later than its result. When that leaves nothing to run (no other item running,
+   * none pending unless the limit is reached) the same statement completes the job, as
+   * `JobStore.finishIfDone` would. Answers the ids recorded (an item missing from it was no
+   * longer this claim's: the job ended meanwhile, or a runner that outlived its lease finished
+   * it) and whether the job completed.
    */
-  async record(jobId: string, outcomes: ItemOutcome[], offers: NewItem[]): Promise<Set<number>> {
+  async record(jobId: string, outcomes: ItemOutcome[], offers: NewItem[]): Promise<{ recorded: Set<number>; completed: boolean }> {
     const rows = await this.db.query(
       `WITH o AS (
          INSERT INTO job_items (job_id, item_key, data, status)
          SELECT $1, k, d::jsonb, 'pending' FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(k, d, n) ORDER BY n
-         ON CONFLICT (job_id, item_key) DO NOTHING),
+         ON CONFLICT (job_id, item_key) DO NOTHING
+         RETURNING id),
        u AS (
          SELECT * FROM unnest($4::bigint[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS u(id, status, result, credits, n)),
        d AS (
@@ -106,13 +122,25 @@ export class JobItems {
            result_seq = CASE WHEN u.status = 'skipped' THEN NULL ELSE nextval('job_result_seq') END
          FROM u WHERE i.id = u.id AND i.status = 'running'
          RETURNING i.id, i.status, i.credits),
-       j AS (
-         UPDATE jobs SET
-           done = done + (SELECT count(*) FROM d WHERE status = 'done'),
-           failed = failed + (SELECT count(*) FROM d WHERE status = 'failed'),
-           credits_charged = credits_charged + (SELECT COALESCE(SUM(credits), 0) FROM d)
-         WHERE id = $1 AND EXISTS (SELECT 1 FROM d WHERE status <> 'skipped'))
-       SELECT id FROM d`,
+       c AS (
+         SELECT (SELECT count(*) FROM d WHERE status = 'done') AS done, (SELECT count(*) FROM d WHERE status = 'failed') AS failed,
+           (SELECT COALESCE(SUM(credits), 0) FROM d) AS credits),
+       f AS (
+         SELECT EXISTS (SELECT 1 FROM d) AND j.status IN ('queued', 'running')
+           AND NOT EXISTS (SELECT 1 FROM job_items WHERE job_id = $1 AND status = 'running' AND lease_until >= now() AND id NOT IN (SELECT id FROM u))
+           AND ((j.item_limit IS NOT NULL AND j.done + j.failed + c.done + c.failed >= j.item_limit)
+             OR (NOT EXISTS (SELECT 1 FROM o)
+               AND NOT EXISTS (SELECT 1 FROM job_items WHERE job_id = $1 AND (status = 'pending' OR (status = 'running' AND lease_until < now())) AND id NOT IN (SELECT id FROM u))))
+           AS fin
+         FROM jobs j, c WHERE j.id = $1),
+       upd AS (
+         UPDATE jobs SET done = jobs.done + c.done, failed = jobs.failed + c.failed, credits_charged = jobs.credits_charged + c.credits,
+           status = CASE WHEN f.fin THEN 'completed' ELSE jobs.status END, finished_at = CASE WHEN f.fin THEN now() ELSE jobs.finished_at END,
+           runner = CASE WHEN f.fin THEN NULL ELSE jobs.runner END, runner_until = CASE WHEN f.fin THEN NULL ELSE jobs.runner_until END
+         FROM c, f
+         WHERE jobs.id = $1 AND (c.done + c.failed > 0 OR f.fin) AND (NOT f.fin OR jobs.status IN ('queued', 'running'))
+         RETURNING f.fin)
+       SELECT id, (SELECT bool_or(fin) FROM upd) AS completed FROM d`,
       [
         jobId,
         offers.map((o) => o.key),
@@ -124,6 +152,6 @@ export class JobItems {
       ],
       { prepared: true },
     );
-    return new Set(rows.map((r) => Number(r.id)));
+    return { recorded: new Set(rows.map((r) => Number(r.id))), completed: rows.some((r) => r.completed === true) };
   }
 }

@@ -207,11 +207,6 @@ export class JobRunner {
     const { store, settings } = this.d;
     const binding = this.binding(job);
     const steps = binding.impl.steps!;
-    if (!job.seeded) {
-      const seed = await steps.seed(job.input, this.ctx(job, key, binding, `${job.id}/seed`, signal));
-      const limit = steps.limit(job.input);
-      await store.items.seed(job.id, seed, limit, steps.knownTotal ? limit : null);
-    }
     /** False once a claim found fewer than it asked and no batch has offered new items since. */
     let more = true;
     let wake = () => {};
@@ -220,6 +215,15 @@ export class JobRunner {
       wake();
     });
     const queue: ClaimedItem[] = [];
+    if (!job.seeded) {
+      const seed = await steps.seed(job.input, this.ctx(job, key, binding, `${job.id}/seed`, signal));
+      const limit = steps.limit(job.input);
+      // The first items are claimed as they are recorded: no claim statement before the first step.
+      const first = await store.items.seed(job.id, seed, limit, steps.knownTotal ? limit : null, settings.itemConcurrency + CLAIM_AHEAD, settings.leaseSeconds);
+      for (const item of first) held.add(item.id);
+      queue.push(...first);
+      more = first.length < seed.length;
+    }
     /** Items started and not yet recorded, and how many of them are still in their step. */
     const open = new Set<Promise<void>>();
     let stepping = 0;
@@ -292,6 +296,11 @@ export class JobRunner {
     }
     const w = why();
     if (w) return w === 'stopping';
+    if (recorder.completed) {
+      // The last batch recorded completed the job in the same statement.
+      await this.ended(job.id, 'completed', job.webhook !== null);
+      return false;
+    }
     // Nothing left this turn could claim: end the job at once rather than in one more turn, or
     // look again shortly when items are still leased by a runner that outlived its turn (or died).
     if (await this.completeIfDone(job)) return false;
