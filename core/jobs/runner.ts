@@ -210,7 +210,7 @@ export class JobRunner {
     /** False once a claim found fewer than it asked and no batch has offered new items since. */
     let more = true;
     let wake = () => {};
-    const recorder = new ItemRecorder(store.items, job.id, () => {
+    const recorder = new ItemRecorder(store.items, this.d.ledger, job.id, () => {
       more = true;
       wake();
     });
@@ -363,10 +363,11 @@ export class JobRunner {
         throw err;
       }
       this.lastPrice.set(job.id, price);
-      await ledger.settle(requestId, price, job.target);
       credits = price;
     } else if (hold > 0) await ledger.release(requestId);
-    const recorded = await recorder.add({ id: item.id, status: out.failed === true ? 'failed' : 'done', result: out.result, credits }, more);
+    // Charged by the recorder, with its batch, before the batch is recorded.
+    const charge = credits > prior ? { requestId, amount: credits, target: job.target } : undefined;
+    const recorded = await recorder.add({ id: item.id, status: out.failed === true ? 'failed' : 'done', result: out.result, credits }, more, charge);
     if (!recorded) {
       // Finished meanwhile by another runner, which charged for it, or the job was cancelled
       // meanwhile (only items recorded before count): give this charge back.
