@@ -60,6 +60,13 @@ export interface RunnerDeps {
   othersWaiting(): Promise<boolean>;
 }
 
+/** A claimed item with its hold taken: `prior` is what an earlier attempt was charged (then nothing is held). */
+interface HeldItem {
+  item: ClaimedItem;
+  prior: number;
+  hold: number;
+}
+
 /** Why a turn's signal fired. */
 type Stop = 'cancelled' | 'stopping';
 
@@ -214,26 +221,40 @@ export class JobRunner {
       more = true;
       wake();
     });
-    const queue: ClaimedItem[] = [];
+    const queue: HeldItem[] = [];
+    let broke: InsufficientCreditsError | undefined;
+    /** Holds claimed items' credits; an item the key cannot cover goes back and stops the job. */
+    const take = async (items: ClaimedItem[]): Promise<HeldItem[]> => {
+      const { ready, refused, err } = await this.hold(job, key, items);
+      if (err) {
+        broke ??= err;
+        await store.items.handBack(refused.map((i) => i.id));
+        for (const i of refused) held.delete(i.id);
+      }
+      return ready;
+    };
     if (!job.seeded) {
       const seed = await steps.seed(job.input, this.ctx(job, key, binding, `${job.id}/seed`, signal));
       const limit = steps.limit(job.input);
       // The first items are claimed as they are recorded: no claim statement before the first step.
       const first = await store.items.seed(job.id, seed, limit, steps.knownTotal ? limit : null, settings.itemConcurrency + CLAIM_AHEAD, settings.leaseSeconds);
       for (const item of first) held.add(item.id);
-      queue.push(...first);
+      queue.push(...(await take(first)));
       more = first.length < seed.length;
     }
     /** Items started and not yet recorded, and how many of them are still in their step. */
     const open = new Set<Promise<void>>();
     let stepping = 0;
-    let broke: InsufficientCreditsError | undefined;
     let failure: unknown;
     let yielding = false;
     let lookedAt = Date.now();
     let started = 0;
-    const halted = () => broke !== undefined || failure !== undefined || why() !== undefined || yielding;
-    const start = (item: ClaimedItem) => {
+    // Stopped: no item starts. Halted: none is claimed either; a key out of credits only halts,
+    // so the items whose credits are already held still run.
+    const stopped = () => failure !== undefined || why() !== undefined || yielding;
+    const halted = () => broke !== undefined || stopped();
+    const start = (ready: HeldItem) => {
+      const item = ready.item;
       started++;
       stepping++;
       let ran = false;
@@ -243,7 +264,7 @@ export class JobRunner {
         stepping--;
         wake();
       };
-      const p: Promise<void> = this.item(job, key, binding, item, signal, why, recorder, stepped)
+      const p: Promise<void> = this.item(job, key, binding, ready, signal, why, recorder, stepped)
         .catch(async (err: unknown) => {
           await store.items.unclaim([item.id]);
           if (err instanceof InsufficientCreditsError) broke ??= err;
@@ -265,29 +286,30 @@ export class JobRunner {
           yielding = await this.d.othersWaiting();
         }
       }
+      // The recorder's backlog is bounded too: a slow store slows the steps rather than piling up.
+      if (!stopped()) while (queue.length > 0 && stepping < settings.itemConcurrency && open.size < settings.itemConcurrency * BACKLOG_FACTOR) start(queue.shift()!);
       if (!halted()) {
-        // The recorder's backlog is bounded too: a slow store slows the steps rather than piling up.
-        while (queue.length > 0 && stepping < settings.itemConcurrency && open.size < settings.itemConcurrency * BACKLOG_FACTOR) start(queue.shift()!);
         if (queue.length === 0 && stepping < settings.itemConcurrency && more) {
           const want = settings.itemConcurrency - stepping + CLAIM_AHEAD;
           const offeredBefore = recorder.offered;
           const got = await store.items.claim(job.id, want, settings.leaseSeconds);
           for (const item of got) held.add(item.id);
-          queue.push(...got);
+          queue.push(...(await take(got)));
           if (got.length < want && recorder.offered === offeredBefore) more = false;
           if (got.length > 0) continue;
         }
       }
       if (open.size === 0) {
         // A batch recorded while the last claim ran may have offered items it did not see.
-        if (!halted() && (more || queue.length > 0)) continue;
+        if ((!stopped() && queue.length > 0) || (!halted() && more)) continue;
         break;
       }
       await new Promise<void>((r) => (wake = r));
     }
     if (queue.length > 0) {
-      await store.items.handBack(queue.map((i) => i.id));
-      for (const i of queue) held.delete(i.id);
+      await Promise.all(queue.map((r) => r.hold > 0 && this.d.ledger.release(requestIdOf(job.id, r.item))));
+      await store.items.handBack(queue.map((r) => r.item.id));
+      for (const r of queue) held.delete(r.item.id);
     }
     if (failure) throw failure;
     if (broke) {
@@ -320,14 +342,10 @@ export class JobRunner {
    * Runs, prices, charges and records one item; calls `stepped` once its step has returned (the
    * next item may start). Throws `InsufficientCreditsError` when its price cannot be held.
    */
-  private async item(job: JobRecord, key: KeyRecord, binding: ProviderBinding, item: ClaimedItem, signal: AbortSignal, why: () => Stop | undefined, recorder: ItemRecorder, stepped: () => void): Promise<void> {
+  private async item(job: JobRecord, key: KeyRecord, binding: ProviderBinding, { item, prior, hold }: HeldItem, signal: AbortSignal, why: () => Stop | undefined, recorder: ItemRecorder, stepped: () => void): Promise<void> {
     const { store, ledger } = this.d;
     const requestId = requestIdOf(job.id, item);
-    const prior = item.attempts > 1 ? await store.charged(earlierAttempts(job.id, item)) : 0;
     const cost = this.d.registry.capability(job.target)!.def.cost;
-    // The hold: what the job's last item cost, taken before this one runs.
-    const hold = prior > 0 ? 0 : (this.lastPrice.get(job.id) ?? 0);
-    if (hold > 0) await ledger.reserve(key, requestId, hold);
     let out: JobStepResult;
     try {
       const limit = AbortSignal.any([signal, AbortSignal.timeout(binding.endpoint.def.timeoutMs ?? DEFAULT_ITEM_TIMEOUT_MS)]);
@@ -375,6 +393,35 @@ export class JobRunner {
       return;
     }
     this.d.emit(job, 'job.page', out.result);
+  }
+
+  /**
+   * Takes each claimed item's hold, all in one go (one ledger batch per claim rather than a round
+   * trip before each step): what the job's last item cost, or nothing for a resumed item whose
+   * earlier attempt was charged (it is not charged again). Answers the items held, and those
+   * refused with the refusal when the key cannot cover them.
+   */
+  private async hold(job: JobRecord, key: KeyRecord, items: ClaimedItem[]): Promise<{ ready: HeldItem[]; refused: ClaimedItem[]; err?: InsufficientCreditsError }> {
+    const price = this.lastPrice.get(job.id) ?? 0;
+    const ready: HeldItem[] = [];
+    const refused: ClaimedItem[] = [];
+    let err: InsufficientCreditsError | undefined;
+    await Promise.all(
+      items.map(async (item) => {
+        const prior = item.attempts > 1 ? await this.d.store.charged(earlierAttempts(job.id, item)) : 0;
+        const hold = prior > 0 ? 0 : price;
+        try {
+          if (hold > 0) await this.d.ledger.reserve(key, requestIdOf(job.id, item), hold);
+          ready.push({ item, prior, hold });
+        } catch (e) {
+          if (!(e instanceof InsufficientCreditsError)) throw e;
+          err ??= e;
+          refused.push(item);
+        }
+      }),
+    );
+    ready.sort((a, b) => a.item.id - b.item.id);
+    return { ready, refused, err };
   }
 
   /** Price of each job's last charged item on this instance: the next item's hold. */
