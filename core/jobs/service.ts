@@ -14,6 +14,7 @@ import { JobRunner, type RunnerDeps } from './runner.js';
 import type { JobQuery, JobStore } from './store.js';
 import type { JobRecord, ResultPage } from './types.js';
 import { jobView } from './view.js';
+import { jobOutput } from './job-output.js';
 import type { JobEventDelivery, JobWebhookConfig, JobWebhookSink } from './webhooks.js';
 
 /** A job submission. */
@@ -106,6 +107,16 @@ export class JobService {
     const view = jobView(job, results);
     if (page.skipData) delete view.data;
     return view;
+  }
+
+  /**
+   * A completed stepwise job's results in its capability's synchronous output shape (the MCP lane
+   * answers a tool call that ran as a job with it); `keyId`'s job only.
+   */
+  async output(keyId: string, id: string): Promise<Record<string, unknown>> {
+    const job = await this.get(keyId, id);
+    const cap = this.d.registry.capability(job.target);
+    return jobOutput(job.target, cap?.def.output, job.input, await this.d.store.items.listed(id));
   }
 
   /** Jobs, newest first (a key's own, or all for the admin API). */
