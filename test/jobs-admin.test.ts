@@ -1,15 +1,18 @@
 /**
  * Jobs for the operator (issue 25 "Progress everywhere"): the admin API lists every key's jobs
  * with filters, shows one and cancels it; the admin CLI lists, watches (lines when not on a
- * terminal) and cancels through the server holding the embedded store; /metrics counts jobs by
- * state and shows the queue's age.
+ * terminal) and cancels through the server holding the embedded store, or on the store itself
+ * when no server runs (its job.cancelled event then waits for the next server); /metrics counts
+ * jobs by state and shows the queue's age.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { startServer, type TestServer } from './helpers/server.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
 import { jobsConfig } from './fixtures/job-plugins.js';
 import { waitJob } from './helpers/jobs.js';
 
@@ -64,6 +67,41 @@ describe('jobs in the admin API, CLI and metrics', () => {
     assert.equal(again.json.status, 'cancelled');
     const end = await waitJob(s, b.key, slow.json.data.id);
     assert.equal(end.creditsCharged, end.progress.done * 10);
+  });
+});
+
+describe('the CLI cancel with no server running', () => {
+  it('cancels on the store and queues job.cancelled, which the next server delivers', async () => {
+    const rx = await startReceiver();
+    const env = { ALLOW_PRIVATE_NETWORK: 'true', WEBHOOK_POLL_MS: '500' };
+    const first = await startServer({ serviceConfig: jobsConfig(), env });
+    const dataDir = first.dataDir;
+    let second: TestServer | undefined;
+    try {
+      const { key } = await first.createKey({ credits: 10_000 });
+      const sub = await first.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 500, delayMs: 200 }, webhook: { url: `${rx.url}/ok`, events: ['job.cancelled'] } } });
+      assert.equal(sub.status, 202, sub.text);
+      const id = sub.json.data.id as string;
+      await waitJob(first, key, id, (j) => j.progress.done >= 1);
+      await first.close({ keepData: true });
+      const out = await exec(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/admin/cli.ts', 'jobs', 'cancel', id], {
+        cwd: join(import.meta.dirname, '..'),
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir, ADMIN_TOKEN: first.adminToken },
+      });
+      assert.equal(JSON.parse(out.stdout).status, 'cancelled');
+      assert.equal(rx.received.length, 0, 'nothing is delivered while no server runs');
+      second = await startServer({ serviceConfig: jobsConfig(), env, dataDir });
+      const [got] = await rx.waitFor('/ok', 1, 30_000);
+      const body = JSON.parse(got!.body);
+      assert.deepEqual([body.type, body.jobId, body.data.status], ['job.cancelled', id, 'cancelled']);
+      const job = (await second.call('GET', `/api/v2/jobs/${id}?skipData=true`, { key })).json.data;
+      assert.equal(job.status, 'cancelled');
+      assert.equal(job.creditsCharged, job.progress.done * 10);
+    } finally {
+      await second?.close();
+      await rx.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
