@@ -45,6 +45,8 @@ export class JobService {
   private sweeper?: NodeJS.Timeout;
   private stopped?: Promise<void>;
   private readonly log: Logger;
+  /** Each job's last event handed to the webhook sink, the next one waits for. */
+  private readonly eventChains = new Map<string, Promise<void>>();
 
   constructor(private readonly d: JobServiceDeps) {
     this.log = d.log.child({ component: 'jobs' });
@@ -171,9 +173,15 @@ export class JobService {
       this.log.error({ err }, 'no webhook sink');
       return;
     }
-    void Promise.resolve()
+    // One job's events are recorded one after another, in the order the job made them (its items
+    // are recorded in batches while later ones run, so their events would otherwise race).
+    const next = (this.eventChains.get(job.id) ?? Promise.resolve())
       .then(() => sink.deliver(event))
       .catch((err) => this.log.error({ err, jobId: job.id, type }, 'a job event could not be handed to the webhook dispatcher'));
+    this.eventChains.set(job.id, next);
+    void next.then(() => {
+      if (this.eventChains.get(job.id) === next) this.eventChains.delete(job.id);
+    });
   }
 
   /**
