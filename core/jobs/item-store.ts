@@ -24,6 +24,13 @@ export interface ItemOutcome {
   credits: number;
 }
 
+/** The part of `record` that offers new items: keys the job holds are dropped. */
+const OFFER_CTE = `o AS (
+  INSERT INTO job_items (job_id, item_key, data, status)
+  SELECT $1, k, d::jsonb, 'pending' FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(k, d, n) ORDER BY n
+  ON CONFLICT (job_id, item_key) DO NOTHING
+  RETURNING id),`;
+
 /** Claimed item rows, oldest first. */
 function toClaimed(rows: Row[]): ClaimedItem[] {
   return rows.map((r) => ({ id: Number(r.id), key: r.item_key as string, data: r.data ?? undefined, attempts: Number(r.attempts) })).sort((a, b) => a.id - b.id);
@@ -115,12 +122,10 @@ export class JobItems {
    * it) and whether the job completed.
    */
   async record(jobId: string, outcomes: ItemOutcome[], offers: NewItem[]): Promise<{ recorded: Set<number>; completed: boolean }> {
+    // Without offers (a batch's items) the statement leaves the insert out: less to plan.
+    const o = offers.length > 0 ? OFFER_CTE : `o AS (SELECT NULL::bigint AS id WHERE $2::text[] IS NULL AND $3::text[] IS NULL),`;
     const rows = await this.db.query(
-      `WITH o AS (
-         INSERT INTO job_items (job_id, item_key, data, status)
-         SELECT $1, k, d::jsonb, 'pending' FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(k, d, n) ORDER BY n
-         ON CONFLICT (job_id, item_key) DO NOTHING
-         RETURNING id),
+      `WITH ${o}
        u AS (
          SELECT * FROM unnest($4::bigint[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS u(id, status, result, credits, n)),
        d AS (
