@@ -27,6 +27,7 @@ import type { ClaimedItem, JobRecord } from './types.js';
 import { isFinal } from './types.js';
 import type { JobEventDelivery } from './webhooks.js';
 import { ItemRecorder } from './item-recorder.js';
+import { jobInput } from './job-input.js';
 
 const DEFAULT_ITEM_TIMEOUT_MS = 120_000;
 
@@ -130,6 +131,7 @@ export class JobRunner {
     let again = false;
     try {
       const key = await this.d.keys.get(job.keyId);
+      job.input = await jobInput(this.d.engines.files, job.input);
       again = job.stepwise ? await this.items(job, key, ctl.signal, held, () => why, Date.now() + TURN_MS) : await this.single(job, key, ctl.signal, () => why);
     } catch (err) {
       const e = toServiceError(err);

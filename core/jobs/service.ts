@@ -15,6 +15,7 @@ import type { JobQuery, JobStore } from './store.js';
 import type { JobRecord, ResultPage } from './types.js';
 import { jobView } from './view.js';
 import { jobOutput } from './job-output.js';
+import { jobInput, storedInput } from './job-input.js';
 import type { JobEventDelivery, JobWebhookConfig, JobWebhookSink } from './webhooks.js';
 
 /** A job submission. */
@@ -73,7 +74,7 @@ export class JobService {
       target: plan.targetId,
       provider: plan.binding?.plugin.id ?? s.provider ?? null,
       stepwise: plan.binding !== undefined,
-      input: s.input,
+      input: await storedInput(this.d.engines.files, s.input, this.d.settings.inputInlineBytes),
       options: s.options ?? null,
       webhook: s.webhook ?? null,
     });
@@ -118,7 +119,7 @@ export class JobService {
   async output(keyId: string, id: string): Promise<Record<string, unknown>> {
     const job = await this.get(keyId, id);
     const cap = this.d.registry.capability(job.target);
-    return jobOutput(job.target, cap?.def.output, job.input, await this.d.store.items.listed(id));
+    return jobOutput(job.target, cap?.def.output, await jobInput(this.d.engines.files, job.input), await this.d.store.items.listed(id));
   }
 
   /** Jobs, newest first (a key's own, or all for the admin API). */
@@ -148,7 +149,7 @@ export class JobService {
 
   /**
    * Deletes jobs that ended more than JOB_RETENTION_MS ago, with their items and the files they
-   * produced: the file store's links found in their outputs.
+   * produced or their input was kept in: the file store's links found in their outputs and input.
    */
   async purge(): Promise<number> {
     const ids = await this.d.store.expired(new Date(Date.now() - this.d.settings.retentionMs));

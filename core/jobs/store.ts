@@ -211,10 +211,11 @@ export class JobStore {
     return rows.map((r) => r.id as string);
   }
 
-  /** A job's outputs as JSON text (its data and every item result), where its file links are. */
+  /** A job's input and outputs as JSON text (its input, data and every item result), where its file links are. */
   async outputs(id: string): Promise<string[]> {
     const rows = await this.db.query(
-      `SELECT data::text AS t FROM jobs WHERE id = $1 AND data IS NOT NULL
+      `SELECT input::text AS t FROM jobs WHERE id = $1
+       UNION ALL SELECT data::text FROM jobs WHERE id = $1 AND data IS NOT NULL
        UNION ALL SELECT result::text FROM job_items WHERE job_id = $1 AND result IS NOT NULL`,
       [id],
     );
