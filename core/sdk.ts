@@ -26,7 +26,7 @@ export type {
   UsageRecorder,
   Visibility,
 } from './plugin/types.js';
-export type { JobItemSpec, JobStepResult, JobSteps } from './plugin/job-steps.js';
+export type { JobItemOutcome, JobItemSpec, JobStepResult, JobSteps } from './plugin/job-steps.js';
 
 // Prices: cost rules are data on an endpoint or capability; handlers only report units.
 export { flat, perUnit, perOutputMb, MB, type CostRule, type Units } from './credits/cost.js';

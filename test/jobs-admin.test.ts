@@ -1,15 +1,18 @@
 /**
  * Jobs for the operator (issue 25 "Progress everywhere"): the admin API lists every key's jobs
  * with filters, shows one and cancels it; the admin CLI lists, watches (lines when not on a
- * terminal) and cancels through the server holding the embedded store; /metrics counts jobs by
- * state and shows the queue's age.
+ * terminal) and cancels through the server holding the embedded store, or on the store itself
+ * when no server runs (its job.cancelled event then waits for the next server); /metrics counts
+ * jobs by state and shows the queue's age.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { startServer, type TestServer } from './helpers/server.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
 import { jobsConfig } from './fixtures/job-plugins.js';
 import { waitJob } from './helpers/jobs.js';
 
@@ -64,6 +67,69 @@ describe('jobs in the admin API, CLI and metrics', () => {
     assert.equal(again.json.status, 'cancelled');
     const end = await waitJob(s, b.key, slow.json.data.id);
     assert.equal(end.creditsCharged, end.progress.done * 10);
+  });
+});
+
+describe('the CLI cancel with no server running', () => {
+  it('cancels on the store and queues job.cancelled, which the next server delivers', async () => {
+    const rx = await startReceiver();
+    const env = { ALLOW_PRIVATE_NETWORK: 'true', WEBHOOK_POLL_MS: '500' };
+    const first = await startServer({ serviceConfig: jobsConfig(), env });
+    const dataDir = first.dataDir;
+    let second: TestServer | undefined;
+    try {
+      const { key } = await first.createKey({ credits: 10_000 });
+      const sub = await first.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input: { count: 500, delayMs: 200 }, webhook: { url: `${rx.url}/ok`, events: ['job.cancelled'] } } });
+      assert.equal(sub.status, 202, sub.text);
+      const id = sub.json.data.id as string;
+      await waitJob(first, key, id, (j) => j.progress.done >= 1);
+      await first.close({ keepData: true });
+      const out = await exec(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/admin/cli.ts', 'jobs', 'cancel', id], {
+        cwd: join(import.meta.dirname, '..'),
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir, ADMIN_TOKEN: first.adminToken },
+      });
+      assert.equal(JSON.parse(out.stdout).status, 'cancelled');
+      assert.equal(rx.received.length, 0, 'nothing is delivered while no server runs');
+      second = await startServer({ serviceConfig: jobsConfig(), env, dataDir });
+      const [got] = await rx.waitFor('/ok', 1, 30_000);
+      const body = JSON.parse(got!.body);
+      assert.deepEqual([body.type, body.jobId, body.data.status], ['job.cancelled', id, 'cancelled']);
+      const job = (await second.call('GET', `/api/v2/jobs/${id}?skipData=true`, { key })).json.data;
+      assert.equal(job.status, 'cancelled');
+      assert.equal(job.creditsCharged, job.progress.done * 10);
+    } finally {
+      await second?.close();
+      await rx.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('large job inputs', () => {
+  it('keeps an input over JOB_INPUT_INLINE_BYTES in the file store, runs the job from it and purges it with the job', async () => {
+    const s = await startServer({ serviceConfig: jobsConfig(), env: { JOB_INPUT_INLINE_BYTES: '1000', JOB_RETENTION_MS: '1000' } });
+    try {
+      const { key } = await s.createKey({ credits: 100 });
+      const files = async () => (await s.admin('GET', '/files')).json.items as { id: string; contentType: string; size: number }[];
+      const before = await files();
+      const input = { count: 3, fail: ['x'.repeat(5000), 'p1'] };
+      const r = await s.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input } });
+      assert.equal(r.status, 202, r.text);
+      const added = (await files()).filter((f) => !before.some((b) => b.id === f.id));
+      assert.deepEqual(added.map((f) => [f.contentType, f.size]), [['application/json', JSON.stringify(input).length]]);
+      const done = await waitJob(s, key, r.json.data.id);
+      // The job ran with the input read back from the file: p1 failed as that input says.
+      assert.deepEqual([done.status, done.progress.done, done.progress.failed, done.creditsCharged], ['completed', 2, 1, 20]);
+      let status = 200;
+      for (let i = 0; i < 200 && status === 200; i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        status = (await s.call('GET', `/api/v2/jobs/${r.json.data.id}`, { key })).status;
+      }
+      assert.equal(status, 404);
+      assert.deepEqual((await files()).filter((f) => f.id === added[0]!.id), [], 'the input file went with the job');
+    } finally {
+      await s.close();
+    }
   });
 });
 

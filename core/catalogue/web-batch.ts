@@ -78,4 +78,9 @@ export const batchScrape = defineCapability({
   cost: perUnit({ unit: 'pages', credits: BATCH_CREDITS_PER_PAGE, max: (i: { urls?: unknown[] }) => i.urls?.length ?? 1, note: '10 credits per page scraped; failed URLs are free' }),
   validate: checkBatch,
   messages: { urls: `'urls' must be a list of 1 to ${BATCH_SYNC_MAX} URLs.`, ...scrapeMessages },
+  jobOutput: (_input, items) => {
+    const results = items.map((i) => i.result as BatchItemType);
+    const completed = results.filter((r) => r.status === 'completed').length;
+    return { results, completed, failed: results.length - completed, creditUsage: completed * BATCH_CREDITS_PER_PAGE };
+  },
 });

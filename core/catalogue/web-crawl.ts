@@ -118,4 +118,6 @@ export const crawlSite = defineCapability({
   cost: perUnit({ unit: 'pages', credits: CRAWL_CREDITS_PER_PAGE, max: (i: { limit?: number }) => i.limit ?? 5, note: '10 credits per page returned' }),
   validate: (i: CrawlInputType) => checkUrl(i.url) ?? checkPathLists(i),
   messages: crawlMessages(CRAWL_SYNC_MAX),
+  // A crawl leaves failed pages out (only a failed start page is an item, and the synchronous call fails then).
+  jobOutput: (input: CrawlInputType, items) => crawlOutput(input, items.filter((i) => !i.failed).map((i) => i.result as Static<typeof CrawlPage>)),
 });

@@ -27,6 +27,8 @@ import type { JobSettings } from './settings.js';
 import type { ClaimedItem, JobRecord } from './types.js';
 import { isFinal } from './types.js';
 import type { JobEventDelivery } from './webhooks.js';
+import { ItemRecorder } from './item-recorder.js';
+import { jobInput } from './job-input.js';
 
 const DEFAULT_ITEM_TIMEOUT_MS = 120_000;
 
@@ -35,6 +37,12 @@ const TURN_MS = 10_000;
 
 /** How often a turn looks whether another job waits for a worker. */
 const WAIT_CHECK_MS = 200;
+
+/** Items a turn claims beyond its free steps, so a claim is one statement per batch of items. */
+const CLAIM_AHEAD = 16;
+
+/** Items started and not yet recorded, per step slot: how far the records may lag the steps. */
+const BACKLOG_FACTOR = 4;
 
 /** What a turn needs. */
 export interface RunnerDeps {
@@ -54,6 +62,13 @@ export interface RunnerDeps {
   othersWaiting(): Promise<boolean>;
 }
 
+/** A claimed item with its hold taken: `prior` is what an earlier attempt was charged (then nothing is held). */
+interface HeldItem {
+  item: ClaimedItem;
+  prior: number;
+  hold: number;
+}
+
 /** Why a turn's signal fired. */
 type Stop = 'cancelled' | 'stopping';
 
@@ -62,7 +77,7 @@ export class JobRunner {
   private readonly running = new Map<string, { abort(why: Stop): void }>();
   private stopping = false;
   /** Jobs a turn here has just ended (their runner claim ended with them). */
-  private readonly ended = new Set<string>();
+  private readonly endedHere = new Set<string>();
 
   constructor(private readonly d: RunnerDeps) {}
 
@@ -105,9 +120,9 @@ export class JobRunner {
       ctl.abort(new Error(`job ${w}`));
     };
     this.running.set(jobId, { abort });
-    const items = new Set<number>();
+    const held = new Set<number>();
     const beat = setInterval(() => {
-      store.heartbeat(jobId, runner, [...items], settings.leaseSeconds).then(
+      store.heartbeat(jobId, runner, [...held], settings.leaseSeconds).then(
         (status) => {
           if (status === 'cancelled') abort('cancelled');
         },
@@ -117,7 +132,8 @@ export class JobRunner {
     let again = false;
     try {
       const key = await this.d.keys.get(job.keyId);
-      again = job.stepwise ? await this.items(job, key, ctl.signal, items, () => why, Date.now() + TURN_MS) : await this.single(job, key, ctl.signal, () => why);
+      job.input = await jobInput(this.d.engines.files, job.input);
+      again = job.stepwise ? await this.items(job, key, ctl.signal, held, () => why, Date.now() + TURN_MS) : await this.single(job, key, ctl.signal, () => why);
     } catch (err) {
       const e = toServiceError(err);
       if (!why) {
@@ -128,7 +144,7 @@ export class JobRunner {
       clearInterval(beat);
       this.running.delete(jobId);
       // An ended job's claim went with it.
-      if (!this.ended.delete(jobId)) await store.releaseRunner(jobId, runner).catch(() => {});
+      if (!this.endedHere.delete(jobId)) await store.releaseRunner(jobId, runner).catch(() => {});
     }
     if (again) await this.d.requeue(jobId);
   }
@@ -136,10 +152,16 @@ export class JobRunner {
   /** Ends a job and tells its webhook; false when it had ended already (cancelled meanwhile). */
   private async end(jobId: string, status: 'completed' | 'failed', fields: Parameters<JobStore['finish']>[2] = {}, webhook = true): Promise<boolean> {
     if (!(await this.d.store.finish(jobId, status, fields))) return false;
-    this.ended.add(jobId);
+    await this.ended(jobId, status, webhook);
+    return true;
+  }
+
+  /** After a turn here ended its job: its runner claim went with it; its webhook hears the end. */
+  private async ended(jobId: string, status: 'completed' | 'failed', webhook: boolean): Promise<void> {
+    this.endedHere.add(jobId);
+    this.lastPrice.delete(jobId);
     const job = webhook ? await this.d.store.get(jobId) : undefined;
     if (job) this.d.emit(job, status === 'completed' ? 'job.completed' : 'job.failed');
-    return true;
   }
 
   /** A job without steps: one executor call charged as `/api/v2/run` charges it. Answers whether to queue it again. */
@@ -177,7 +199,7 @@ export class JobRunner {
       return false;
     } catch (err) {
       if (why()) {
-        await store.unclaim([item.id]);
+        await store.items.unclaim([item.id]);
         return why() === 'stopping';
       }
       const e = toServiceError(err);
@@ -187,59 +209,114 @@ export class JobRunner {
   }
 
   /**
-   * A stepwise job's items, up to JOB_ITEM_CONCURRENCY at a time, the next one claimed as soon as
-   * one ends (no barrier between rounds and no queue round trip), until none is left to claim,
-   * another job waits in the queue (looked at every WAIT_CHECK_MS), the turn's time is up or the job
-   * is stopped; the items in flight then finish. Answers whether to queue the job again.
+   * A stepwise job's items: up to JOB_ITEM_CONCURRENCY steps running at a time, the next one
+   * started as soon as one's step returns, from items claimed a batch ahead (one statement per
+   * CLAIM_AHEAD items, not one per item). A finished item is charged and then recorded by the
+   * turn's group commit (item-recorder.ts) while the next steps already run, so the store's
+   * round trips stay off the items' path. Stops claiming once none is left, another job waits in
+   * the queue (looked at every WAIT_CHECK_MS), the turn's time is up or the job is stopped; items
+   * claimed but not started go back, the ones started finish. Answers whether to queue the job again.
    */
-  private async items(job: JobRecord, key: KeyRecord, signal: AbortSignal, running: Set<number>, why: () => Stop | undefined, until: number): Promise<boolean> {
+  private async items(job: JobRecord, key: KeyRecord, signal: AbortSignal, held: Set<number>, why: () => Stop | undefined, until: number): Promise<boolean> {
     const { store, settings } = this.d;
     const binding = this.binding(job);
     const steps = binding.impl.steps!;
+    /** False once a claim found fewer than it asked and no batch has offered new items since. */
+    let more = true;
+    let wake = () => {};
+    const recorder = new ItemRecorder(store.items, this.d.ledger, job.id, () => {
+      more = true;
+      wake();
+    });
+    const queue: HeldItem[] = [];
+    let broke: InsufficientCreditsError | undefined;
+    /** Holds claimed items' credits; an item the key cannot cover goes back and stops the job. */
+    const take = async (items: ClaimedItem[]): Promise<HeldItem[]> => {
+      const { ready, refused, err } = await this.hold(job, key, items);
+      if (err) {
+        broke ??= err;
+        await store.items.handBack(refused.map((i) => i.id));
+        for (const i of refused) held.delete(i.id);
+      }
+      return ready;
+    };
     if (!job.seeded) {
       const seed = await steps.seed(job.input, this.ctx(job, key, binding, `${job.id}/seed`, signal));
       const limit = steps.limit(job.input);
-      await store.seed(job.id, seed, limit, steps.knownTotal ? limit : null);
+      // The first items are claimed as they are recorded: no claim statement before the first step.
+      const first = await store.items.seed(job.id, seed, limit, steps.knownTotal ? limit : null, settings.itemConcurrency + CLAIM_AHEAD, settings.leaseSeconds);
+      for (const item of first) held.add(item.id);
+      queue.push(...(await take(first)));
+      more = first.length < seed.length;
     }
-    const inflight = new Set<Promise<void>>();
-    let broke: InsufficientCreditsError | undefined;
+    /** Items started and not yet recorded, and how many of them are still in their step. */
+    const open = new Set<Promise<void>>();
+    let stepping = 0;
     let failure: unknown;
     let yielding = false;
     let lookedAt = Date.now();
-    const fill = async () => {
-      const want = settings.itemConcurrency - inflight.size;
-      if (want <= 0) return;
-      for (const item of await store.claim(job.id, want, settings.leaseSeconds)) {
-        running.add(item.id);
-        const p: Promise<void> = this.item(job, key, binding, item, signal, why)
-          .catch(async (err: unknown) => {
-            await store.unclaim([item.id]);
-            if (err instanceof InsufficientCreditsError) broke ??= err;
-            else failure ??= err;
-          })
-          .finally(() => {
-            running.delete(item.id);
-            inflight.delete(p);
-          });
-        inflight.add(p);
-      }
+    let started = 0;
+    // Stopped: no item starts. Halted: none is claimed either; a key out of credits only halts,
+    // so the items whose credits are already held still run.
+    const stopped = () => failure !== undefined || why() !== undefined || yielding;
+    const halted = () => broke !== undefined || stopped();
+    const start = (ready: HeldItem) => {
+      const item = ready.item;
+      started++;
+      stepping++;
+      let ran = false;
+      const stepped = () => {
+        if (ran) return;
+        ran = true;
+        stepping--;
+        wake();
+      };
+      const p: Promise<void> = this.item(job, key, binding, ready, signal, why, recorder, stepped)
+        .catch(async (err: unknown) => {
+          await store.items.unclaim([item.id]);
+          if (err instanceof InsufficientCreditsError) broke ??= err;
+          else failure ??= err;
+        })
+        .finally(() => {
+          stepped();
+          held.delete(item.id);
+          open.delete(p);
+          wake();
+        });
+      open.add(p);
     };
-    await fill();
-    if (inflight.size === 0) {
-      // Items still leased by a runner that outlived its turn (or died): look again shortly.
-      if (!(await this.completeIfDone(job))) await this.d.requeue(job.id, 1);
-      return false;
-    }
-    while (inflight.size > 0) {
-      await Promise.race(inflight);
-      // Stopping, failing or yielding: let the items in flight finish, claim no more.
-      if (broke || failure || why() || yielding) continue;
-      if (Date.now() >= until) yielding = true;
-      else if (Date.now() - lookedAt >= WAIT_CHECK_MS) {
-        lookedAt = Date.now();
-        yielding = await this.d.othersWaiting();
+    for (;;) {
+      if (!halted()) {
+        if (Date.now() >= until) yielding = true;
+        else if (Date.now() - lookedAt >= WAIT_CHECK_MS) {
+          lookedAt = Date.now();
+          yielding = await this.d.othersWaiting();
+        }
       }
-      if (!yielding) await fill();
+      // The recorder's backlog is bounded too: a slow store slows the steps rather than piling up.
+      if (!stopped()) while (queue.length > 0 && stepping < settings.itemConcurrency && open.size < settings.itemConcurrency * BACKLOG_FACTOR) start(queue.shift()!);
+      if (!halted()) {
+        if (queue.length === 0 && stepping < settings.itemConcurrency && more) {
+          const want = settings.itemConcurrency - stepping + CLAIM_AHEAD;
+          const offeredBefore = recorder.offered;
+          const got = await store.items.claim(job.id, want, settings.leaseSeconds);
+          for (const item of got) held.add(item.id);
+          queue.push(...(await take(got)));
+          if (got.length < want && recorder.offered === offeredBefore) more = false;
+          if (got.length > 0) continue;
+        }
+      }
+      if (open.size === 0) {
+        // A batch recorded while the last claim ran may have offered items it did not see.
+        if ((!stopped() && queue.length > 0) || (!halted() && more)) continue;
+        break;
+      }
+      await new Promise<void>((r) => (wake = r));
+    }
+    if (queue.length > 0) {
+      await Promise.all(queue.map((r) => r.hold > 0 && this.d.ledger.release(requestIdOf(job.id, r.item))));
+      await store.items.handBack(queue.map((r) => r.item.id));
+      for (const r of queue) held.delete(r.item.id);
     }
     if (failure) throw failure;
     if (broke) {
@@ -248,48 +325,55 @@ export class JobRunner {
     }
     const w = why();
     if (w) return w === 'stopping';
-    // The last item ends the job at once rather than in one more turn.
-    return !(await this.completeIfDone(job));
+    if (recorder.completed) {
+      // The last batch recorded completed the job in the same statement.
+      await this.ended(job.id, 'completed', job.webhook !== null);
+      return false;
+    }
+    // Nothing left this turn could claim: end the job at once rather than in one more turn, or
+    // look again shortly when items are still leased by a runner that outlived its turn (or died).
+    if (await this.completeIfDone(job)) return false;
+    if (started > 0) return true;
+    await this.d.requeue(job.id, 1);
+    return false;
   }
 
   /** Completes the job when nothing is left to run (none pending, none running, or its limit reached); answers whether it did. */
   private async completeIfDone(job: JobRecord): Promise<boolean> {
-    const open = await this.d.store.open(job.id);
-    if (open.running > 0) return false;
-    if (open.pending > 0 && (open.limit === null || open.results < open.limit)) return false;
-    await this.end(job.id, 'completed', {}, job.webhook !== null);
+    if (!(await this.d.store.finishIfDone(job.id))) return false;
+    await this.ended(job.id, 'completed', job.webhook !== null);
     return true;
   }
 
-  /** Runs, prices, charges and records one item; throws `InsufficientCreditsError` when its price cannot be held. */
-  private async item(job: JobRecord, key: KeyRecord, binding: ProviderBinding, item: ClaimedItem, signal: AbortSignal, why: () => Stop | undefined): Promise<void> {
+  /**
+   * Runs, prices, charges and records one item; calls `stepped` once its step has returned (the
+   * next item may start). Throws `InsufficientCreditsError` when its price cannot be held.
+   */
+  private async item(job: JobRecord, key: KeyRecord, binding: ProviderBinding, { item, prior, hold }: HeldItem, signal: AbortSignal, why: () => Stop | undefined, recorder: ItemRecorder, stepped: () => void): Promise<void> {
     const { store, ledger } = this.d;
     const requestId = requestIdOf(job.id, item);
-    const prior = item.attempts > 1 ? await store.charged(earlierAttempts(job.id, item)) : 0;
     const cost = this.d.registry.capability(job.target)!.def.cost;
-    // The hold: what the job's last item cost, taken before this one runs.
-    const hold = prior > 0 ? 0 : (this.lastPrice.get(job.id) ?? 0);
-    await ledger.reserve(key, requestId, hold);
     let out: JobStepResult;
     try {
       const limit = AbortSignal.any([signal, AbortSignal.timeout(binding.endpoint.def.timeoutMs ?? DEFAULT_ITEM_TIMEOUT_MS)]);
       out = await binding.impl.steps!.run(job.input, { key: item.key, data: item.data }, this.ctx(job, key, binding, requestId, limit));
     } catch (err) {
-      await ledger.release(requestId);
+      stepped();
+      if (hold > 0) await ledger.release(requestId);
       if (why()) {
-        await store.unclaim([item.id]);
+        await store.items.unclaim([item.id]);
         return;
       }
       const e = toServiceError(err);
-      if (await store.complete(job.id, item.id, { failed: true, result: { key: item.key, error: { code: e.code, message: e.message } }, credits: 0 })) {
-        this.d.emit(job, 'job.page', { key: item.key, error: { code: e.code, message: e.message } });
-      }
+      const result = { key: item.key, error: { code: e.code, message: e.message } };
+      if (await recorder.add({ id: item.id, status: 'failed', result, credits: 0 })) this.d.emit(job, 'job.page', result);
       return;
     }
+    stepped();
+    const more = out.more ?? [];
     if (out.result === undefined) {
-      await ledger.release(requestId);
-      await store.complete(job.id, item.id, { skipped: true });
-      if (out.more?.length) await store.offer(job.id, out.more);
+      if (hold > 0) await ledger.release(requestId);
+      await recorder.add({ id: item.id, status: 'skipped', credits: 0 }, more);
       return;
     }
     const priced = out.units && Object.keys(out.units).length > 0 ? cost.settle(job.input, out.units) : 0;
@@ -300,21 +384,51 @@ export class JobRunner {
         if (hold === 0) await ledger.reserve(key, requestId, price);
         else if (price > hold) await ledger.extend(key, requestId, price - hold);
       } catch (err) {
-        await ledger.release(requestId);
+        if (hold > 0) await ledger.release(requestId);
         throw err;
       }
       this.lastPrice.set(job.id, price);
-      await ledger.settle(requestId, price, job.target);
       credits = price;
-    } else await ledger.release(requestId);
-    const recorded = await store.complete(job.id, item.id, { failed: out.failed === true, result: out.result, credits });
-    if (!recorded && credits > prior) {
-      // Finished meanwhile by another runner, which charged for it: give this charge back.
-      await ledger.adjust(job.keyId, credits - prior, `job ${job.id}: item ${item.key} finished twice; the second charge is refunded`);
+    } else if (hold > 0) await ledger.release(requestId);
+    // Charged by the recorder, with its batch, before the batch is recorded.
+    const charge = credits > prior ? { requestId, amount: credits, target: job.target } : undefined;
+    const recorded = await recorder.add({ id: item.id, status: out.failed === true ? 'failed' : 'done', result: out.result, credits }, more, charge);
+    if (!recorded) {
+      // Finished meanwhile by another runner, which charged for it, or the job was cancelled
+      // meanwhile (only items recorded before count): give this charge back.
+      if (credits > prior) await ledger.adjust(job.keyId, credits - prior, `job ${job.id}: item ${item.key} finished twice; the second charge is refunded`);
       return;
     }
-    if (out.more?.length) await store.offer(job.id, out.more);
     this.d.emit(job, 'job.page', out.result);
+  }
+
+  /**
+   * Takes each claimed item's hold, all in one go (one ledger batch per claim rather than a round
+   * trip before each step): what the job's last item cost, or nothing for a resumed item whose
+   * earlier attempt was charged (it is not charged again). Answers the items held, and those
+   * refused with the refusal when the key cannot cover them.
+   */
+  private async hold(job: JobRecord, key: KeyRecord, items: ClaimedItem[]): Promise<{ ready: HeldItem[]; refused: ClaimedItem[]; err?: InsufficientCreditsError }> {
+    const price = this.lastPrice.get(job.id) ?? 0;
+    const ready: HeldItem[] = [];
+    const refused: ClaimedItem[] = [];
+    let err: InsufficientCreditsError | undefined;
+    await Promise.all(
+      items.map(async (item) => {
+        const prior = item.attempts > 1 ? await this.d.store.charged(earlierAttempts(job.id, item)) : 0;
+        const hold = prior > 0 ? 0 : price;
+        try {
+          if (hold > 0) await this.d.ledger.reserve(key, requestIdOf(job.id, item), hold);
+          ready.push({ item, prior, hold });
+        } catch (e) {
+          if (!(e instanceof InsufficientCreditsError)) throw e;
+          err ??= e;
+          refused.push(item);
+        }
+      }),
+    );
+    ready.sort((a, b) => a.item.id - b.item.id);
+    return { ready, refused, err };
   }
 
   /** Price of each job's last charged item on this instance: the next item's hold. */

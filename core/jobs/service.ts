@@ -14,6 +14,8 @@ import { JobRunner, type RunnerDeps } from './runner.js';
 import type { JobQuery, JobStore } from './store.js';
 import type { JobRecord, ResultPage } from './types.js';
 import { jobView } from './view.js';
+import { jobOutput } from './job-output.js';
+import { jobInput, storedInput } from './job-input.js';
 import type { JobEventDelivery, JobWebhookConfig, JobWebhookSink } from './webhooks.js';
 
 /** A job submission. */
@@ -44,6 +46,8 @@ export class JobService {
   private sweeper?: NodeJS.Timeout;
   private stopped?: Promise<void>;
   private readonly log: Logger;
+  /** Each job's last event handed to the webhook sink, the next one waits for. */
+  private readonly eventChains = new Map<string, Promise<void>>();
 
   constructor(private readonly d: JobServiceDeps) {
     this.log = d.log.child({ component: 'jobs' });
@@ -70,7 +74,7 @@ export class JobService {
       target: plan.targetId,
       provider: plan.binding?.plugin.id ?? s.provider ?? null,
       stepwise: plan.binding !== undefined,
-      input: s.input,
+      input: await storedInput(this.d.engines.files, s.input, this.d.settings.inputInlineBytes),
       options: s.options ?? null,
       webhook: s.webhook ?? null,
     });
@@ -108,6 +112,16 @@ export class JobService {
     return view;
   }
 
+  /**
+   * A completed stepwise job's results in its capability's synchronous output shape (the MCP lane
+   * answers a tool call that ran as a job with it); `keyId`'s job only.
+   */
+  async output(keyId: string, id: string): Promise<Record<string, unknown>> {
+    const job = await this.get(keyId, id);
+    const cap = this.d.registry.capability(job.target);
+    return jobOutput(cap?.def, await jobInput(this.d.engines.files, job.input), await this.d.store.items.listed(id));
+  }
+
   /** Jobs, newest first (a key's own, or all for the admin API). */
   list(q: JobQuery): Promise<JobRecord[]> {
     return this.d.store.list(q);
@@ -135,7 +149,7 @@ export class JobService {
 
   /**
    * Deletes jobs that ended more than JOB_RETENTION_MS ago, with their items and the files they
-   * produced: the file store's links found in their outputs.
+   * produced or their input was kept in: the file store's links found in their outputs and input.
    */
   async purge(): Promise<number> {
     const ids = await this.d.store.expired(new Date(Date.now() - this.d.settings.retentionMs));
@@ -160,9 +174,15 @@ export class JobService {
       this.log.error({ err }, 'no webhook sink');
       return;
     }
-    void Promise.resolve()
+    // One job's events are recorded one after another, in the order the job made them (its items
+    // are recorded in batches while later ones run, so their events would otherwise race).
+    const next = (this.eventChains.get(job.id) ?? Promise.resolve())
       .then(() => sink.deliver(event))
       .catch((err) => this.log.error({ err, jobId: job.id, type }, 'a job event could not be handed to the webhook dispatcher'));
+    this.eventChains.set(job.id, next);
+    void next.then(() => {
+      if (this.eventChains.get(job.id) === next) this.eventChains.delete(job.id);
+    });
   }
 
   /**

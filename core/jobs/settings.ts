@@ -20,6 +20,8 @@ export interface JobSettings {
   leaseSeconds: number;
   /** How often pg-boss looks for expired claims (s). */
   maintenanceSeconds: number;
+  /** Largest input (bytes of JSON) kept in the job's row; a larger one goes to the file store. */
+  inputInlineBytes: number;
 }
 
 /** Documented job settings: name → description and default (README configuration table). */
@@ -30,6 +32,7 @@ export const JOB_SETTINGS_DOC: Record<string, { description: string; default: st
   JOB_WORKERS: { description: 'Job turns one instance works on at once; each turn runs up to JOB_ITEM_CONCURRENCY items of one job, then the job queues again behind other keys\' jobs.', default: '4' },
   JOB_LEASE_SECONDS: { description: 'How long an instance\'s claim on a running job lasts without renewal: a killed instance\'s jobs resume elsewhere after about this long plus JOB_MAINTENANCE_SECONDS.', default: '30' },
   JOB_MAINTENANCE_SECONDS: { description: 'How often the queue looks for claims that expired (killed instances).', default: '10' },
+  JOB_INPUT_INLINE_BYTES: { description: 'Largest job input (bytes of JSON) kept in the job\'s database row; a larger one (an inline file) is kept in the file store until the job is purged, the row holding a reference.', default: '1048576' },
 };
 
 /** Reads the job settings; a bad value stops boot naming the variable. */
@@ -41,5 +44,6 @@ export function loadJobSettings(env: Env): JobSettings {
     workers: intSetting(env, 'JOB_WORKERS', 4),
     leaseSeconds: intSetting(env, 'JOB_LEASE_SECONDS', 30, 2),
     maintenanceSeconds: intSetting(env, 'JOB_MAINTENANCE_SECONDS', 10),
+    inputInlineBytes: intSetting(env, 'JOB_INPUT_INLINE_BYTES', 1024 * 1024),
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { Db, Row } from '../storage/db.js';
 import type { ClaimedItem, JobRecord, JobStatus, ResultPage } from './types.js';
+import { JobItems } from './item-store.js';
 
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 
@@ -46,7 +47,12 @@ export interface JobQuery {
 
 /** SQL access to jobs and their items. */
 export class JobStore {
-  constructor(private readonly db: Db) {}
+  /** A stepwise job's item statements. */
+  readonly items: JobItems;
+
+  constructor(private readonly db: Db) {
+    this.items = new JobItems(db);
+  }
 
   /**
    * Records a new queued job. A job without steps gets its one item (its call) in the same
@@ -138,45 +144,6 @@ export class JobStore {
     return (await this.get(id))?.status;
   }
 
-  /** Records the seeded items and the job's limit; items whose key the job holds are dropped. */
-  async seed(id: string, items: { key: string; data?: unknown }[], limit: number, total: number | null): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      if (items.length > 0) await insertItems(tx, id, items);
-      await tx.query('UPDATE jobs SET seeded = TRUE, item_limit = $2, total = $3 WHERE id = $1', [id, limit, total]);
-    });
-  }
-
-  /** Offers new items (a crawl's links); keys already held are dropped. */
-  async offer(id: string, items: { key: string; data?: unknown }[]): Promise<void> {
-    if (items.length > 0) await insertItems(this.db, id, items);
-  }
-
-  /**
-   * Claims up to `n` items to run: pending ones, or running ones whose lease lapsed (their
-   * instance died), never more than the job's limit minus results and items running.
-   */
-  async claim(id: string, n: number, seconds: number): Promise<ClaimedItem[]> {
-    return this.db.transaction(async (tx) => {
-      const [job] = await tx.query('SELECT item_limit FROM jobs WHERE id = $1 FOR UPDATE', [id]);
-      if (!job) return [];
-      const [c] = await tx.query(
-        `SELECT count(*) FILTER (WHERE result_seq IS NOT NULL)::int AS results,
-                count(*) FILTER (WHERE status = 'running' AND lease_until >= now())::int AS running
-         FROM job_items WHERE job_id = $1`,
-        [id],
-      );
-      const room = Math.min(n, (job.item_limit ?? Number.MAX_SAFE_INTEGER) - Number(c!.results) - Number(c!.running));
-      if (room <= 0) return [];
-      const rows = await tx.query(
-        `UPDATE job_items SET status = 'running', attempts = attempts + 1, lease_until = now() + $3 * interval '1 second'
-         WHERE id IN (SELECT id FROM job_items WHERE job_id = $1 AND (status = 'pending' OR (status = 'running' AND lease_until < now())) ORDER BY id LIMIT $2)
-         RETURNING id, item_key, data, attempts`,
-        [id, room, seconds],
-      );
-      return rows.map((r) => ({ id: Number(r.id), key: r.item_key, data: r.data ?? undefined, attempts: Number(r.attempts) }));
-    });
-  }
-
   /** Claims a single-result job's one item (its call), if it is not claimed under a live lease. */
   async claimCall(id: string, seconds: number): Promise<ClaimedItem | undefined> {
     const [r] = await this.db.query(
@@ -202,32 +169,22 @@ export class JobStore {
   }
 
   /**
-   * Records a finished item and adds it to the job's counts and credits, once: false when the
-   * item was no longer this claim's (finished meanwhile by a runner that outlived its lease).
+   * Completes a job with nothing left to run, in one statement: no item running under a live
+   * lease, and none pending unless the job has as many results as its limit. False otherwise, or
+   * when the job had ended.
    */
-  async complete(jobId: string, itemId: number, outcome: { failed: boolean; result: unknown; credits: number } | { skipped: true }): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      if ('skipped' in outcome) {
-        const rows = await tx.query(`UPDATE job_items SET status = 'skipped', lease_until = NULL WHERE id = $1 AND status = 'running' RETURNING id`, [itemId]);
-        return rows.length > 0;
-      }
-      const rows = await tx.query(
-        `UPDATE job_items SET status = $2, result = $3::jsonb, credits = $4, result_seq = nextval('job_result_seq'), lease_until = NULL
-         WHERE id = $1 AND status = 'running' RETURNING id`,
-        [itemId, outcome.failed ? 'failed' : 'done', json(outcome.result), outcome.credits],
-      );
-      if (rows.length === 0) return false;
-      await tx.query(
-        `UPDATE jobs SET done = done + $2, failed = failed + $3, credits_charged = credits_charged + $4 WHERE id = $1`,
-        [jobId, outcome.failed ? 0 : 1, outcome.failed ? 1 : 0, outcome.credits],
-      );
-      return true;
-    });
-  }
-
-  /** Hands a claimed item back unrun (the job was stopped or its key ran out of credits). */
-  async unclaim(itemIds: number[]): Promise<void> {
-    if (itemIds.length > 0) await this.db.query(`UPDATE job_items SET status = 'pending', lease_until = NULL WHERE id = ANY($1::bigint[]) AND status = 'running'`, [itemIds]);
+  async finishIfDone(id: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE jobs j SET status = 'completed', finished_at = now(), runner = NULL, runner_until = NULL
+       WHERE j.id = $1 AND j.status IN ('queued', 'running')
+         AND NOT EXISTS (SELECT 1 FROM job_items WHERE job_id = $1 AND status = 'running' AND lease_until >= now())
+         AND ((j.item_limit IS NOT NULL AND j.done + j.failed >= j.item_limit)
+           OR NOT EXISTS (SELECT 1 FROM job_items WHERE job_id = $1 AND (status = 'pending' OR (status = 'running' AND lease_until < now()))))
+       RETURNING j.id`,
+      [id],
+      { prepared: true },
+    );
+    return rows.length > 0;
   }
 
   /** Results after `cursor`, in the order they finished. */
@@ -254,10 +211,11 @@ export class JobStore {
     return rows.map((r) => r.id as string);
   }
 
-  /** A job's outputs as JSON text (its data and every item result), where its file links are. */
+  /** A job's input and outputs as JSON text (its input, data and every item result), where its file links are. */
   async outputs(id: string): Promise<string[]> {
     const rows = await this.db.query(
-      `SELECT data::text AS t FROM jobs WHERE id = $1 AND data IS NOT NULL
+      `SELECT input::text AS t FROM jobs WHERE id = $1
+       UNION ALL SELECT data::text FROM jobs WHERE id = $1 AND data IS NOT NULL
        UNION ALL SELECT result::text FROM job_items WHERE job_id = $1 AND result IS NOT NULL`,
       [id],
     );
@@ -275,14 +233,4 @@ export class JobStore {
     const [o] = await this.db.query(`SELECT COALESCE(EXTRACT(EPOCH FROM (now() - min(created_at))), 0)::float AS s FROM jobs WHERE status = 'queued'`);
     return { byStatus: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])), oldestQueuedSeconds: Number(o?.s ?? 0) };
   }
-}
-
-/** Inserts items in one statement, dropping keys the job already holds. */
-async function insertItems(q: { query: Db['query'] }, id: string, items: { key: string; data?: unknown }[]): Promise<void> {
-  await q.query(
-    `INSERT INTO job_items (job_id, item_key, data, status)
-     SELECT $1, k, d::jsonb, 'pending' FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(k, d, n) ORDER BY n
-     ON CONFLICT (job_id, item_key) DO NOTHING`,
-    [id, items.map((i) => i.key), items.map((i) => json(i.data))],
-  );
 }

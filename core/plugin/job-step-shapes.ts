@@ -55,3 +55,9 @@ export interface StepsOf<I, Ctx> {
    */
   run(input: I, item: JobItemSpec, ctx: Ctx): Promise<JobStepResult>;
 }
+
+/** A finished job item as a capability's `jobOutput` receives it: its stored result and whether it failed. */
+export interface JobItemOutcome {
+  result: unknown;
+  failed: boolean;
+}

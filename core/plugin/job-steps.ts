@@ -8,7 +8,7 @@
 import type { RunContext } from './types.js';
 import type { StepsOf } from './job-step-shapes.js';
 
-export type { JobItemSpec, JobStepResult, StepsOf } from './job-step-shapes.js';
+export type { JobItemOutcome, JobItemSpec, JobStepResult, StepsOf } from './job-step-shapes.js';
 
 /**
  * The steps a provider offers for one capability, given its usual run context: bound to the

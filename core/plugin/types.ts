@@ -5,7 +5,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { CostRule, Units } from '../credits/cost.js';
 import type { Engines } from '../engines/types.js';
-import type { StepsOf } from './job-step-shapes.js';
+import type { JobItemOutcome, StepsOf } from './job-step-shapes.js';
 
 /** Where an entry is visible: `public` in v2 discovery, `legacy` only through the v1 table (spec §9.1). */
 export type Visibility = 'public' | 'legacy';
@@ -161,6 +161,12 @@ export interface CapabilityDef<IS extends TSchema = TSchema, OS extends TSchema 
   jobInput?: TSchema;
   /** The 400 text per top-level field of `jobInput`, where it differs from `messages`. */
   jobMessages?: Record<string, string>;
+  /**
+   * Builds the synchronous output from a finished job's items (listed order), for lanes that answer
+   * a call that ran as a job in the capability's own shape (MCP); without it the items fill the
+   * output's one list. The capability owns its summary fields, so the job engine names none.
+   */
+  jobOutput?(input: Static<IS>, items: JobItemOutcome[]): Record<string, unknown>;
   /** Output contract every provider mapping must meet; omit for free-form outputs. */
   output?: OS;
   /** What the caller pays for a capability run, whichever provider serves it. */

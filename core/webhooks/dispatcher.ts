@@ -48,6 +48,46 @@ export interface WebhookBody {
 
 type Outcome = 'done' | 'retry';
 
+/** pg-boss's retries of an event's attempts: exponential backoff for about an hour. */
+function retryPolicy(s: WebhookSettings) {
+  return { retryLimit: s.retryLimit, retryDelay: s.retryDelaySeconds, retryBackoff: true, expireInSeconds: Math.ceil(s.timeoutMs / 1000) + 60 };
+}
+
+/** Creates the queue of attempts if it is missing, with its retry policy. */
+export async function createWebhookQueue(boss: PgBoss, settings: WebhookSettings): Promise<void> {
+  await boss.createQueue(WEBHOOK_QUEUE, { name: WEBHOOK_QUEUE, ...retryPolicy(settings) });
+}
+
+/**
+ * Records a job event and queues its first attempt (unless the webhook's `events` leaves it
+ * out), waking `workerId` when this process works the queue. Any process with the store can
+ * do it (the admin CLI's cancel with no server running): a server's worker delivers it later.
+ * A storage failure is logged, not thrown.
+ */
+export async function queueEvent(deps: Pick<WebhookDispatcherDeps, 'boss' | 'deliveries' | 'settings' | 'log'>, event: JobEventDelivery, workerId?: string): Promise<void> {
+  const { webhook } = event;
+  if (webhook.events && !webhook.events.includes(event.type)) return;
+  const id = `msg_${randomBytes(16).toString('base64url')}`;
+  const subject = event.type.startsWith('monitor.') ? { monitorId: event.jobId } : { jobId: event.jobId };
+  const payload: WebhookBody = { type: event.type, timestamp: new Date().toISOString(), ...subject, data: event.data };
+  if (webhook.metadata !== undefined) payload.metadata = webhook.metadata;
+  let recorded = false;
+  try {
+    // Keys take turns: a key's n-th pending event waits behind every other key's first n, so a
+    // crawl's thousands of page events (to a dead receiver, say) cannot hold back another key's.
+    const ahead = await deps.deliveries.pendingCount(event.keyId);
+    await deps.deliveries.addEvent({ id, keyId: event.keyId, jobId: event.jobId, type: event.type, url: webhook.url, body: JSON.stringify(payload) });
+    recorded = true;
+    await deps.boss.send(WEBHOOK_QUEUE, { eventId: id }, { ...retryPolicy(deps.settings), priority: -ahead });
+    // The worker polls no faster than every 0.5 s: wake it so a first attempt starts now.
+    if (workerId) deps.boss.notifyWorker(workerId);
+  } catch (err) {
+    deps.log.error({ err, jobId: event.jobId, type: event.type }, 'a webhook event could not be recorded or queued; it will not be delivered');
+    // Recorded but never queued: say so in the deliveries list instead of leaving it pending.
+    if (recorded) await deps.deliveries.setStatus(id, 'failed').catch(() => {});
+  }
+}
+
 /** Records, enqueues and delivers job events; implements the job engine's `JobWebhookSink`. */
 export class WebhookDispatcher implements JobWebhookSink {
   private workerId: string | undefined;
@@ -57,7 +97,7 @@ export class WebhookDispatcher implements JobWebhookSink {
   /** Creates the queue and starts this instance's worker on it. */
   async start(): Promise<void> {
     const { boss, settings } = this.deps;
-    await boss.createQueue(WEBHOOK_QUEUE, { name: WEBHOOK_QUEUE, ...this.retryPolicy() });
+    await createWebhookQueue(boss, settings);
     this.workerId = await boss.work<{ eventId: string }>(
       WEBHOOK_QUEUE,
       { batchSize: settings.concurrency, pollingIntervalSeconds: settings.pollMs / 1000, includeMetadata: true },
@@ -76,32 +116,7 @@ export class WebhookDispatcher implements JobWebhookSink {
    * A storage failure is logged, not thrown: a webhook must never fail the job it reports on.
    */
   async deliver(event: JobEventDelivery): Promise<void> {
-    const { webhook } = event;
-    if (webhook.events && !webhook.events.includes(event.type)) return;
-    const id = `msg_${randomBytes(16).toString('base64url')}`;
-    const subject = event.type.startsWith('monitor.') ? { monitorId: event.jobId } : { jobId: event.jobId };
-    const payload: WebhookBody = { type: event.type, timestamp: new Date().toISOString(), ...subject, data: event.data };
-    if (webhook.metadata !== undefined) payload.metadata = webhook.metadata;
-    let recorded = false;
-    try {
-      // Keys take turns: a key's n-th pending event waits behind every other key's first n, so a
-      // crawl's thousands of page events (to a dead receiver, say) cannot hold back another key's.
-      const ahead = await this.deps.deliveries.pendingCount(event.keyId);
-      await this.deps.deliveries.addEvent({ id, keyId: event.keyId, jobId: event.jobId, type: event.type, url: webhook.url, body: JSON.stringify(payload) });
-      recorded = true;
-      await this.deps.boss.send(WEBHOOK_QUEUE, { eventId: id }, { ...this.retryPolicy(), priority: -ahead });
-      // The worker polls no faster than every 0.5 s: wake it so a first attempt starts now.
-      if (this.workerId) this.deps.boss.notifyWorker(this.workerId);
-    } catch (err) {
-      this.deps.log.error({ err, jobId: event.jobId, type: event.type }, 'a webhook event could not be recorded or queued; it will not be delivered');
-      // Recorded but never queued: say so in the deliveries list instead of leaving it pending.
-      if (recorded) await this.deps.deliveries.setStatus(id, 'failed').catch(() => {});
-    }
-  }
-
-  private retryPolicy() {
-    const s = this.deps.settings;
-    return { retryLimit: s.retryLimit, retryDelay: s.retryDelaySeconds, retryBackoff: true, expireInSeconds: Math.ceil(s.timeoutMs / 1000) + 60 };
+    await queueEvent(this.deps, event, this.workerId);
   }
 
   /** Attempts a batch at once; each job is completed or failed (retried) on its own. */

@@ -21,6 +21,7 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { loadSettings } from '../../core/config.js';
 import { openPglite } from '../../core/storage/pglite.js';
 import { EmbeddedInUseError } from '../../core/storage/embedded-lock.js';
@@ -39,6 +40,7 @@ import { usageQuery } from '../usage-query.js';
 import { usageStats } from '../../core/usage/usage-stats.js';
 import { statsQuery } from './stats.js';
 import { JobStore } from '../../core/jobs/store.js';
+import { cancelOnStore } from '../../core/jobs/cancel-on-store.js';
 import { jobView } from '../../core/jobs/view.js';
 import { statusFilter } from '../jobs-query.js';
 import { watchJob } from './job-watch.js';
@@ -149,10 +151,11 @@ function operation(values: Record<string, string | boolean | undefined>, positio
     return { direct: (_svc, _files, db) => jobOf(db, rest[0]!), http: { method: 'GET', path: `/jobs/${id}`, query: { skipData: 'true' } }, watch: true };
   }
   if (group === 'jobs' && action === 'cancel' && rest[0]) {
-    // Directly on the store: the instance running it sees the cancel at its next heartbeat.
+    // Directly on the store: the instance running it sees the cancel at its next heartbeat; its
+    // webhook event is queued for the next server to deliver.
     const cancel = async (_svc: AdminService, _files: () => FileStore, db: Db) => {
       await jobOf(db, rest[0]!);
-      await new JobStore(db).finish(rest[0]!, 'cancelled');
+      await cancelOnStore(db, loadSettings(process.env).databaseUrl, process.env, rest[0]!, pino({ level: 'warn' }, pino.destination(2)));
       return jobOf(db, rest[0]!);
     };
     return { direct: cancel, http: { method: 'POST', path: `/jobs/${id}/cancel` } };

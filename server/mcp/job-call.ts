@@ -3,7 +3,8 @@
  * `_meta.progressToken` and its capability has a provider with job steps (a crawl, a batch), the
  * call runs through the job service for the calling key instead of one executor call. The lane
  * follows the job, sends `notifications/progress` (`progress` = items finished, strictly
- * increasing; `total` when the job knows it) and answers with the job's results; a cancelled or
+ * increasing; `total` when the job knows it) and answers as the tool does (its output schema, the
+ * items in the order the job listed them; the job's id in `_meta.jobId`); a cancelled or
  * disconnected call cancels the job. Credits are the job's: each finished item at the same price
  * the synchronous call charges per item, failed items free (see README "MCP").
  */
@@ -17,8 +18,6 @@ import { errorResult, type CallDeps, type CallFacts, type CallTarget } from './c
 
 /** How often the lane reads the job while it runs (one indexed row read). */
 const POLL_MS = 200;
-/** Results read per page when the job is done (the job API's page size). */
-const RESULTS_PAGE = 100;
 
 /** The MCP progress token of a request (`string | number`), if the client sent one. */
 export type ProgressToken = string | number;
@@ -37,13 +36,6 @@ export function runsAsJob(target: CallTarget): target is Extract<CallTarget, { k
   return cap.providers.some((b) => b.impl.steps) && cap.input.Check(target.input);
 }
 
-/** The name of the output's one top-level list (crawl and batch: `results`), where the items go. */
-function listField(output: unknown): string {
-  const props = (output as { properties?: Record<string, { type?: string }> } | undefined)?.properties ?? {};
-  const lists = Object.entries(props).filter(([, s]) => s?.type === 'array').map(([n]) => n);
-  return lists.length === 1 ? lists[0]! : 'results';
-}
-
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
@@ -55,21 +47,6 @@ const sleep = (ms: number, signal: AbortSignal) =>
     }
     signal.addEventListener('abort', done, { once: true });
   });
-
-/** Every result of a finished stepwise job, in the order the job produced them. */
-async function allResults(jobs: JobService, keyId: string, id: string): Promise<unknown[]> {
-  const items: unknown[] = [];
-  let cursor = 0;
-  for (;;) {
-    const view = (await jobs.view(keyId, id, { cursor, limit: RESULTS_PAGE, skipData: false })) as { results?: { items: unknown[]; next: string | null } };
-    items.push(...(view.results?.items ?? []));
-    if (!view.results?.next) return items;
-    cursor = Number(view.results.next);
-  }
-}
-
-/** The job as the tool result names it. */
-const jobSummary = (j: JobRecord) => ({ id: j.id, status: j.status, progress: { done: j.done, failed: j.failed, total: j.total }, creditsCharged: j.creditsCharged });
 
 /** Runs the call as a job, reporting progress; writes the call's usage row; never throws for the call's own failure. */
 export async function runJobCall(
@@ -118,7 +95,8 @@ export async function runJobCall(
       return { ...res, _meta: { ...res._meta, jobId: job.id, credits: job.creditsCharged } };
     }
     record.served({ provider: job.provider, credits: job.creditsCharged });
-    const data = job.stepwise ? { [listField(cap.def.output)]: await allResults(deps.jobs, facts.key.id, job.id), job: jobSummary(job) } : job.data;
+    // The tool's own output shape; the job is named in `_meta.jobId`.
+    const data = job.stepwise ? await deps.jobs.output(facts.key.id, job.id) : job.data;
     const isObject = !!data && typeof data === 'object' && !Array.isArray(data);
     return { content: [{ type: 'text', text: JSON.stringify(data) }], ...(isObject ? { structuredContent: data as Record<string, unknown> } : {}), _meta: meta };
   } catch (raw) {
