@@ -40,6 +40,7 @@ const ${endpointConst} = defineEndpoint({
   title: ${str(`${p.id}: ${cap.title}`)},
   summary: ${c}.summary,
   tags: ${c}.tags,
+  config, // types ctx.config from the declaration above (a default or required setting is present)
   input: Input,
   output: Output,
   cost: ${c}.cost,

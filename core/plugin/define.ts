@@ -13,9 +13,9 @@ export function definePlugin<S = undefined, C extends Record<string, ConfigField
 }
 
 /** Declares one provider operation; its id `<plugin>.<operation>` is derived by the registry. */
-export function defineEndpoint<IS extends TSchema, OS extends TSchema, S = any>(
-  def: EndpointDef<IS, OS, S>,
-): EndpointDef<IS, OS, S> {
+export function defineEndpoint<IS extends TSchema, OS extends TSchema, S = any, C extends Record<string, ConfigField> = Record<string, ConfigField>>(
+  def: EndpointDef<IS, OS, S, C>,
+): EndpointDef<IS, OS, S, C> {
   return def;
 }
 
@@ -43,10 +43,10 @@ export interface TypedMappings<CI extends TSchema, CO extends TSchema, EI extend
 export function implement(def: Implementation): Implementation;
 export function implement<CI extends TSchema, CO extends TSchema, EI extends TSchema, EO extends TSchema>(
   capability: CapabilityDef<CI, CO>,
-  endpoint: EndpointDef<EI, EO, any>,
+  endpoint: EndpointDef<EI, EO, any, any>,
   maps?: TypedMappings<CI, CO, EI, EO>,
 ): Implementation;
-export function implement(a: Implementation | CapabilityDef<any, any>, endpoint?: EndpointDef<any, any, any>, maps: TypedMappings<any, any, any, any> = {}): Implementation {
+export function implement(a: Implementation | CapabilityDef<any, any>, endpoint?: EndpointDef<any, any, any, any>, maps: TypedMappings<any, any, any, any> = {}): Implementation {
   if (!endpoint) return a as Implementation;
   return { capability: (a as CapabilityDef<any, any>).id, endpoint: endpoint.operation, mapInput: maps.mapInput, mapOutput: maps.mapOutput };
 }

@@ -67,6 +67,15 @@ export type ResolvedConfig<C extends Record<string, ConfigField>> = {
   [K in keyof C]: C[K] extends { default: string | number | boolean } ? ConfigValue<C[K]> : ConfigValue<C[K]> | undefined;
 };
 
+/**
+ * The configuration a handler sees: as `ResolvedConfig`, and a `required` setting is present too,
+ * since a plugin missing one is not configured and its handlers never run (`setup` still runs,
+ * so it keeps the wider type).
+ */
+export type RunConfig<C extends Record<string, ConfigField>> = string extends keyof C
+  ? ResolvedConfig<C> // no declaration known (the executor's generic view): unchanged
+  : { [K in keyof C]: C[K] extends { required: true } ? ConfigValue<C[K]> : ResolvedConfig<C>[K] };
+
 /** What `setup` receives: configuration and engines, but no HTTP, ledger or container. */
 export interface SetupContext<C extends Record<string, ConfigField> = Record<string, ConfigField>> {
   config: ResolvedConfig<C>;
@@ -76,7 +85,7 @@ export interface SetupContext<C extends Record<string, ConfigField> = Record<str
 
 /** What an endpoint handler receives (design principle 6: a narrow context). */
 export interface RunContext<S = unknown, C extends Record<string, ConfigField> = Record<string, ConfigField>> {
-  config: ResolvedConfig<C>;
+  config: RunConfig<C>;
   /** Whatever the plugin's `setup` returned. */
   state: S;
   engines: Engines;
@@ -120,8 +129,11 @@ export interface Example<I = unknown, O = unknown> {
   output?: O;
 }
 
-/** A provider operation `<plugin>.<operation>` (spec §4.10 "provider endpoint"). */
-export interface EndpointDef<IS extends TSchema = TSchema, OS extends TSchema = TSchema, S = any> {
+/**
+ * A provider operation `<plugin>.<operation>` (spec §4.10 "provider endpoint"). `C` is the
+ * plugin's settings declaration when the endpoint names it in `config`, so `ctx.config` is typed.
+ */
+export interface EndpointDef<IS extends TSchema = TSchema, OS extends TSchema = TSchema, S = any, C extends Record<string, ConfigField> = Record<string, ConfigField>> {
   operation: string;
   title: string;
   summary: string;
@@ -143,7 +155,13 @@ export interface EndpointDef<IS extends TSchema = TSchema, OS extends TSchema = 
   validate?(input: Static<IS>): string | undefined;
   /** The spec's 400 text per top-level field, used when that field is missing or invalid. */
   messages?: Record<string, string>;
-  run(input: Static<IS>, ctx: RunContext<S>): Promise<Static<OS>>;
+  /**
+   * The plugin's settings declaration (the same object as the plugin's `config`), named here only
+   * so `ctx.config` in `run` is typed from it: an endpoint is declared before its plugin, so
+   * without it every setting reads as `string | undefined`. Boot reads the plugin's, not this.
+   */
+  config?: C;
+  run(input: Static<IS>, ctx: RunContext<S, C>): Promise<Static<OS>>;
 }
 
 /** A capability: a job that providers may serve (spec §4.10 "capability"). */
@@ -206,7 +224,7 @@ export interface PluginDef<S = any, C extends Record<string, ConfigField> = Reco
   managed?: boolean;
   config?: C;
   capabilities?: CapabilityDef<any, any>[];
-  endpoints?: EndpointDef<any, any, S>[];
+  endpoints?: EndpointDef<any, any, S, any>[];
   implements?: Implementation[];
   /** Builds plugin state at boot (clients, pools). Must not throw for a missing key. */
   setup?(ctx: SetupContext<C>): Promise<S> | S;
