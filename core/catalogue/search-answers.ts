@@ -81,7 +81,8 @@ export const answerQuestion = defineCapability({
   input: Type.Object({
     question: Type.String({ minLength: 1, maxLength: 8000, pattern: '\\S', description: 'The question.' }),
     maxTokens: Type.Optional(Type.Integer({ minimum: 16, maximum: ANSWER_MAX_TOKENS, description: `Longest answer, in tokens (default ${ANSWER_DEFAULT_MAX_TOKENS}).` })),
-    recency: Type.Optional(Type.Union(['hour', 'day', 'week', 'month', 'year'].map((v) => Type.Literal(v)), { description: 'Only use sources published within this period.' })),
+    // Written out literal by literal so its TypeScript type is the same union the validator enforces.
+    recency: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('year')], { description: 'Only use sources published within this period.' })),
     domains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253, description: 'A domain, e.g. example.com (prefix with - to exclude it).' }), { maxItems: 20, description: 'Limit (or, with -, exclude) the domains searched.' })),
   }),
   output: Type.Object({
