@@ -1,7 +1,7 @@
 /**
  * The generated capability reference, `docs/capabilities.md` (issue 29): for each capability id
- * its summary, where it is reached (v2 and v1, or v1 only), its price in the wording the OpenAPI
- * documents and MCP tools use, its input and output fields, and the providers that serve it in
+ * its summary, where it is reached (v2 and v1, or v1 only), its export in `core/catalogue.ts`, its
+ * price in the wording the OpenAPI documents and MCP tools use, the usage units that price reads, its input and output fields, and the providers that serve it in
  * the order they are tried. `scripts/readme-tables.ts` writes it beside the README tables and
  * `test/capability-reference.test.ts` fails when the committed file is stale. It is a script, not
  * engine code: it may read the catalogue, the plugins and the server's cost wording together.
@@ -13,6 +13,7 @@ import type { PluginDef } from '../core/plugin/types.js';
 import { describeCost } from '../server/cost-text.js';
 import type { LegacyRoute } from '../server/legacy-routes.js';
 import { fieldRows, fieldTable } from './schema-table.js';
+import * as catalogueExports from '../core/catalogue.js';
 
 /** Where the reference is written, from the repository root. */
 export const REFERENCE_PATH = 'docs/capabilities.md';
@@ -40,6 +41,40 @@ function providersText(cap: RegisteredCapability): string {
   return cap.providers.map((p) => `\`${p.plugin.id}\` (endpoint \`${p.endpoint.id}\`${p.plugin.def.managed ? ', service-managed' : ''})`).join(', then ');
 }
 
+/** The name `core/catalogue.ts` exports the capability under, for `implement(…)` and its schemas. */
+function exportName(cap: RegisteredCapability): string | undefined {
+  return Object.entries(catalogueExports).find(([, v]) => v === cap.def)?.[0];
+}
+
+/**
+ * The unit names the capability's price reads from `ctx.usage.add(unit, n)`: a per-unit rule
+ * names its unit; any other rule is asked to settle an example input with a recording units
+ * object, so a hand-written rule's units are found without listing them twice.
+ */
+export function usageUnits(cap: Pick<RegisteredCapability, 'def'>): string[] {
+  const d = cap.def;
+  const read = new Set<string>();
+  if (d.cost.describe.kind === 'per_unit') read.add(d.cost.describe.unit);
+  const recorder = new Proxy({} as Record<string, number>, {
+    get(_t, unit) {
+      if (typeof unit === 'string') read.add(unit);
+      return undefined;
+    },
+  });
+  try {
+    d.cost.settle(d.examples?.[0]?.input ?? {}, recorder);
+  } catch {
+    // A rule that cannot price an empty input still named what it read before it failed.
+  }
+  return [...read];
+}
+
+function unitsText(cap: RegisteredCapability): string {
+  const units = usageUnits(cap);
+  if (!units.length) return 'none (the price does not depend on what the handler reports)';
+  return units.map((u) => `\`ctx.usage.add('${u}', n)\``).join(', ');
+}
+
 function whereText(cap: RegisteredCapability, routes: LegacyRoute[]): string {
   const v1 = routes.filter((r) => r.target === `capability:${cap.id}`).map((r) => `\`${r.method} ${r.path}\``);
   if (cap.def.visibility === 'legacy') return `v1 only${v1.length ? `, at ${v1.join(', ')}` : ''}; hidden from v2 discovery and \`/api/v2/run\``;
@@ -59,7 +94,10 @@ function section(cap: RegisteredCapability, routes: LegacyRoute[]): string {
   const lines = [`## \`${cap.id}\``, '', `**${d.title}.** ${d.summary}`, ''];
   lines.push(`- **Reached through:** ${whereText(cap, routes)}.`);
   if (d.aliases?.length) lines.push(`- **Aliases:** ${d.aliases.map((a) => `\`${a}\``).join(', ')}.`);
+  const name = exportName(cap);
+  if (name) lines.push(`- **Catalogue export:** \`${name}\` (fields: \`${name}.input.properties.<field>\`${d.output ? `, \`${name}.output.properties.<field>\`` : ''}).`);
   lines.push(`- **Price:** ${describeCost(d.cost.describe)}`);
+  lines.push(`- **Units a handler reports:** ${unitsText(cap)}.`);
   lines.push(`- **Providers, in the order they are tried:** ${providersText(cap)}.`);
   lines.push('', '**Input**', '');
   const input = fieldRows(d.input);
@@ -84,7 +122,12 @@ export async function capabilityReference(plugins: PluginDef<any, any>[], provid
     'Every capability the catalogue (`core/catalogue.ts`) declares, with the providers this repository ships.',
     'A provider plugin that serves a capability imports its schemas and price from `core/catalogue.ts`',
     'and maps its own endpoint to the input and output below; the README section "Write your own provider',
-    'plugin" shows how. Prices are what a caller pays, whichever provider serves the call.',
+    'plugin" shows how. Prices are what a caller pays, whichever provider serves the call: a call of a',
+    "capability bills the capability's rule below, and only a call of a provider endpoint by its own id bills",
+    "the endpoint's `cost`. Each section names the capability's export (`import { answerQuestion } from",
+    "'../../core/catalogue.js'`; pass it to `implement(…)`, reuse its price as `answerQuestion.cost` and a field's",
+    'schema as `answerQuestion.input.properties.question`) and the units its price reads from the',
+    "handler's `ctx.usage.add(unit, n)` (a unit the rule does not read is ignored).",
     '',
     '| Capability | Reached through | Price | Providers (in order) |',
     '|---|---|---|---|',

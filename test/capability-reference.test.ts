@@ -29,3 +29,13 @@ it('lists providers in the order plugins.config.ts tries them, and input fields 
   assert.match(current, /\| \[`crawl_site`\]\(#crawl_site\) \| v2 \+ v1 \| [^|]+ \| `crawler_a`, `spider_a`, `web` \|/);
   assert.match(current, /\| `url` \| string \(1–8192 chars\) \| yes \| Page to fetch/);
 });
+
+it("names each capability's catalogue export and the usage units its price reads", () => {
+  const section = (id: string) => current.slice(current.indexOf(`\n## \`${id}\`\n`) + 1).split('\n## ')[0]!;
+  assert.match(section('answer_question'), /\*\*Catalogue export:\*\* `answerQuestion` /);
+  assert.match(section('answer_question'), /\*\*Units a handler reports:\*\* `ctx\.usage\.add\('tokens', n\)`/);
+  // A hand-written rule's units are found too, and a flat price reads none.
+  assert.match(section('engine_search'), /\*\*Units a handler reports:\*\* `ctx\.usage\.add\('scraped_pages', n\)`/);
+  assert.match(section('search_news'), /\*\*Units a handler reports:\*\* none/);
+  assert.match(section('answer_question'), /\| `recency` \| "hour" \\\| "day" \\\| "week" \\\| "month" \\\| "year" \|/);
+});
