@@ -5,27 +5,17 @@
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
+import { relativeImports as relativeImportsFrom, sourceFiles } from './helpers/import-graph.js';
 
 const root = join(import.meta.dirname, '..');
-const importRe = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 const LANES = ['v1', 'v2', 'mcp', 'admin', 'console'];
 
-async function sources(dir: string): Promise<string[]> {
-  return (await readdir(join(root, dir), { recursive: true })).filter((f) => /\.(ts|js|mjs)$/.test(f)).map((f) => join(dir, f));
-}
+const sources = (dir: string) => sourceFiles(root, dir);
 
 /** Every relative import of a file, as a path from the repository root. */
-async function relativeImports(file: string): Promise<string[]> {
-  const text = await readFile(join(root, file), 'utf8');
-  const out: string[] = [];
-  for (const m of text.matchAll(importRe)) {
-    const spec = m[1] ?? m[2] ?? m[3]!;
-    if (spec.startsWith('.')) out.push(relative(root, resolve(root, dirname(file), spec)));
-  }
-  return out;
-}
+const relativeImports = (file: string) => relativeImportsFrom(root, file);
 
 /** The lane folder a repository path is in, if any. */
 function laneOf(path: string): string | undefined {

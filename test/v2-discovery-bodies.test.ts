@@ -7,6 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
+import { itRefuses, type RefusalCase } from './helpers/v2-refusals.js';
 import { testServiceConfig } from './fixtures/test-plugins.js';
 
 const BODY = 'Invalid input: body must be an object.';
@@ -16,9 +17,7 @@ const TYPE = "Invalid input: 'type' must be 'capability', 'provider' or 'endpoin
 const LIMIT = "Invalid input: 'limit' must be an integer from 1 to 100.";
 const ID = "Invalid input: 'id' is required and must be a non-empty string.";
 
-type Case = [string, { body?: unknown; raw?: string }, string, string | undefined];
-
-const SEARCH: Case[] = [
+const SEARCH: RefusalCase[] = [
   ['an array', { body: [] }, BODY, undefined],
   ['a number', { raw: '5' }, BODY, undefined],
   ['a numeric query', { body: { query: 5 } }, QUERY, 'query'],
@@ -37,7 +36,7 @@ const SEARCH: Case[] = [
   ['bad type and limit', { body: { type: 'x', limit: 0 } }, TYPE, 'type'],
 ];
 
-const DETAILS: Case[] = [
+const DETAILS: RefusalCase[] = [
   ['an array', { body: ['x'] }, BODY, undefined],
   ['a string', { raw: '"x"' }, BODY, undefined],
   ['an empty body', { raw: 'null' }, ID, 'id'],
@@ -57,18 +56,8 @@ describe('v2 search and details bodies', () => {
   });
   after(() => s?.close());
 
-  for (const [path, cases] of [['/api/v2/search', SEARCH], ['/api/v2/details', DETAILS]] as const) {
-    for (const [name, req, error, field] of cases) {
-      it(`${path}: 400 for ${name}`, async () => {
-        const r = await s.call('POST', path, { key, ...(req.raw !== undefined ? { rawBody: req.raw } : { body: req.body }) });
-        assert.equal(r.status, 400);
-        assert.equal(r.json.success, false);
-        assert.equal(r.json.code, 'INVALID_INPUT');
-        assert.equal(r.json.error, error);
-        assert.deepEqual(r.json.details, field === undefined ? undefined : { field });
-      });
-    }
-  }
+  itRefuses(() => ({ s, key }), '/api/v2/search', SEARCH, '/api/v2/search: ');
+  itRefuses(() => ({ s, key }), '/api/v2/details', DETAILS, '/api/v2/details: ');
 
   it('search: an empty body or JSON null lists everything; prompt stands in for query; extra fields are ignored', async () => {
     const empty = await s.call('POST', '/api/v2/search', { key, raw: undefined } as never);

@@ -6,6 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
+import { itRefuses, type RefusalCase } from './helpers/v2-refusals.js';
 import { testServiceConfig } from './fixtures/test-plugins.js';
 
 const BODY = "Invalid input: body must be an object with 'type', 'id' and 'input'.";
@@ -21,7 +22,7 @@ const WEBHOOK_URL = "Invalid input: 'webhook.url' must be an http(s) URL.";
 
 const job = { type: 'capability', id: 'test_echo', input: { text: 'hi' } };
 
-const CASES: [string, { body?: unknown; raw?: string }, string, string | undefined][] = [
+const CASES: RefusalCase[] = [
   ['JSON null', { raw: 'null' }, BODY, undefined],
   ['an array', { body: [job] }, BODY, undefined],
   ['unknown type', { body: { ...job, type: 'x' } }, TYPE, 'type'],
@@ -47,15 +48,7 @@ describe('POST /api/v2/jobs body', () => {
   });
   after(() => s?.close());
 
-  for (const [name, req, error, field] of CASES) {
-    it(`400 for ${name}`, async () => {
-      const r = await s.call('POST', '/api/v2/jobs', { key, ...(req.raw !== undefined ? { rawBody: req.raw } : { body: req.body }) });
-      assert.equal(r.status, 400);
-      assert.equal(r.json.code, 'INVALID_INPUT');
-      assert.equal(r.json.error, error);
-      assert.deepEqual(r.json.details, field === undefined ? undefined : { field });
-    });
-  }
+  itRefuses(() => ({ s, key }), '/api/v2/jobs', CASES);
 
   it("a refused submission's usage row names the jobs operation", async () => {
     const usage = await s.call('GET', '/api/v2/usage', { key, headers: {} });

@@ -7,6 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
+import { itRefuses, type RefusalCase } from './helpers/v2-refusals.js';
 import { testServiceConfig } from './fixtures/test-plugins.js';
 
 const BODY = "Invalid input: body must be an object with 'type', 'id' and 'input'.";
@@ -21,7 +22,7 @@ const PROVIDER_ON_ENDPOINT = "Invalid input: 'provider' applies to capabilities 
 const cap = { type: 'capability', id: 'test_echo', input: { text: 'hi' } };
 
 /** Body (or raw JSON text), then the answer's text and the field it names (none for the body). */
-const CASES: [string, { body?: unknown; raw?: string }, string, string | undefined][] = [
+const CASES: RefusalCase[] = [
   ['JSON null', { raw: 'null' }, BODY, undefined],
   ['an array', { body: [cap] }, BODY, undefined],
   ['a string', { raw: '"run"' }, BODY, undefined],
@@ -56,17 +57,7 @@ describe('POST /api/v2/run envelope', () => {
   });
   after(() => s?.close());
 
-  for (const [name, req, error, field] of CASES) {
-    it(`400 for ${name}`, async () => {
-      const r = await s.call('POST', '/api/v2/run', { key, ...(req.raw !== undefined ? { rawBody: req.raw } : { body: req.body }) });
-      assert.equal(r.status, 400);
-      assert.equal(r.json.success, false);
-      assert.equal(r.json.code, 'INVALID_INPUT');
-      assert.equal(r.json.error, error);
-      assert.deepEqual(r.json.details, field === undefined ? undefined : { field });
-      assert.match(r.json.requestId, /^req_/);
-    });
-  }
+  itRefuses(() => ({ s, key }), '/api/v2/run', CASES);
 
   it('an id of 128 characters passes the envelope (then is unknown); extra fields are allowed', async () => {
     const r = await s.call('POST', '/api/v2/run', { key, body: { ...cap, id: 'x'.repeat(128), requestSource: 'test', extra: 1 } });

@@ -21,7 +21,7 @@ function kindOf(s: Schema): string {
   return 'json';
 }
 
-/** The starting value of a schema: its defaults, recursively for objects. */
+/** The starting value of a schema: its defaults, recursively for objects (undefined when none). */
 export function initialValue(s: Schema): any {
   if (s.default !== undefined) return structuredClone(s.default);
   if (kindOf(s) === 'object') {
@@ -30,7 +30,9 @@ export function initialValue(s: Schema): any {
       const v = initialValue(sub);
       if (v !== undefined) out[k] = v;
     }
-    return out;
+    // An object with nothing set is left out, as ObjectFields does once edited: an empty
+    // `changeTrackingOptions` or `location` must not reach the API as if the caller had asked for it.
+    return Object.keys(out).length ? out : undefined;
   }
   return undefined;
 }

@@ -5,6 +5,7 @@
  * other, which is what issue 29 asks to remove (hold.ts ↔ executor.ts was a type-only circle).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** File (path from the root) → files it imports, in source order. */
@@ -25,6 +26,16 @@ export function importSpecifiers(text: string): string[] {
     if (spec.startsWith('.')) out.push(spec);
   }
   return out;
+}
+
+/** The `.ts`/`.js`/`.mjs` files under `dir` (a path from `root`), as paths from `root`. */
+export async function sourceFiles(root: string, dir: string): Promise<string[]> {
+  return (await readdir(join(root, dir), { recursive: true })).filter((f) => /\.(ts|js|mjs)$/.test(f)).map((f) => join(dir, f));
+}
+
+/** Every relative import of `file`, as the path it names from `root` (`core/sdk.js` stays `.js`). */
+export async function relativeImports(root: string, file: string): Promise<string[]> {
+  return importSpecifiers(await readFile(join(root, file), 'utf8')).map((spec) => relative(root, resolve(root, dirname(file), spec)));
 }
 
 /** The file an import of `spec` from `from` names (`./x.js` is `x.ts` or `x.tsx`; a folder is its index). */
