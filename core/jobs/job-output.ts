@@ -7,11 +7,8 @@
 import type { CapabilityDef } from '../plugin/types.js';
 import type { JobItemOutcome } from '../plugin/job-step-shapes.js';
 
-/** A job item's stored result and whether it failed. */
-export type JobItemResult = JobItemOutcome;
-
 /** The name of an output schema's one top-level list (crawl and batch: `results`), where items go. */
-export function listField(output: unknown): string {
+function listField(output: unknown): string {
   const props = (output as { properties?: Record<string, { type?: string }> } | undefined)?.properties ?? {};
   const lists = Object.entries(props).filter(([, s]) => s?.type === 'array').map(([n]) => n);
   return lists.length === 1 ? lists[0]! : 'results';
@@ -22,7 +19,7 @@ export function listField(output: unknown): string {
  * `jobOutput` where it declares one (crawl and batch add their summary fields), else as the
  * output's one list of items.
  */
-export function jobOutput(cap: CapabilityDef | undefined, input: unknown, items: JobItemResult[]): Record<string, unknown> {
+export function jobOutput(cap: CapabilityDef | undefined, input: unknown, items: JobItemOutcome[]): Record<string, unknown> {
   if (cap?.jobOutput) return cap.jobOutput(input as never, items);
   return { [listField(cap?.output)]: items.map((i) => i.result) };
 }
