@@ -32,7 +32,8 @@
  *                    without it only this checkout is scored;
  * - F1_DUMP_DIR      when set, each page's outputs are written there (`<id>.<checkout>.md|txt`)
  *                    for diffing;
- * - F1_PAGES         when set, at most this many pages (in id order), for a quick run.
+ * - F1_PAGES         when set, at most this many pages (in id order), for a quick run;
+ * - F1_VERBOSE=1     also lists each page's F1 (text and markdown) for every checkout.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -54,6 +55,8 @@ interface Run {
   name: string;
   markdown: PageCounts[];
   text: PageCounts[];
+  /** Each page's outputs, to tell the pages where two checkouts answer differently. */
+  outputs: { markdown: string; text: string }[];
   ms: number;
 }
 
@@ -62,6 +65,7 @@ const pagesDir = resolve(process.env.F1_PAGES_DIR ?? join(here, 'scratch/f1-page
 const baselineDir = process.env.F1_BASELINE_DIR ? resolve(process.env.F1_BASELINE_DIR) : undefined;
 const dumpDir = process.env.F1_DUMP_DIR ? resolve(process.env.F1_DUMP_DIR) : undefined;
 const limit = process.env.F1_PAGES ? Number(process.env.F1_PAGES) : Infinity;
+const verbose = process.env.F1_VERBOSE === '1';
 
 function loadPages(dir: string): Page[] {
   const truthFile = join(dir, 'ground-truth.json');
@@ -105,7 +109,7 @@ async function loadExtractor(dir: string): Promise<Extract> {
 
 async function score(name: string, dir: string, pages: Page[]): Promise<Run> {
   const extract = await loadExtractor(dir);
-  const run: Run = { name, markdown: [], text: [], ms: 0 };
+  const run: Run = { name, markdown: [], text: [], outputs: [], ms: 0 };
   const started = performance.now();
   for (const p of pages) {
     let out: { markdown: string; text: string };
@@ -116,6 +120,7 @@ async function score(name: string, dir: string, pages: Page[]): Promise<Run> {
       console.error(`${name}: ${p.id} failed: ${(err as Error).message}`);
       out = { markdown: '', text: '' };
     }
+    run.outputs.push(out);
     run.markdown.push(pageCounts(p.truth, out.markdown));
     run.text.push(pageCounts(p.truth, out.text));
     if (dumpDir) {
@@ -134,6 +139,16 @@ const line = (label: string, s: Scores) => `  ${label.padEnd(22)} precision ${f(
 
 function report(pages: Page[], runs: Run[]): void {
   console.log(`pages: ${pages.length} (${pagesDir})`);
+  if (runs.length === 2) {
+    // The strictest paired check: the same page in, the same answer out, character for character.
+    const same = pages.filter((_, i) => runs[0]!.outputs[i]!.markdown === runs[1]!.outputs[i]!.markdown && runs[0]!.outputs[i]!.text === runs[1]!.outputs[i]!.text);
+    console.log(`identical output (markdown and text) from both checkouts: ${same.length} of ${pages.length} pages`);
+  }
+  if (verbose) {
+    for (const [i, p] of pages.entries()) {
+      console.log(`  ${p.id.slice(0, 12)} ${runs.map((r) => `${r.name}: text F1 ${f(pageF1(r.text[i]!))} markdown F1 ${f(pageF1(r.markdown[i]!))}`).join(' | ')}`);
+    }
+  }
   for (const kind of ['text', 'markdown'] as const) {
     console.log(`\n${kind === 'text' ? 'text of the cleaned HTML' : 'markdown (the scrape_page answer)'}:`);
     const all = runs.map((r) => ({ name: r.name, s: scores(r[kind]) }));
