@@ -7,7 +7,10 @@
  * run for a second checkout of the project, so the comparison is paired: same pages, same
  * machine, same libraries (both checkouts resolve their packages from the node_modules they find).
  *
- * Two outputs are scored: the markdown `scrape_page` returns (link targets and image addresses
+ * Each page goes in as bytes, decoded to text by the checkout's own `decodeText`
+ * (core/engines/http/decode.ts, what a `renderJs: false` scrape does with a fetched body; issue 27
+ * changed its charset rule) with a bare `text/html` content type, since the benchmark keeps no
+ * response headers. Two outputs are scored: the markdown `scrape_page` returns (link targets and image addresses
  * are words to the tokenizer, so its precision is lower than a plain-text extractor's) and the
  * text of the same cleaned HTML laid out as innerText (plugins/web/page-text.ts), which is what
  * the benchmark's ground truth is.
@@ -27,7 +30,8 @@
  * - F1_PAGES_DIR     the pages (default scratch/f1-pages);
  * - F1_BASELINE_DIR  another checkout to compare with, e.g. the tree before issue 27's scrape
  *                    work: `git worktree add --detach scratch/f1-baseline c8a5545` (or
- *                    `git archive c8a5545 plugins/web | tar -x -C scratch/f1-baseline`), with a
+ *                    `git archive c8a5545 plugins/web core/engines/http/decode.ts | tar -x -C
+ *                    scratch/f1-baseline`: the files this bench loads), with a
  *                    `node_modules` link in it (`ln -s "$PWD/node_modules" scratch/f1-baseline/`);
  *                    without it only this checkout is scored;
  * - F1_DUMP_DIR      when set, each page's outputs are written there (`<id>.<checkout>.md|txt`)
@@ -44,12 +48,12 @@ import { pageCounts, pageF1, scores, type PageCounts, type Scores } from './f1-s
 interface Page {
   id: string;
   url: string;
-  html: string;
+  bytes: Uint8Array;
   truth: string;
 }
 
-/** What one checkout's extractor makes of a page: the markdown answer and the cleaned HTML's text. */
-type Extract = (html: string, url: string) => { markdown: string; text: string };
+/** What one checkout makes of a page's bytes: the markdown answer and the cleaned HTML's text. */
+type Extract = (bytes: Uint8Array, url: string) => { markdown: string; text: string };
 
 interface Run {
   name: string;
@@ -77,9 +81,8 @@ function loadPages(dir: string): Page[] {
     const m = /^([0-9a-f]+)\.html(\.gz)?$/.exec(file);
     const entry = m ? truth[m[1]!] : undefined;
     if (!m || !entry) continue;
-    const bytes = readFileSync(join(htmlDir, file));
-    const html = (m[2] ? gunzipSync(bytes) : bytes).toString('utf8');
-    pages.push({ id: m[1]!, url: entry.url ?? 'https://example.com/', html, truth: entry.articleBody ?? '' });
+    const raw = readFileSync(join(htmlDir, file));
+    pages.push({ id: m[1]!, url: entry.url ?? 'https://example.com/', bytes: m[2] ? gunzipSync(raw) : raw, truth: entry.articleBody ?? '' });
     if (pages.length >= limit) break;
   }
   return pages;
@@ -90,20 +93,22 @@ function loadPages(dir: string): Page[] {
  * `scrapeContent`. Either is called as the scrape lane calls it for a cleaned (main content) page.
  */
 async function loadExtractor(dir: string): Promise<Extract> {
-  const work = (await import(pathToFileURL(join(dir, 'plugins/web/page-work.ts')).href)) as Record<string, unknown>;
-  const { toText } = (await import(pathToFileURL(join(dir, 'plugins/web/page-text.ts')).href)) as { toText: (html: string) => string };
-  const page = (html: string, url: string) => ({ html, url, status: 200, contentType: 'text/html' });
+  const load = async <T>(file: string) => (await import(pathToFileURL(join(dir, file)).href)) as T;
+  const work = await load<Record<string, unknown>>('plugins/web/page-work.ts');
+  const { toText } = await load<{ toText: (html: string) => string }>('plugins/web/page-text.ts');
+  const { decodeText } = await load<{ decodeText: (body: Uint8Array, contentType: string | undefined) => string }>('core/engines/http/decode.ts');
+  const page = (bytes: Uint8Array, url: string) => ({ html: decodeText(bytes, 'text/html'), url, status: 200, contentType: 'text/html' });
   if (typeof work.scrapeFormats === 'function') {
     const scrapeFormats = work.scrapeFormats as (a: object) => { markdown?: string; html?: string };
-    return (html, url) => {
-      const out = scrapeFormats({ ...page(html, url), formats: ['markdown', 'html'], cleaned: true });
+    return (bytes, url) => {
+      const out = scrapeFormats({ ...page(bytes, url), formats: ['markdown', 'html'], cleaned: true });
       return { markdown: out.markdown ?? '', text: toText(out.html ?? '') };
     };
   }
   const scrapeContent = work.scrapeContent as (a: object) => { content: string };
-  return (html, url) => ({
-    markdown: scrapeContent({ ...page(html, url), format: 'markdown', cleaned: true }).content,
-    text: toText(scrapeContent({ ...page(html, url), format: 'html', cleaned: true }).content),
+  return (bytes, url) => ({
+    markdown: scrapeContent({ ...page(bytes, url), format: 'markdown', cleaned: true }).content,
+    text: toText(scrapeContent({ ...page(bytes, url), format: 'html', cleaned: true }).content),
   });
 }
 
@@ -114,7 +119,7 @@ async function score(name: string, dir: string, pages: Page[]): Promise<Run> {
   for (const p of pages) {
     let out: { markdown: string; text: string };
     try {
-      out = extract(p.html, p.url);
+      out = extract(p.bytes, p.url);
     } catch (err) {
       // A page the extractor throws on scores as an empty answer: nothing right, everything missed.
       console.error(`${name}: ${p.id} failed: ${(err as Error).message}`);
