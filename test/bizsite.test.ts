@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
-import { startCreatorAFake, type CreatorAFake } from '../plugins/creator_a/fake.js';
+import { startFake as startCreatorAFake, type CreatorAFake } from '../plugins/creator_a/fake.js';
 
 const COMPANY = 'https://www.linkedin.com/company/example-co/';
 const PERSON = 'https://www.linkedin.com/in/jane-example/';

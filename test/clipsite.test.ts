@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
-import { startCreatorAFake, type CreatorAFake } from '../plugins/creator_a/fake.js';
+import { startFake as startCreatorAFake, type CreatorAFake } from '../plugins/creator_a/fake.js';
 import { BROKEN_VIDEO_ID, COMMENT_TOTAL, FOLLOW_TOTAL, QUIET_VIDEO_ID, VIDEO_ID, WEBVTT } from '../plugins/creator_a/fake-data.js';
 
 const VIDEO = `https://www.tiktok.com/@creator/video/${VIDEO_ID}`;

@@ -10,7 +10,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { serveLoopback, type LoopbackServer } from '../core/testing/index.js';
 import deployment from '../plugins.config.js';
-import { startCreatorAFake, type CreatorAFake } from '../plugins/creator_a/fake.js';
+import { startFake as startCreatorAFake, type CreatorAFake } from '../plugins/creator_a/fake.js';
 import { YT_CHANNEL, YT_QUIET, YT_VIDEO } from '../plugins/creator_a/fake-videosite.js';
 
 const VIDEO = `https://www.youtube.com/watch?v=${YT_VIDEO}`;

@@ -2,7 +2,9 @@
  * `npm run new-provider` (issue 29): it refuses a bad id, a taken id and an unknown capability
  * without writing anything, and for two capabilities of different kinds it writes a provider
  * folder that imports only the plugin entry points, type-checks, is listed in plugins.config.ts,
- * and passes its own test (the provider fault suite included) as generated.
+ * and passes its own test (the provider fault suite included) as generated. For every other
+ * capability of the catalogue it writes a provider that type-checks (so each has an input its
+ * checks accept); running all of their tests takes minutes: `npm run check:new-provider`.
  *
  * Everything is written into a scratch tree laid out like the repository (`--root`): its own copy
  * of plugins.config.ts and its own plugins/ (the shipped plugins linked in), with core/ and
@@ -11,57 +13,18 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { access, cp, lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { catalogue } from '../core/catalogue.js';
+import { scaffold } from '../scripts/new-provider.js';
+import { REPO as repo, removeTree, runIn, runTestFile, scratchTree, type ScratchTree } from '../scripts/new-provider-tree.js';
 
-const repo = join(import.meta.dirname, '..');
 const exists = (p: string) => access(p).then(() => true, () => false);
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command in the repository; never throws for a non-zero exit. */
-function runIn(cwd: string, command: string, args: string[]): Promise<Ran> {
-  return new Promise((done) => {
-    // Without NODE_TEST_CONTEXT a nested `node --test` reports as a run of its own (TAP), not to this runner.
-    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    execFile(command, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 /** The scaffold through its npm script, as a user runs it, writing into `root`. */
 const newProvider = (root: string, ...args: string[]) => runIn(repo, 'npm', ['run', '--silent', 'new-provider', '--', ...args, '--root', root]);
 /** The same script without npm in between (the refusals: quicker, same answers). */
 const newProviderScript = (root: string, ...args: string[]) => runIn(repo, process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'scripts/new-provider.ts', ...args, '--root', root]);
-
-/** A scratch tree laid out like the repository (see the file comment). */
-async function scratchTree(): Promise<{ root: string; links: string[] }> {
-  const root = await mkdtemp(join(tmpdir(), 'cia-new-provider-'));
-  const links: string[] = [];
-  const link = async (target: string, path: string) => {
-    await symlink(target, path);
-    links.push(path);
-  };
-  await mkdir(join(root, 'plugins'));
-  for (const name of ['core', 'node_modules']) await link(join(repo, name), join(root, name));
-  for (const d of await readdir(join(repo, 'plugins'), { withFileTypes: true })) if (d.isDirectory()) await link(join(repo, 'plugins', d.name), join(root, 'plugins', d.name));
-  for (const file of ['plugins.config.ts', 'package.json', 'tsconfig.json']) await cp(join(repo, file), join(root, file));
-  return { root, links };
-}
-
-/** Removes the tree: its links first (so nothing they point to can be reached), then the rest. */
-async function removeTree(tree: { root: string; links: string[] }): Promise<void> {
-  for (const path of tree.links) if ((await lstat(path).catch(() => undefined))?.isSymbolicLink()) await unlink(path);
-  await rm(tree.root, { recursive: true, force: true });
-}
 
 const importRe = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
@@ -72,7 +35,7 @@ async function importsOf(root: string, file: string): Promise<string[]> {
 }
 
 describe('npm run new-provider', () => {
-  let tree: { root: string; links: string[] };
+  let tree: ScratchTree;
   let originalConfig: string;
   before(async () => {
     tree = await scratchTree();
@@ -138,8 +101,17 @@ describe('npm run new-provider', () => {
     assert.equal((await readFile(join(tree.root, 'plugins.config.ts'), 'utf8')).split('\n').length, originalConfig.split('\n').length + cases.length);
   });
 
+  // In-process (the command's refusals and messages are covered above): a capability whose own
+  // checks refuse every input the scaffold can build (no example, a rule the schema cannot say) fails here.
+  const others = catalogue.filter((c) => !cases.some((k) => k.capability === c.id)).map((c) => ({ id: `gen_${c.id}`, capability: c.id }));
+  it(`writes a provider for each of the other ${others.length} capabilities of the catalogue`, async () => {
+    const refused: string[] = [];
+    for (const one of others) await scaffold({ ...one, root: tree.root }).catch((err: Error) => refused.push(`${one.capability}: ${err.message}`));
+    assert.deepEqual(refused, []);
+  });
+
   it('the generated code imports only the kit and the catalogue (fake and test also core/testing)', async () => {
-    for (const { id } of cases) {
+    for (const { id } of [...cases, ...others]) {
       for (const file of ['index.ts', 'client.ts', 'fake.ts', `${id}.test.ts`]) {
         const testing = file === 'fake.ts' || file.endsWith('.test.ts');
         for (const target of await importsOf(tree.root, join('plugins', id, file))) {
@@ -150,11 +122,11 @@ describe('npm run new-provider', () => {
     }
   });
 
-  it('the generated folders type-check', async () => {
+  it('the generated folders type-check, for every capability', async () => {
     // The repository's compiler options, over the generated folders only (the files they import are
     // checked with them); no rootDir, since core/ is reached through a link.
     const { rootDir: _r, outDir: _o, ...options } = JSON.parse(await readFile(join(repo, 'tsconfig.json'), 'utf8')).compilerOptions;
-    const config = { compilerOptions: { ...options, noEmit: true }, include: cases.map(({ id }) => `plugins/${id}/**/*.ts`) };
+    const config = { compilerOptions: { ...options, noEmit: true }, include: [...cases, ...others].map(({ id }) => `plugins/${id}/**/*.ts`) };
     await writeFile(join(tree.root, 'tsconfig.generated.json'), JSON.stringify(config));
     const r = await runIn(repo, process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(tree.root, 'tsconfig.generated.json')]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -162,7 +134,7 @@ describe('npm run new-provider', () => {
 
   for (const { id, capability } of cases) {
     it(`the ${capability} provider passes its own test as generated`, async () => {
-      const r = await runIn(repo, process.execPath, ['--no-node-snapshot', '--import', 'tsx', '--test', join(tree.root, 'plugins', id, `${id}.test.ts`)]);
+      const r = await runTestFile(join(tree.root, 'plugins', id, `${id}.test.ts`));
       assert.equal(r.code, 0, r.stdout.slice(-3000) + r.stderr);
       assert.match(r.stdout, /^# fail 0$/m);
       // The fault suite's eleven tests and the three of its own.
@@ -173,7 +145,7 @@ describe('npm run new-provider', () => {
   }
 
   it('left the real plugins/ and plugins.config.ts alone', async () => {
-    for (const { id } of cases) {
+    for (const { id } of [...cases, ...others]) {
       assert.equal(await exists(join(repo, 'plugins', id)), false);
       assert.ok(!(await readFile(join(repo, 'plugins.config.ts'), 'utf8')).includes(`${id}:`));
     }

@@ -10,8 +10,8 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { serveLoopback, type LoopbackServer } from '../core/testing/index.js';
 import deployment from '../plugins.config.js';
-import { TA_NO_CAPTIONS, TA_VIDEO, startTranscriptAFake, type TranscriptAFake } from '../plugins/transcript_a/fake.js';
-import { startCreatorAFake, type CreatorAFake } from '../plugins/creator_a/fake.js';
+import { TA_NO_CAPTIONS, TA_VIDEO, startFake as startTranscriptAFake, type TranscriptAFake } from '../plugins/transcript_a/fake.js';
+import { startFake as startCreatorAFake, type CreatorAFake } from '../plugins/creator_a/fake.js';
 
 const VIDEO = `https://www.youtube.com/watch?v=${TA_VIDEO}`;
 const CHAIN = ['videosite_native', 'transcript_a', 'creator_a'];

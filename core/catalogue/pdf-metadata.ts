@@ -4,6 +4,7 @@
  * PDFs, or write Title/Author/… into them with the XMP packet kept in step. Priced per file.
  */
 import { Type, defineCapability, perUnit, type Static } from '../sdk.js';
+import { examplePdfBase64 } from './extract.js';
 
 /** Credits per PDF read (issue 28: priced). */
 export const READ_PDF_METADATA_CREDITS = 5;
@@ -87,6 +88,7 @@ export const readPdfMetadata = defineCapability({
   cost: perUnit<Static<typeof ReadPdfMetadataInput>>({ unit: 'files', credits: READ_PDF_METADATA_CREDITS, max: (i) => i.files?.length ?? PDF_METADATA_MAX_FILES, note: `${READ_PDF_METADATA_CREDITS} credits per file` }),
   messages,
   validate: urlCheck,
+  examples: [{ title: 'Metadata of a one-page PDF', input: { inputMethod: 'base64', files: [examplePdfBase64()] } }],
 });
 
 /** `write_pdf_metadata`: the direct-lane metadata writer, served by the `pdf_metadata` plugin. */
@@ -105,6 +107,9 @@ export const writePdfMetadata = defineCapability({
   messages: { ...messages, metadata: "'metadata' parameter is required and must be an object with string fields among Title, Author, Subject, Keywords, Creator and Producer." },
   validate: (i: Static<typeof WritePdfMetadataInput>) =>
     urlCheck(i) ?? (Object.values(i.metadata).some((v) => v !== undefined) ? undefined : "'metadata' must set at least one of Title, Author, Subject, Keywords, Creator or Producer."),
+  // The schema alone admits an empty `metadata`, which `validate` refuses: the example shows (and the
+  // scaffold reuses) an input that passes both.
+  examples: [{ title: 'Title and author of a one-page PDF', input: { inputMethod: 'base64', files: [examplePdfBase64()], metadata: { Title: 'Quarterly report', Author: 'Jane Example' } } }],
 });
 
 export default [readPdfMetadata, writePdfMetadata];

@@ -28,8 +28,8 @@ const scrape: FakeRoute<{}> = ({ body }, fake) => {
 const needsUrl = (route: FakeRoute<{}>): FakeRoute<{}> => (req: FakeRequest, fake) =>
   req.body === undefined ? fake.error(400, TEXT[400]!) : typeof req.body.url !== 'string' || !/^https?:\/\//.test(req.body.url) ? fake.error(400, 'Either "url" or "html" is required') : route(req, fake);
 
-/** Starts the fake on 127.0.0.1 with a random port. */
-export function startBrowserAFake(opts: { apiKey?: string } = {}): Promise<BrowserAFake> {
+/** Starts the fake on 127.0.0.1 at a free port (`startFake`, the name the contract test looks for). */
+export function startFake(opts: { apiKey?: string } = {}): Promise<BrowserAFake> {
   return fakeUpstream({
     apiKey: opts.apiKey ?? 'bl-test-token',
     auth: { query: 'token' },
@@ -38,6 +38,3 @@ export function startBrowserAFake(opts: { apiKey?: string } = {}): Promise<Brows
     routes: { 'POST /screenshot': needsUrl(screenshot), 'POST /chromium/screenshot': needsUrl(screenshot), 'POST /scrape': needsUrl(scrape), 'POST /chromium/scrape': needsUrl(scrape) },
   });
 }
-
-/** The name every provider fake exports (the contract test looks for it). */
-export const startFake = startBrowserAFake;

@@ -3,18 +3,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pluginHarness, providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
-import { startCreatorAFake } from './fake.js';
+import { startFake } from './fake.js';
 import { COMMENT_TOTAL, FOLLOW_TOTAL, VIDEO_ID, WEBVTT } from './fake-data.js';
 
 const VIDEO = `https://www.tiktok.com/@creator/video/${VIDEO_ID}`;
 
-const t = withFake(plugin, startCreatorAFake);
+const t = withFake(plugin, startFake);
 
-providerFaultSuite({ plugin, fake: startCreatorAFake, capability: 'clipsite_video', input: { url: VIDEO }, service: 'clipsite' });
+providerFaultSuite({ plugin, fake: startFake, capability: 'clipsite_video', input: { url: VIDEO }, service: 'clipsite' });
 
 test('comments: GET with x-api-key, native comments mapped to spec §2.9 with nested replies', async () => {
   const { data, credits, provider } = await t.h.capability('clipsite_video_comments', { url: VIDEO });
-  assert.deepEqual([t.fake.requests.at(-1)!.path, t.fake.requests.at(-1)!.query], ['/v1/tiktok/video/comments', { url: VIDEO }]);
+  assert.deepEqual([t.fake.last().path, t.fake.last().query], ['/v1/tiktok/video/comments', { url: VIDEO }]);
   assert.deepEqual([provider, credits], ['creator_a', 10]);
   assert.deepEqual({ n: data.comments.length, cursor: data.cursor, hasMore: data.hasMore, total: data.total }, { n: 10, cursor: 10, hasMore: true, total: COMMENT_TOTAL });
   const first = data.comments[0];
@@ -37,7 +37,7 @@ test('comments: count trims a page (offset cursor) or gathers several pages', as
 
 test('following and followers: native users mapped to user + stats, minTime paging', async () => {
   const page1 = await t.h.capability('clipsite_user_following', { handle: '@creator' });
-  assert.deepEqual([t.fake.requests.at(-1)!.path, t.fake.requests.at(-1)!.query], ['/v1/tiktok/user/following', { handle: 'creator' }]);
+  assert.deepEqual([t.fake.last().path, t.fake.last().query], ['/v1/tiktok/user/following', { handle: 'creator' }]);
   assert.equal(page1.data.followingList.length, 10);
   assert.deepEqual(page1.data.followingList[0], {
     user: { id: '71000000000000', uniqueId: 'star0', nickname: 'STAR0', avatarThumb: 'https://cdn.example/avt/star0~100x100.webp', signature: 'Bio of star0', verified: true, secUid: 'MS4w.star0', privateAccount: false },
@@ -45,18 +45,18 @@ test('following and followers: native users mapped to user + stats, minTime pagi
   });
   assert.deepEqual([page1.data.followingList[2].user.privateAccount, page1.data.hasMore], [true, true]);
   const page2 = await t.h.capability('clipsite_user_following', { handle: 'creator', minTime: page1.data.minCursor });
-  assert.equal(t.fake.requests.at(-1)!.query.min_time, String(page1.data.minCursor));
+  assert.equal(t.fake.last().query.min_time, String(page1.data.minCursor));
   assert.deepEqual([page2.data.followingList.length, page2.data.hasMore], [FOLLOW_TOTAL - 10, false]);
   const followers = await t.h.capability('clipsite_user_followers', { handle: 'creator', count: 15 });
   assert.equal(followers.data.followers.length, FOLLOW_TOTAL, 'count gathers the second page');
-  assert.equal(t.fake.requests.at(-1)!.path, '/v1/tiktok/user/followers');
+  assert.equal(t.fake.last().path, '/v1/tiktok/user/followers');
 });
 
 test('transcript: WebVTT as returned, language as requested, region forms ask for their language', async () => {
   const { data } = await t.h.capability('clipsite_transcript', { videoUrl: VIDEO });
   assert.deepEqual(data, { transcript: WEBVTT, language: 'en', id: VIDEO_ID, originalUrl: VIDEO });
   const zh = await t.h.capability('clipsite_transcript', { videoUrl: VIDEO, preferredLanguage: 'zh-TW' });
-  assert.deepEqual([t.fake.requests.at(-1)!.query.language, zh.data.language], ['zh', 'zh-TW']);
+  assert.deepEqual([t.fake.last().query.language, zh.data.language], ['zh', 'zh-TW']);
 });
 
 test('profile, profile videos and one video', async () => {
@@ -73,7 +73,6 @@ test('profile, profile videos and one video', async () => {
 test('5xx reads in the wording of the site the operation serves; without a key nothing reaches the provider', async () => {
   t.fake.failWith(500);
   await assert.rejects(t.h.capability('bizsite_company', { url: 'https://www.linkedin.com/company/example-co/' }), { status: 502, message: 'Failed to retrieve data from bizsite service.' });
-  t.fake.reset();
   const bare = await pluginHarness(plugin, { env: { CREATOR_A_BASE_URL: t.fake.url } });
   const before = t.fake.requests.length;
   await assert.rejects(bare.capability('bizsite_profile', { url: 'https://www.linkedin.com/in/jane-example/' }), { status: 500, message: 'Service not configured. Please contact support.' });

@@ -1,8 +1,15 @@
 /**
  * What the creator_a fake knows: deterministic short-video and professional-network records in the
  * provider's own native shapes (contracts §3 sample responses), so the plugin's mappings are
- * exercised on the shapes the real API sends.
+ * exercised on the shapes the real API sends. Fixed records are recorded answers in `recorded/`;
+ * what is built per index (comments, follow lists, video details) is built here.
  */
+import PROFILE from './recorded/clipsite-profile.json' with { type: 'json' };
+import COMPANY from './recorded/bizsite-company.json' with { type: 'json' };
+import PERSON from './recorded/bizsite-person.json' with { type: 'json' };
+
+/** The native answers of the profile `creator`, the company `example-co` and the person `jane-example`. */
+export { PROFILE, COMPANY, PERSON };
 
 /** The video every example and test uses: 25 comments, a WebVTT transcript, a detail. */
 export const VIDEO_ID = '7400000000000000001';
@@ -16,8 +23,8 @@ export const COMMENT_PAGE = 10;
 export const FOLLOW_PAGE = 10;
 /** Comments of VIDEO_ID. */
 export const COMMENT_TOTAL = 25;
-/** Accounts `creator` follows, and its followers. */
-export const FOLLOW_TOTAL = 15;
+/** Accounts `creator` follows (as its profile says), and its followers. */
+export const FOLLOW_TOTAL = PROFILE.stats.followingCount;
 
 const avatar = (n: string) => ({ uri: `avt/${n}`, url_list: [`https://cdn.example/avt/${n}~100x100.webp`, `https://cdn.example/avt/${n}~100x100.jpeg`], width: 100, height: 100 });
 
@@ -81,67 +88,5 @@ export function awemeDetail(id: string) {
   };
 }
 
-/** The native profile answer of `creator`. */
-export const PROFILE = {
-  user: {
-    id: '6659752019493208069',
-    uniqueId: 'creator',
-    nickname: 'The Creator',
-    avatarLarger: 'https://cdn.example/avt/creator~1080x1080.jpeg',
-    avatarMedium: 'https://cdn.example/avt/creator~720x720.jpeg',
-    avatarThumb: 'https://cdn.example/avt/creator~100x100.jpeg',
-    signature: 'Short clips daily.',
-    createTime: 1550594547,
-    verified: true,
-    secUid: 'MS4w.creator',
-    privateAccount: false,
-    bioLink: { link: 'https://creator.example', risk: 0 },
-    language: 'en',
-  },
-  stats: { followerCount: 4100000, followingCount: FOLLOW_TOTAL, heart: 190400000, heartCount: 190400000, videoCount: 2017, diggCount: 0, friendCount: 52 },
-  itemList: [],
-};
-
 /** Videos of `creator`'s profile: 12 in all, 5 per page, paged by a time cursor. */
 export const PROFILE_VIDEOS = Array.from({ length: 12 }, (_, i) => ({ ...awemeDetail(`74000000000000${10 + i}00`), create_time: 1737600000 - i * 86400 }));
-
-/** The company answer of `example-co` (contracts §3 `/v1/linkedin/company` fields). */
-export const COMPANY = {
-  id: '1441',
-  name: 'Example Co',
-  description: 'We make examples.',
-  location: { city: 'Mountain View', state: 'California', country: 'US' },
-  employeeCount: 2350,
-  website: 'https://example.com',
-  logo: 'https://media.example/logo.png',
-  coverImage: 'https://media.example/cover.png',
-  slogan: 'Examples for everyone',
-  industry: 'Software Development',
-  size: '1,001-5,000 employees',
-  founded: 1998,
-  headquarters: 'Mountain View, California',
-  type: 'Public Company',
-  followers: '12,345 followers',
-  specialties: ['examples', 'testing'],
-  funding: { numberOfRounds: 2, lastRound: 'Series B', investors: [] },
-  employees: [{ name: 'Ada Example', title: 'CTO', image: 'https://media.example/ada.png', link: 'https://www.linkedin.com/in/ada-example' }],
-  posts: [{ url: 'https://www.linkedin.com/posts/example-co_1', datePublished: '2025-01-10T09:00:00.000Z', text: 'We are hiring.' }],
-  similarPages: [],
-};
-
-/** The person answer of `jane-example`. */
-export const PERSON = {
-  name: 'Jane Example',
-  image: 'https://media.example/jane.png',
-  location: 'Berlin, Germany',
-  followers: 12847,
-  connections: '500+',
-  about: 'Builds things.',
-  headline: 'Engineer at Example Co',
-  experience: [
-    { name: 'Example Co', url: 'https://www.linkedin.com/company/example-co', location: 'Berlin', member: { title: 'Engineer', startDate: '2021-03', description: 'Builds examples.' } },
-    { name: 'Old Corp', member: { title: 'Intern', startDate: { year: 2019, month: 6 }, endDate: { year: 2020, month: 2 } } },
-  ],
-  education: [{ name: 'Example University', degree: 'BSc', fieldOfStudy: 'Computer Science', startDate: '2015', endDate: '2019' }],
-  recentPosts: [{ title: 'Shipped it', activityType: 'Posted by Jane Example', link: 'https://www.linkedin.com/posts/jane_1', image: null }],
-};

@@ -5,38 +5,21 @@
  * disabled; any other id is unknown (404).
  */
 
-/** The video the examples use. */
-export const YT_VIDEO = 'GJLlxj_dtq8';
+import CHANNEL from './recorded/videosite-channel.json' with { type: 'json' };
+import VIDEO from './recorded/videosite-video.json' with { type: 'json' };
+
+/** The video the examples use (its recorded answer). */
+export const YT_VIDEO = VIDEO.id;
 /** A video without captions, with comments disabled. */
 export const YT_QUIET = 'NoCaptions1';
 /** The channel of YT_VIDEO. */
-export const YT_CHANNEL = 'UCxcTeAKWJca6XyJ37_ZoKIQ';
+export const YT_CHANNEL = CHANNEL.channelId;
 
 type Answer = [number, unknown];
 const ok = (body: Record<string, unknown>): Answer => [200, { success: true, credits_remaining: 9999, credits_charged: 1, ...body }];
 const missing: Answer = [404, { success: false, message: 'Not found' }];
 
 const idOf = (url = '') => /(?:v=|youtu\.be\/|shorts\/)([\w-]{11})/.exec(url)?.[1];
-
-const CHANNEL = {
-  channelId: YT_CHANNEL,
-  channel: 'http://www.youtube.com/@ExampleShow',
-  name: 'The Example Show',
-  avatar: { image: { sources: [{ url: 'https://yt3.example/avatar=s72', width: 72, height: 72 }] } },
-  description: 'Daily examples.',
-  subscriberCount: 2750000,
-  subscriberCountText: '2.75M subscribers',
-  videoCountText: '9,221 videos',
-  viewCountText: '2,170,355,382 views',
-  joinedDateText: 'Joined Aug 23, 2017',
-  tags: 'examples, show',
-  email: null,
-  store: 'https://store.example',
-  twitter: 'https://twitter.com/ExampleShow',
-  instagram: null,
-  links: ['https://store.example', 'https://twitter.com/ExampleShow'],
-  country: 'United States',
-};
 
 const listed = (n: number) => ({
   type: 'video',
@@ -54,32 +37,6 @@ const listed = (n: number) => ({
   lengthSeconds: 2245,
   badges: [],
 });
-
-const VIDEO = {
-  id: YT_VIDEO,
-  thumbnail: `https://i.ytimg.example/vi/${YT_VIDEO}/maxresdefault.jpg`,
-  url: `https://www.youtube.com/watch?v=${YT_VIDEO}`,
-  type: 'video',
-  title: 'An example talk',
-  description: 'A talk about examples.',
-  commentCountText: '1.2K',
-  commentCountInt: 1200,
-  likeCountText: '30K',
-  likeCountInt: 30000,
-  viewCountText: '1,000,000 views',
-  viewCountInt: 1000000,
-  publishDateText: 'Jan 2, 2025',
-  publishDate: '2025-01-02T00:00:00.000Z',
-  channel: { id: YT_CHANNEL, url: 'https://www.youtube.com/@ExampleShow', handle: '@ExampleShow', title: 'The Example Show' },
-  chapters: [],
-  watchNextVideos: [{ id: 'vid00000009', title: 'Next one', thumbnail: 'https://i.ytimg.example/vi/9/hq.jpg', videoUrl: 'https://www.youtube.com/watch?v=vid00000009', channel: { title: 'Other', url: 'https://www.youtube.com/@Other', handle: '@Other', id: 'UCother00000000000000000' }, viewCountText: '5 views', publishedTimeText: '1 day ago', lengthText: '1:00' }],
-  keywords: ['examples', 'talk'],
-  genre: 'Education',
-  durationMs: 754000,
-  durationFormatted: '12:34',
-  isPaidPromotion: false,
-  captionTracks: [],
-};
 
 const comment = (n: number, reply = false) => ({
   id: `Ugz${n}${reply ? '.r' : ''}`,

@@ -113,8 +113,8 @@ function route(path: string, q: Record<string, string>): Answer {
   }
 }
 
-/** Starts the fake on 127.0.0.1 with a random port. */
-export function startCreatorAFake(opts: { apiKey?: string } = {}): Promise<CreatorAFake> {
+/** Starts the fake on 127.0.0.1 at a free port (`startFake`, the name the contract test looks for). */
+export function startFake(opts: { apiKey?: string } = {}): Promise<CreatorAFake> {
   return fakeUpstream({
     apiKey: opts.apiKey ?? 'sc-test-key',
     auth: { header: 'x-api-key' },
@@ -131,6 +131,3 @@ export function startCreatorAFake(opts: { apiKey?: string } = {}): Promise<Creat
     },
   });
 }
-
-/** The name every provider fake exports (the contract test looks for it). */
-export const startFake = startCreatorAFake;

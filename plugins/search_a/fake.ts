@@ -16,9 +16,8 @@ const ENDPOINTS = new Set(['search', 'news', 'places', 'maps', 'autocomplete', '
 
 type Params = Record<string, unknown>;
 
-function slug(q: string): string {
-  return q.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'q';
-}
+/** The query as a path segment of the answers' links. */
+const slug = (q: string) => q.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'q';
 
 /** Validates parameters like the provider does; returns the 400 message or undefined. */
 function invalid(p: Params): string | undefined {

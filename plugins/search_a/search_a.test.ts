@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { outcome, providerFaultSuite, withFake } from '../../core/testing/index.js';
 import { InputError, Type, defineEndpoint, definePlugin, flat } from '../../core/sdk.js';
 import plugin from './index.js';
 import { startFake } from './fake.js';
@@ -32,10 +32,14 @@ const scraper = definePlugin({
   implements: [{ capability: 'scrape_page', endpoint: 'scrape' }],
 });
 
-const outcome = (p: Promise<unknown>) => p.then(() => '200', (e: { status?: number; message: string }) => `${e.status ?? 0} ${e.message}`);
-const sent = () => t.fake.requests.at(-1)!;
-
-providerFaultSuite({ plugin, fake: startFake, endpoint: 'news', input: { q: 'fault' } });
+// Its own faults besides the rule: a 401 is our key too; a 200 of the wrong shape is invalid structure.
+providerFaultSuite({
+  plugin, fake: startFake, endpoint: 'news', input: { q: 'fault' },
+  also: {
+    'its 401': [(f) => f.failWith(401, { message: 'Unauthorized.', statusCode: 401 }), '500 Service authentication failed. Please contact support.'],
+    'a body of the wrong shape': [(f) => f.failWith(200, { searchParameters: { q: 'fault' }, results: 'not a list', credits: 1 }), '502 Received invalid data structure from search_a service.'],
+  },
+});
 
 const t = withFake(plugin, startFake, { plugins: [scraper] });
 
@@ -51,7 +55,7 @@ describe('search_a endpoints against the fake', () => {
     for (const operation of OPERATIONS) {
       const input = plugin.endpoints!.find((e) => e.operation === operation)!.examples![0]!.input as Record<string, unknown>;
       const r = await t.h.endpoint(operation, input, { includeNative: true });
-      assert.deepEqual([sent().path, sent().headers['x-api-key'], sent().headers['content-type']!.split(';')[0], sent().body], [`/${operation}`, t.fake.apiKey, 'application/json', input]);
+      assert.deepEqual([t.fake.last().path, t.fake.last().headers['x-api-key'], t.fake.last().headers['content-type']!.split(';')[0], t.fake.last().body], [`/${operation}`, t.fake.apiKey, 'application/json', input]);
       assert.ok(r.data[RESULT_KEY[operation]!].length > 0, operation);
       assert.equal(r.data.searchParameters.q, input.q);
       // The provider-side credit count is not ours; the native payload is kept whole.
@@ -59,18 +63,10 @@ describe('search_a endpoints against the fake', () => {
     }
   });
 
-  it('only documented, defined fields go upstream; gl is lower-cased; paging works', async () => {
+  it('only documented, defined fields go upstream; gl is lower-cased; paging works; an unknown enum value is the caller\'s 400', async () => {
     const r = await t.h.endpoint('news', { q: 'solar', gl: 'GB', hl: 'en', num: 3, page: 2, tbs: 'qdr:w', apiKey: 'not a parameter' });
-    assert.deepEqual(sent().body, { q: 'solar', gl: 'gb', hl: 'en', num: 3, page: 2, tbs: 'qdr:w' });
+    assert.deepEqual(t.fake.last().body, { q: 'solar', gl: 'gb', hl: 'en', num: 3, page: 2, tbs: 'qdr:w' });
     assert.deepEqual([r.data.news.map((n: any) => n.position), r.credits], [[4, 5, 6], 30]);
-  });
-
-  it('its own faults: a 401 is our key too, a body of the wrong shape is invalid structure, an unknown enum value is the caller\'s 400', async () => {
-    t.fake.failWith(401, { message: 'Unauthorized.', statusCode: 401 });
-    assert.equal(await outcome(t.h.endpoint('news', { q: 'fault' })), '500 Service authentication failed. Please contact support.');
-    t.fake.failWith(200, { searchParameters: { q: 'fault' }, results: 'not a list', credits: 1 });
-    assert.equal(await outcome(t.h.endpoint('news', { q: 'fault' })), '502 Received invalid data structure from search_a service.');
-    t.fake.reset();
     assert.equal(await outcome(t.h.endpoint('news', { q: 'x', safe: 'sometimes' })), "400 Invalid input: 'safe' must be one of: active, off.");
   });
 
@@ -88,7 +84,7 @@ describe('search_a endpoints against the fake', () => {
 describe('search_a capabilities', () => {
   it('engine_search: dateRange → tbs, region forms of country and language, the original web-search shape', async () => {
     const r = await t.h.capability('engine_search', { query: 'apple inc', country: 'pt-BR', language: 'zh_TW', dateRange: 'pastMonth', page: 2 });
-    assert.deepEqual(sent().body, { q: 'apple inc', gl: 'br', hl: 'zh-tw', page: 2, tbs: 'qdr:m' });
+    assert.deepEqual(t.fake.last().body, { q: 'apple inc', gl: 'br', hl: 'zh-tw', page: 2, tbs: 'qdr:m' });
     assert.deepEqual(Object.keys(r.data).sort(), ['organic', 'peopleAlsoAsk', 'relatedSearches', 'searchParameters']);
     assert.deepEqual(r.data.organic[0], { title: 'apple inc — result 11', link: 'https://site11.example/apple-inc', snippet: 'A page about apple inc.', position: 11, sitelinks: [{ title: 'About', link: 'https://site11.example/about' }] });
     assert.deepEqual(r.data.relatedSearches, [{ query: 'apple inc news' }, { query: 'apple inc meaning' }]);
@@ -97,7 +93,7 @@ describe('search_a capabilities', () => {
 
   it('engine_search with scrapeResults scrapes the top results in parallel through scrape_page; a failed page has an error and costs nothing', async () => {
     const r = await t.h.capability('engine_search', { query: 'tea', scrapeResults: true, numResultsToScrape: 3, scrapeOptions: { format: 'html', cleaned: true } });
-    assert.deepEqual(sent().body, { q: 'tea' }, 'the scraping options never go upstream');
+    assert.deepEqual(t.fake.last().body, { q: 'tea' }, 'the scraping options never go upstream');
     const [a, b, c, d] = r.data.organic;
     assert.deepEqual(a.scrapeOutput, { title: 'Page https://site1.example/tea', url: 'https://site1.example/tea', content: '# https://site1.example/tea', metadata: { statusCode: 200, contentType: 'text/html' }, format: 'html', cleaned: true });
     assert.deepEqual(b.scrapeOutput, { error: 'The page could not be fetched (HTTP 404).' });
@@ -110,15 +106,15 @@ describe('search_a capabilities', () => {
 
   it('search_maps: gpsPositionZoom → ll, placeId / cid name one place; search_places pages; news', async () => {
     const maps = await t.h.capability('search_maps', { query: 'pizza', gpsPositionZoom: '40.7128, -74.006, 14', page: 1 });
-    assert.deepEqual(sent().body, { q: 'pizza', ll: '@40.7128,-74.006,14z', page: 1 });
+    assert.deepEqual(t.fake.last().body, { q: 'pizza', ll: '@40.7128,-74.006,14z', page: 1 });
     assert.deepEqual([maps.data.ll, maps.credits], ['@40.7128,-74.006,14z', 100]);
     const one = await t.h.capability('search_maps', { query: 'pizza', placeId: 'ChIJxyz' });
     assert.deepEqual(one.data.places.map((p: any) => p.placeId), ['ChIJxyz']);
     const places = await t.h.capability('search_places', { query: 'tacos', location: 'Austin,Texas,United States', page: 3 });
-    assert.deepEqual(sent().body, { q: 'tacos', location: 'Austin,Texas,United States', page: 3 });
+    assert.deepEqual(t.fake.last().body, { q: 'tacos', location: 'Austin,Texas,United States', page: 3 });
     assert.deepEqual([places.data.places[0].position, places.credits], [21, 30]);
     const news = await t.h.capability('search_news', { query: 'wind', dateRange: 'anyTime', country: 'GB' });
-    assert.deepEqual(sent().body, { q: 'wind', gl: 'gb' });
+    assert.deepEqual(t.fake.last().body, { q: 'wind', gl: 'gb' });
     assert.equal(news.credits, 30);
   });
 });

@@ -5,10 +5,14 @@
  * `GET /v1/transcript/{jobId}` (queued → active → completed, or failed; 404 once expired), `GET /v1/youtube/search`
  * (pages by nextPageToken, or `limit` gathered with no token) and `GET /v1/youtube/channel/videos`,
  * with the provider's error bodies and `x-billable-requests`. Built on the fake kit; state:
- * `jobPolls` (polls before a job ends) and `loseJobs` (job polls answer 404).
+ * `jobPolls` (polls before a job ends) and `loseJobs` (job polls answer 404). Caption lines, search
+ * results and channel uploads are recorded answers in `recorded/`.
  */
 import { randomUUID } from 'node:crypto';
 import { fakeUpstream, type FakeRoute, type FakeUpstream } from '../../core/testing/index.js';
+import CAPTIONS from './recorded/caption-lines.json' with { type: 'json' };
+import SEARCH from './recorded/search-results.json' with { type: 'json' };
+import UPLOADS from './recorded/channel-uploads.json' with { type: 'json' };
 
 /** A video with captions in en, de and es (the id the capability's examples use). */
 export const TA_VIDEO = 'GJLlxj_dtq8';
@@ -20,10 +24,6 @@ export const TA_LONG = 'LongMedia01';
 export const TA_JOB_FAILS = 'JobFails001';
 /** A restricted video: 403 `forbidden`. */
 export const TA_RESTRICTED = 'Restricted1';
-/** Answers 200 with an HTML page instead of JSON. */
-export const TA_GARBAGE = 'Garbage0001';
-/** The channel the fake lists (also as `@fixturelab`). */
-export const TA_CHANNEL = 'UCfixtureLabChannel00001';
 
 interface State {
   /** Polls a job answers `queued`/`active` before it ends (default 2). */
@@ -37,50 +37,23 @@ export type TranscriptAFake = FakeUpstream<State>;
 type Route = FakeRoute<State>;
 
 const CODES: Record<number, string> = { 400: 'invalid-request', 401: 'unauthorized', 402: 'upgrade-required', 403: 'forbidden', 404: 'not-found', 429: 'limit-exceeded', 500: 'internal-error' };
-const LINES: Record<string, string[]> = {
-  en: ['Hello and welcome', 'to the fixture lab', 'today we test', 'transcripts', 'from a provider', 'with seven lines', 'the end'],
-  de: ['Hallo und willkommen', 'im Testlabor', 'heute testen wir', 'Transkripte', 'von einem Anbieter', 'mit sieben Zeilen', 'das Ende'],
-  es: ['Hola y bienvenidos', 'al laboratorio', 'hoy probamos', 'transcripciones', 'de un proveedor', 'con siete líneas', 'el fin'],
-};
-const GENERATED = ['this transcript', 'was generated', 'by speech recognition'];
+const { generated: GENERATED, ...LINES } = CAPTIONS as Record<string, string[]>;
+const PAGE = 2;
 
 const segments = (lines: string[], lang: string, stepMs: number) => lines.map((text, i) => ({ text, offset: i * stepMs, duration: stepMs, lang }));
-
-const SEARCH = [
-  { type: 'video', id: 'srchVideo01', title: 'Surface Go review', description: 'A long look.', thumbnail: 'https://i.ytimg.com/vi/srchVideo01/hq.jpg', duration: 754, viewCount: 120345, uploadDate: '2026-10-01T12:00:00Z', channel: { id: TA_CHANNEL, name: 'Fixture Lab', thumbnail: 'https://yt3.example/a.jpg' } },
-  { type: 'channel', id: TA_CHANNEL, title: 'Fixture Lab', description: 'Tests all day.', thumbnail: 'https://yt3.example/a.jpg', subscriberCount: 2750000, videoCount: 312 },
-  { type: 'video', id: 'srchVideo02', title: 'Surface Go 3 in 2026', duration: 185, viewCount: 5000, uploadDate: '2026-11-02T08:00:00Z', channel: { id: 'UCotherChannel0000000001', name: 'Other' } },
-  { type: 'playlist', id: 'PLfixture0001', title: 'Tablet reviews', thumbnail: 'https://i.ytimg.com/pl.jpg', videoCount: 14, channel: { id: TA_CHANNEL, name: 'Fixture Lab' } },
-  { type: 'video', id: 'srchVideo03', title: 'Surface Go teardown', duration: 1500, viewCount: 98000, uploadDate: null, channel: { id: TA_CHANNEL, name: 'Fixture Lab' } },
-];
-const PAGE = 2;
-const CHANNEL_NAMES = new Set([TA_CHANNEL, '@fixturelab', 'https://www.youtube.com/c/fixturelab']);
-const UPLOADS = {
-  videoIds: Array.from({ length: 8 }, (_, i) => `labVideo00${i}`),
-  shortIds: Array.from({ length: 3 }, (_, i) => `labShort00${i}`),
-  liveIds: ['labLive0000'],
-};
-
 /** The 11-character video id of a watch URL (or a bare id). */
-function videoIdOf(url: string): string {
-  try {
-    return new URL(url).searchParams.get('v') ?? '';
-  } catch {
-    return url;
-  }
-}
+const videoIdOf = (url: string) => (URL.canParse(url) ? (new URL(url).searchParams.get('v') ?? '') : url);
 
 const billed = { 'x-billable-requests': '1' };
 const unavailable = { status: 206, json: { error: 'transcript-unavailable', message: 'No transcript is available for this video', details: '', documentationUrl: 'https://docs.supadata.ai/errors/transcript-unavailable' }, headers: billed };
 
-/** Starts the fake on 127.0.0.1 at a free port. */
-export function startTranscriptAFake(opts: { apiKey?: string } = {}): Promise<TranscriptAFake> {
+/** Starts the fake on 127.0.0.1 at a free port (`startFake`, the name the contract test looks for). */
+export function startFake(opts: { apiKey?: string } = {}): Promise<TranscriptAFake> {
   const jobs = new Map<string, { polls: number; video: string; lang: string }>();
   const transcript: Route = ({ query: q }, fake) => {
     if (!q.url) return fake.error(400, 'url is required');
     const id = videoIdOf(q.url);
     if (id === TA_RESTRICTED) return fake.error(403, 'This video is age-restricted and requires login');
-    if (id === TA_GARBAGE) return { text: '<html><body>Bad gateway</body></html>', headers: { 'content-type': 'text/html' } };
     if (id === TA_VIDEO) {
       const lang = q.lang && LINES[q.lang] ? q.lang : 'en';
       const content = segments(LINES[lang]!, lang, 2500);
@@ -114,7 +87,7 @@ export function startTranscriptAFake(opts: { apiKey?: string } = {}): Promise<Tr
   };
   const channelVideos: Route = ({ query: q }, fake) => {
     if (!q.id) return fake.error(400, 'id is required');
-    if (!CHANNEL_NAMES.has(q.id)) return fake.error(404, 'Channel not found');
+    if (!UPLOADS.names.includes(q.id)) return fake.error(404, 'Channel not found'); // recorded: its id, handle and URL
     const type = q.type ?? 'all';
     let left = Number(q.limit ?? 30);
     const take = (list: string[], kind: string) => {
@@ -133,6 +106,3 @@ export function startTranscriptAFake(opts: { apiKey?: string } = {}): Promise<Tr
     routes: { 'GET /v1/transcript': transcript, 'GET /v1/transcript/:job': job, 'GET /v1/youtube/search': search, 'GET /v1/youtube/channel/videos': channelVideos },
   });
 }
-
-/** The name every provider fake exports (the contract test looks for it). */
-export const startFake = startTranscriptAFake;
