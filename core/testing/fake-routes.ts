@@ -64,3 +64,11 @@ export function matchPath(route: RoutePattern, path: string): Record<string, str
   }
   return parts.length === route.segments.length ? params : undefined;
 }
+
+/** A test of logged requests: `'POST'` matches the method, `'POST /a/:id'` method and path (`*` any method). */
+export function requestMatcher(match: string): (req: FakeRequest) => boolean {
+  const key = match.trim();
+  if (!key.includes(' ')) return (req) => key === '*' || req.method === key.toUpperCase();
+  const route = parseRoute(key);
+  return (req) => (route.method === '*' || route.method === req.method) && matchPath(route, req.path) !== undefined;
+}

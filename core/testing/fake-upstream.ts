@@ -7,10 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveLoopback } from './loopback.js';
 import { readBody } from './fake-http.js';
-import { matchPath, parseRoute, type FakeAnswer, type FakeRequest, type RoutePattern } from './fake-routes.js';
+import { matchPath, parseRoute, requestMatcher, type FakeAnswer, type FakeRequest, type RoutePattern } from './fake-routes.js';
 
-/** How the fake finds the key: a header (with a prefix such as `Bearer `), a query parameter, a check of its own, or none. */
-export type FakeAuth = { header: string; prefix?: string } | { query: string } | ((req: FakeRequest, apiKey: string) => boolean) | 'none';
+/**
+ * How the fake finds the key: a header (with a prefix such as `Bearer `), a query parameter, HTTP
+ * Basic with this login and the key as password, a check of its own, or none.
+ */
+export type FakeAuth = { header: string; prefix?: string } | { query: string } | { basic: string } | ((req: FakeRequest, apiKey: string) => boolean) | 'none';
 
 /** A route: the request in, the answer out (`fake` is the running fake, with its `state`). */
 export type FakeRoute<S extends object> = (req: FakeRequest, fake: FakeUpstream<S>) => FakeAnswer | Promise<FakeAnswer>;
@@ -51,6 +54,10 @@ export type FakeUpstream<S extends object = {}> = S & {
   env: Record<string, string>;
   /** Every API request received (not those of `open` routes), oldest first. */
   requests: FakeRequest[];
+  /** The logged requests that match `'POST'` (a method) or `'GET /v1/items/:id'` (a route key; `*` for any method), oldest first. */
+  sent(match: string): FakeRequest[];
+  /** The last logged request (that matches `match`, as in `sent`); throws when there is none, so a test reads it without `!`. */
+  last(match?: string): FakeRequest;
   /** From now on every call answers `status` with `body` (default the provider's error body). */
   failWith(status: number, body?: unknown): void;
   /** From now on every call is rate-limited (the provider's 429). */
@@ -84,6 +91,7 @@ function keyMatches(auth: FakeAuth, req: FakeRequest, apiKey: string): boolean {
   if (auth === 'none') return true;
   if (typeof auth === 'function') return auth(req, apiKey);
   if ('query' in auth) return req.query[auth.query] === apiKey;
+  if ('basic' in auth) return req.headers.authorization === `Basic ${Buffer.from(`${auth.basic}:${apiKey}`).toString('base64')}`;
   return req.headers[auth.header.toLowerCase()] === `${auth.prefix ?? ''}${apiKey}`;
 }
 
@@ -159,6 +167,12 @@ export async function fakeUpstream<S extends object = {}>(spec: FakeUpstreamSpec
     apiKey,
     env: spec.env({ url: server.url, apiKey }),
     requests: [] as FakeRequest[],
+    sent: (match: string) => fake.requests.filter(requestMatcher(match)),
+    last(match?: string) {
+      const found = match === undefined ? fake.requests.at(-1) : fake.sent(match).at(-1);
+      if (!found) throw new Error(`the fake received no request${match ? ` matching '${match}'` : ''}`);
+      return found;
+    },
     failWith: (status: number, body?: unknown) => void (mode = { kind: 'answer', answer: body === undefined ? errorAnswer(status, status >= 500 ? 'Internal server error' : `HTTP ${status}`) : typeof body === 'string' ? { status, text: body } : { status, json: body } }),
     rateLimit: () => void (mode = { kind: 'answer', answer: spec.rateLimited ?? { ...errorAnswer(429, 'Too many requests'), headers: { 'retry-after': '1' } } }),
     outOfCredits: () => void (mode = { kind: 'answer', answer: spec.outOfCredits ?? errorAnswer(402, 'Payment required') }),

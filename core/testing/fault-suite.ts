@@ -32,6 +32,11 @@ export interface FaultSuiteOptions {
   harness?: Omit<HarnessOptions, 'env' | 'timeLimitMs'>;
   /** Where this provider's answer differs from the rule: the `<status> <message>` it gives, or `false` to skip the fault. */
   expect?: Partial<Record<Fault, string | false>>;
+  /**
+   * The provider's own faults, one test each: name → how to break the fake (an error body of its
+   * own, a state switch) and the `<status> <message>` callers then see. The fake is reset after each.
+   */
+  also?: Record<string, [breakIt: (fake: FakeUpstream<any>) => void, expected: string]>;
   /** The time limit the hang and drip faults run under, ms; default 600. */
   timeLimitMs?: number;
 }
@@ -92,8 +97,8 @@ export function providerFaultSuite(opts: FaultSuiteOptions): void {
       assert.ok(fake.requests.length > seen, 'the call reached the fake');
     });
 
-    const play = (fault: Fault, breakIt: (f: FakeUpstream<any>) => void, which: () => PluginHarness = () => h) => {
-      const want = opts.expect?.[fault] ?? expected[fault];
+    const play = (fault: Fault | string, breakIt: (f: FakeUpstream<any>) => void, which: () => PluginHarness = () => h, own?: string) => {
+      const want = own ?? opts.expect?.[fault as Fault] ?? expected[fault as Fault];
       if (want === false) return;
       it(`${fault} → ${want}`, async () => {
         const seen = fake.requests.length;
@@ -116,6 +121,7 @@ export function providerFaultSuite(opts: FaultSuiteOptions): void {
     play('garbage', (f) => f.garbage());
     play('hang', (f) => f.hang(), () => impatient);
     play('drip', (f) => f.drip(), () => impatient);
+    for (const [name, [breakIt, want]] of Object.entries(opts.also ?? {})) play(name, breakIt, () => h, want);
 
     // The setting that carries the base URL (or the key) is the one whose value is (or starts with) the fake's.
     const without = (value: string): Record<string, string> => Object.fromEntries(Object.entries(fake.env as Record<string, string>).filter(([, v]) => v !== value));

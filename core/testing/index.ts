@@ -4,7 +4,9 @@
  * real executor without the HTTP server; `runContext` builds a context for unit tests of a client;
  * `fakeUpstream` declares a loopback fake of a provider's contract (routes, key, error body,
  * failure modes, request log); `providerFaultSuite` proves a plugin's upstream error mapping
- * against that fake in one call. `serveLoopback`, `readBody` and `sendJson` are the lower-level
+ * against that fake in one call; `recordings` reads a fake's recorded answers, `checked` refuses a
+ * request that fails a route's schema, `outcome` turns a call into `'<status> <message>'`.
+ * `serveLoopback`, `readBody` and `sendJson` are the lower-level
  * pieces for a fake that is not HTTP-request/answer shaped.
  */
 export { pluginHarness, type PluginHarness, type HarnessOptions, type HarnessResult } from './harness.js';
@@ -14,6 +16,10 @@ export type { FakeAnswer, FakeRequest } from './fake-routes.js';
 export { withFake, type FakeTestbed } from './fake-testbed.js';
 export { providerFaultSuite, type FaultSuiteOptions, type Fault } from './fault-suite.js';
 export { solidPng, pngSize } from './png.js';
+export { SAMPLE_IMAGES, type SampleImage } from './images.js';
+export { recordings, fill, type RecordedVars } from './recorded.js';
+export { checked, violations, firstViolation, type Violation, type RequestSchemas } from './request-check.js';
+export { outcome, eventually } from './outcome.js';
 export { serveLoopback, type LoopbackServer } from './loopback.js';
 export { readBody, sendJson } from './fake-http.js';
 export { RecordingLedger } from './free-ledger.js';
