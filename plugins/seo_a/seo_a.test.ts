@@ -1,7 +1,9 @@
 /**
  * seo_a: the real client against the loopback fake of its contract (contracts §2), through the
  * executor: the reviews task flow (post, poll with backoff, deadline, hang-up), the reviews cost
- * on what was returned, keyword ideas, its own faults, and the fault suite.
+ * on what was returned, keyword ideas, its own faults, and the fault suite. Not repeated here:
+ * what test/reviews.test.ts proves through the server (the spec 400 without keyword, cid or
+ * placeId; an unknown location_name; task errors as 500s) and test/answer.test.ts (the ideas endpoint).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,8 +20,6 @@ providerFaultSuite({
   plugin, fake: startFake, capability: 'get_engine_reviews', input: { keyword: 'x' },
   also: {
     '50000 in a 200 envelope': [(f) => f.failWith(200, { status_code: 50000, status_message: 'Internal Error.', tasks: [] }), '502 Failed to retrieve data from seo_a service.'],
-    'a task error': [(f) => (f.task = 'task_error'), '500 Failed to fetch engine reviews: Internal SE Server Error.'],
-    'a task without results': [(f) => (f.task = 'no_results'), '500 Failed to fetch engine reviews: No Search Results.'],
   },
 });
 
@@ -44,10 +44,8 @@ test('reviews cost 50 per started 10 returned: reserve for the request, settle o
   assert.deepEqual(t.fake.last('POST').body, [{ place_id: 'ChIJabc', location_name: 'United Kingdom', language_code: 'pt', depth: 4490, sort_by: 'newest' }]);
 });
 
-test('reviews input: one of keyword, cid or placeId; a location the provider does not know is the caller\'s 400', async () => {
-  assert.equal(await outcome(reviews({ reviews: 5 })), '400 Either keyword, cid, or placeId must be provided');
+test('reviews input: at most 4490 reviews; a location code goes upstream as location_code', async () => {
   assert.equal(await outcome(reviews({ cid: '1', reviews: 4491 })), "400 Invalid input: 'reviews' expected integer to be less or equal to 4490.");
-  assert.equal(await outcome(reviews({ cid: '1', location: 'Atlantis' })), "400 seo_a rejected the request: Invalid Field: 'location_name'.");
   const byCode = await reviews({ cid: '42', location: '2840' });
   assert.deepEqual([t.fake.last('POST').body[0].location_code, byCode.data.cid], [2840, '42']);
 });
@@ -84,6 +82,4 @@ test('keyword ideas: live call, mapped items, charged per started 100 ideas retu
   const past = await ideas({ keywords: ['espresso'], offset: 300 });
   assert.deepEqual([past.data.items.length, past.credits], [0, 0]);
   assert.equal(await outcome(ideas({ keywords: [] })), "400 'keywords' must be a list of 1 to 200 non-empty keywords.");
-  const direct = await t.h.endpoint('labs_engine_keyword_ideas', { keywords: ['tea'], location_code: 2840, limit: 5 });
-  assert.deepEqual([direct.data.items_count, direct.credits], [5, 20]);
 });
