@@ -8,7 +8,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
-import { startImageAFake, type ImageAFake } from '../plugins/image_a/fake.js';
+import { startFake as startImageAFake, type ImageAFake } from '../plugins/image_a/fake.js';
 
 type Case = [model: string, input: Record<string, unknown>, field?: string];
 

@@ -8,9 +8,9 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
-import { serveLoopback, type LoopbackServer } from '../core/testing/index.js';
+import { SAMPLE_IMAGES, serveLoopback, type LoopbackServer } from '../core/testing/index.js';
 import { PERMANENT_EXPIRES } from '../core/engines/files/types.js';
-import { FAKE_IMAGES, startImageAFake, type ImageAFake } from '../plugins/image_a/fake.js';
+import { startFake as startImageAFake, type ImageAFake } from '../plugins/image_a/fake.js';
 
 const config = pluginsConfig(['image_a']);
 const ROUTE = '/api/v1/generate-ai-image';
@@ -76,7 +76,7 @@ describe('generate-ai-image through the server', () => {
       assert.ok(Math.abs(expires * 1000 - (before + 24 * 3600 * 1000)) < 60_000, 'expires in 24 h');
       const got = await download(url);
       assert.deepEqual({ status: got.status, type: got.type }, { status: 200, type: 'image/png' });
-      assert.deepEqual(got.bytes, FAKE_IMAGES.png!.bytes);
+      assert.deepEqual(got.bytes, SAMPLE_IMAGES.png.bytes);
     }
     // Not the provider's delivery URL: the fake's file is not what the caller was given.
     assert.ok(!JSON.stringify(r.json).includes('/delivery/'), 'no provider URL leaks');
@@ -88,7 +88,7 @@ describe('generate-ai-image through the server', () => {
     const url = new URL(r.json.images[0].url);
     assert.equal(Number(url.searchParams.get('expires')), PERMANENT_EXPIRES);
     const got = await download(url.toString());
-    assert.deepEqual({ status: got.status, type: got.type, same: got.bytes.equals(FAKE_IMAGES.webp!.bytes) }, { status: 200, type: 'image/webp', same: true });
+    assert.deepEqual({ status: got.status, type: got.type, same: got.bytes.equals(SAMPLE_IMAGES.webp.bytes) }, { status: 200, type: 'image/webp', same: true });
   });
 
   it('credits: reserved for num_outputs, charged for the images returned', async () => {
@@ -152,7 +152,7 @@ describe('generate-ai-image with the SSRF guard on and a retention cap', () => {
 
   before(async () => {
     fake = await startImageAFake();
-    pictures = await serveLoopback((_req, res) => void res.writeHead(200, { 'content-type': 'image/png' }).end(FAKE_IMAGES.png!.bytes));
+    pictures = await serveLoopback((_req, res) => void res.writeHead(200, { 'content-type': 'image/png' }).end(SAMPLE_IMAGES.png.bytes));
     s = await startServer({ env: { ...fake.env, FILES_MAX_RETENTION_MS: '1500' }, serviceConfig: config });
     ({ key } = await s.createKey({ credits: 10_000 }));
   });

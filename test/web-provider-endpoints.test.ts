@@ -9,13 +9,13 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { webConfig } from './helpers/web-site.js';
 import { startCrawlerAFake, type CrawlerAFake } from '../plugins/crawler_a/fake.js';
 import { startSpiderAFake, type SpiderAFake } from '../plugins/spider_a/fake.js';
-import { startShotAFake, type ShotAFake } from '../plugins/shot_a/fake.js';
+import { startFake as startShotAFake, type ShotAFake } from '../plugins/shot_a/fake.js';
 import { startFake as startBrowserAFake, type BrowserAFake } from '../plugins/browser_a/fake.js';
 
 describe('provider plugins through the real server', () => {
   let crawlerA: CrawlerAFake;
   let spiderA: SpiderAFake;
-  let shotA: ShotAFake;
+  let shotA: Awaited<ReturnType<typeof startShotAFake>>;
   let browserA: BrowserAFake;
   let s: TestServer;
   let key: string;

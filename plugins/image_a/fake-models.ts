@@ -4,8 +4,7 @@
  * with `invalid_fields`), so a mapping that sends flux-1.1-pro a field it lacks fails in tests.
  */
 import { Type, type TSchema } from '../../core/sdk.js';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ValueErrorType } from '@sinclair/typebox/errors';
+import { violations } from '../../core/testing/index.js';
 
 const o = <T extends TSchema>(s: T) => Type.Optional(s);
 const int = (minimum?: number, maximum?: number) => o(Type.Integer({ ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}) }));
@@ -51,17 +50,9 @@ export const UPSTREAM_MODELS: Record<string, { input: TSchema; list: boolean; fo
   'recraft-ai/recraft-v3': { input: strict({ prompt: Type.String({ maxLength: 1000 }), size: o(Type.String()), aspect_ratio: o(Type.String()), style: o(Type.String()) }), list: false, format: 'webp' },
 };
 
-const checks = new Map<string, TypeCheck<TSchema>>(Object.entries(UPSTREAM_MODELS).map(([k, v]) => [k, TypeCompiler.Compile(v.input)]));
-
 /** The API's 422 body for an input that fails its model's schema, or undefined when it passes. */
 export function inputProblem(model: string, input: unknown): { detail: string; invalid_fields: { type: string; field: string; description: string }[] } | undefined {
-  const check = checks.get(model)!;
-  if (check.Check(input)) return undefined;
-  const fields = [...check.Errors(input)].map((e) => {
-    const field = `input${e.path.replace(/\//g, '.')}`;
-    const type = e.type === ValueErrorType.ObjectAdditionalProperties ? 'additional_property_not_allowed' : e.type === ValueErrorType.ObjectRequiredProperty ? 'required' : e.type === ValueErrorType.Union ? 'enum' : 'invalid';
-    return { type, field, description: `${e.path.slice(1)}: ${e.message}` };
-  });
+  const fields = violations(UPSTREAM_MODELS[model]!.input, input).map((v) => ({ type: v.kind === 'additional_property' ? 'additional_property_not_allowed' : v.kind, field: `input.${v.field}`, description: `${v.field}: ${v.error.message}` }));
   // "- input.output_format: output_format must be one of …\n" (contracts §9 "Errors").
-  return { detail: fields.map((f) => `- ${f.field}: ${f.description}\n`).join(''), invalid_fields: fields };
+  return fields.length ? { detail: fields.map((f) => `- ${f.field}: ${f.description}\n`).join(''), invalid_fields: fields } : undefined;
 }
