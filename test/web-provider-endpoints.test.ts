@@ -9,7 +9,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { webConfig } from './helpers/web-site.js';
 import { startCrawlerAFake, type CrawlerAFake } from '../plugins/crawler_a/fake.js';
 import { startSpiderAFake, type SpiderAFake } from '../plugins/spider_a/fake.js';
-import { startFake as startShotAFake, type ShotAFake } from '../plugins/shot_a/fake.js';
+import { startFake as startShotAFake } from '../plugins/shot_a/fake.js';
 import { startFake as startBrowserAFake, type BrowserAFake } from '../plugins/browser_a/fake.js';
 
 describe('provider plugins through the real server', () => {
