@@ -33,11 +33,14 @@ export async function keepInput(files: FileStore, jobId: string, text: string): 
 
 /** The input a job runs with: its row's value, or the file that value refers to. */
 export async function jobInput(files: FileStore, stored: unknown): Promise<unknown> {
-  const ref = stored && typeof stored === 'object' && !Array.isArray(stored) ? (stored as Record<string, unknown>)[INPUT_FILE] : undefined;
-  if (typeof ref !== 'string') return stored;
-  const link = new URL(ref);
-  const id = link.pathname.split('/').pop() ?? '';
+  // A reference is an object with that one field, which no capability's input has.
+  if (!stored || typeof stored !== 'object' || Array.isArray(stored) || !(INPUT_FILE in stored) || Object.keys(stored).length !== 1) return stored;
+  const ref = (stored as Record<string, unknown>)[INPUT_FILE];
   try {
+    // A row still holding INPUT_PENDING (its submit died before the file was stored) has no input to run with.
+    if (typeof ref !== 'string') throw new NotFoundError('The job\'s input was never stored.');
+    const link = new URL(ref);
+    const id = link.pathname.split('/').pop() ?? '';
     const file = await files.open(id, link.searchParams.get('expires') ?? undefined, link.searchParams.get('sig') ?? undefined);
     return JSON.parse((await file.bytes()).toString('utf8'));
   } catch (err) {
