@@ -15,7 +15,7 @@ import type { JobQuery, JobStore } from './store.js';
 import type { JobRecord, ResultPage } from './types.js';
 import { jobView } from './view.js';
 import { jobOutput } from './job-output.js';
-import { jobInput, storedInput } from './job-input.js';
+import { INPUT_PENDING, jobInput, keepInput, largeInput, orphanInputs } from './job-input.js';
 import type { JobEventDelivery, JobWebhookConfig, JobWebhookSink } from './webhooks.js';
 
 /** A job submission. */
@@ -34,6 +34,9 @@ export interface JobServiceDeps extends Omit<RunnerDeps, 'emit' | 'requeue' | 'o
 /** A produced file's signed link (`/files/<id>?expires=…`, core/engines/files). */
 const FILE_LINK = /\/files\/([A-Za-z0-9_-]{8,128})\?expires=/g;
 
+/** How often the stored inputs of jobs that no longer exist are looked for (and once at boot). */
+const ORPHAN_SWEEP_MS = 60 * 60 * 1000;
+
 /** New job ids: `job_` + 16 random bytes. */
 export function newJobId(): string {
   return `job_${randomBytes(16).toString('base64url')}`;
@@ -44,6 +47,8 @@ export class JobService {
   private readonly runner: JobRunner;
   private workerIds: string[] = [];
   private sweeper?: NodeJS.Timeout;
+  private orphanSweeper?: NodeJS.Timeout;
+  private orphanSweep?: Promise<unknown>;
   private stopped?: Promise<void>;
   private readonly log: Logger;
   /** Each job's last event handed to the webhook sink, the next one waits for. */
@@ -62,11 +67,29 @@ export class JobService {
     const every = Math.min(60_000, Math.max(1000, this.d.settings.retentionMs));
     this.sweeper = setInterval(() => void this.purge().catch((err) => this.log.error({ err }, 'job retention sweep failed')), every);
     this.sweeper.unref();
+    // At boot (a crash may have left some) and then now and again: a job row deleted without its
+    // input file is rare, and the sweep lists the whole file store.
+    const sweepOrphans = () => {
+      this.orphanSweep ??= this.sweepOrphanInputs()
+        .catch((err) => this.log.error({ err }, 'job input orphan sweep failed'))
+        .finally(() => (this.orphanSweep = undefined));
+    };
+    sweepOrphans();
+    this.orphanSweeper = setInterval(sweepOrphans, ORPHAN_SWEEP_MS);
+    this.orphanSweeper.unref();
+  }
+
+  /** Deletes the stored inputs of jobs that no longer exist; answers how many went. */
+  async sweepOrphanInputs(): Promise<number> {
+    const removed = await orphanInputs(this.d.engines.files, (ids) => this.d.store.existing(ids));
+    if (removed > 0) this.log.info({ removed }, 'removed the stored inputs of jobs that no longer exist');
+    return removed;
   }
 
   /** Checks and records a job, queues its first turn and wakes a local worker. */
   async submit(key: KeyRecord, s: Submission): Promise<JobRecord> {
     const plan = planJob(this.d.registry, key, s, this.log);
+    const large = largeInput(s.input, this.d.settings.inputInlineBytes);
     const job = await this.d.store.insert({
       id: newJobId(),
       keyId: key.id,
@@ -74,10 +97,20 @@ export class JobService {
       target: plan.targetId,
       provider: plan.binding?.plugin.id ?? s.provider ?? null,
       stepwise: plan.binding !== undefined,
-      input: await storedInput(this.d.engines.files, s.input, this.d.settings.inputInlineBytes),
+      input: large === undefined ? s.input : INPUT_PENDING,
       options: s.options ?? null,
       webhook: s.webhook ?? null,
     });
+    if (large !== undefined) {
+      // The row first, then its file: the orphan sweep never meets a file whose job is yet to come.
+      try {
+        job.input = await keepInput(this.d.engines.files, job.id, large);
+        await this.d.store.setInput(job.id, job.input);
+      } catch (err) {
+        await this.d.store.remove([job.id]).catch((e) => this.log.warn({ err: e, jobId: job.id }, 'a job whose input could not be stored was not removed'));
+        throw err;
+      }
+    }
     await this.requeue(job.id);
     return job;
   }
@@ -192,6 +225,8 @@ export class JobService {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       clearInterval(this.sweeper);
+      clearInterval(this.orphanSweeper);
+      await this.orphanSweep;
       this.runner.stopAll();
       await this.d.boss.stop({ graceful: true, wait: true, timeout: 10_000, close: true });
     })();

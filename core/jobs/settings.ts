@@ -32,7 +32,7 @@ export const JOB_SETTINGS_DOC: Record<string, { description: string; default: st
   JOB_WORKERS: { description: 'Job turns one instance works on at once; each turn runs up to JOB_ITEM_CONCURRENCY items of one job, then the job queues again behind other keys\' jobs.', default: '4' },
   JOB_LEASE_SECONDS: { description: 'How long an instance\'s claim on a running job lasts without renewal: a killed instance\'s jobs resume elsewhere after about this long plus JOB_MAINTENANCE_SECONDS.', default: '30' },
   JOB_MAINTENANCE_SECONDS: { description: 'How often the queue looks for claims that expired (killed instances).', default: '10' },
-  JOB_INPUT_INLINE_BYTES: { description: 'Largest job input (bytes of JSON) kept in the job\'s database row; a larger one (an inline file) is kept in the file store until the job is purged, the row holding a reference.', default: '1048576' },
+  JOB_INPUT_INLINE_BYTES: { description: 'Largest job input (bytes of JSON) kept in the job\'s database row; a larger one (an inline file) is kept in the file store as a `.json` file owned by the job, the row holding a reference: it lives exactly as long as the job (FILES_MAX_RETENTION_MS does not apply to it) and is deleted with it.', default: '1048576' },
 };
 
 /** Reads the job settings; a bad value stops boot naming the variable. */

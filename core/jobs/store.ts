@@ -222,6 +222,18 @@ export class JobStore {
     return rows.map((r) => r.t as string);
   }
 
+  /** Replaces a job's stored input (its large input's file reference, once the file is stored). */
+  async setInput(id: string, input: unknown): Promise<void> {
+    await this.db.query('UPDATE jobs SET input = $2::jsonb WHERE id = $1', [id, json(input)]);
+  }
+
+  /** Which of `ids` are jobs still recorded. */
+  async existing(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.query('SELECT id FROM jobs WHERE id = ANY($1::text[])', [ids]);
+    return new Set(rows.map((r) => r.id as string));
+  }
+
   /** Deletes jobs (their items go with them). */
   async remove(ids: string[]): Promise<void> {
     if (ids.length > 0) await this.db.query('DELETE FROM jobs WHERE id = ANY($1::text[])', [ids]);

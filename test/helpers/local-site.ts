@@ -3,8 +3,8 @@
  * `Sitemap:` lines, a sitemap index pointing at a plain sitemap and a gzipped one, pages linking
  * to each other, pages only the gzipped sitemap lists, paths that path rules select, query
  * variants of one page, pages that fail for batches and (optionally) a gzip bomb. The service
- * reaches it with `ALLOW_PRIVATE_NETWORK=true`. Subdomains cannot be served on loopback without
- * a resolver (`sub.localhost` does not resolve everywhere), so they are covered by unit tests.
+ * reaches it with `ALLOW_PRIVATE_NETWORK=true`. It answers one host; subdomains (`sub.localhost`,
+ * loopback by the SSRF guard's resolver) have their own site in crawl-subdomains.test.ts.
  *
  * The site's shape (paths relative to its origin):
  *   /                 links /docs/a, /blog/one, /about, /about?ref=x, /about?ref=y, /private/secret

@@ -1,7 +1,8 @@
 /** File store: signed expiring URLs, the download check and the sweeper (spec §8.2). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createHmac } from 'node:crypto';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileStore } from './index.js';
@@ -104,5 +105,79 @@ test('permanent files carry a far expiry and outlive the sweep; FILES_MAX_RETENT
     await assert.rejects(capped.s.open(id, expires, sig), NotFoundError);
   } finally {
     await capped.done();
+  }
+});
+
+test('a .json file and its metadata never share a name: stored, opened, listed, deleted and swept like any other', async () => {
+  const { s, dataDir, done } = await store();
+  try {
+    const body = JSON.stringify({ contentType: 'text/evil', extension: 'exe', expiresAt: 1, size: 0 });
+    const f = await s.put(Buffer.from(body), { contentType: 'application/json', extension: 'json' });
+    const { id, expires, sig } = parts(f.url);
+    const opened = await s.open(id, expires, sig);
+    assert.deepEqual([opened.contentType, opened.filename, opened.size], ['application/json', `${id}.json`, body.length]);
+    assert.equal((await opened.bytes()).toString('utf8'), body, 'the bytes are the data, not the metadata');
+    assert.deepEqual((await s.list!()).map((l) => [l.id, l.contentType, l.size]), [[id, 'application/json', body.length]]);
+    assert.equal(await s.sweep(), 0, 'a data file that looks like metadata is not read as such');
+    assert.equal((await s.open(id, expires, sig)).contentType, 'application/json');
+
+    const short = await s.put(Buffer.from('{}'), { contentType: 'application/json', extension: 'json', retentionMs: 1 });
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.equal(await s.sweep(), 1);
+    assert.deepEqual((await readdir(join(dataDir, 'files'))).filter((n) => n.startsWith(short.id)), [], 'the expired file went with its metadata');
+
+    assert.equal(await s.delete(id), true);
+    assert.deepEqual((await readdir(join(dataDir, 'files'))).filter((n) => n.startsWith(id)), []);
+    await assert.rejects(s.open(id, expires, sig), NotFoundError);
+  } finally {
+    await done();
+  }
+});
+
+test('files an older release wrote (metadata in <id>.json) are opened, listed, swept and deleted', async () => {
+  const secret = 'upgrade-secret';
+  const { s, dataDir, done } = await store({ FILES_SIGNING_SECRET: secret });
+  const dir = join(dataDir, 'files');
+  /** Writes a file the way the old layout did and returns its signed link's parts. */
+  const writeOld = async (id: string, expiresAt: number, bytes: string) => {
+    const expires = Math.floor(expiresAt / 1000);
+    await writeFile(join(dir, `${id}.pdf`), bytes);
+    await writeFile(join(dir, `${id}.json`), JSON.stringify({ contentType: 'application/pdf', extension: 'pdf', expiresAt: expires * 1000, size: bytes.length }));
+    return { id, expires: String(expires), sig: createHmac('sha256', secret).update(`${id}.${expires}`).digest('hex') };
+  };
+  try {
+    const kept = await writeOld('K'.repeat(32), Date.now() + 3600_000, '%PDF old');
+    const gone = await writeOld('G'.repeat(32), Date.now() - 1000, '%PDF expired');
+    const dropped = await writeOld('D'.repeat(32), Date.now() + 3600_000, '%PDF dropped');
+    const opened = await s.open(kept.id, kept.expires, kept.sig);
+    assert.deepEqual([opened.contentType, opened.filename], ['application/pdf', `${kept.id}.pdf`]);
+    assert.equal((await opened.bytes()).toString(), '%PDF old');
+    assert.deepEqual((await s.list!()).map((l) => l.id).sort(), [dropped.id, kept.id]);
+    assert.equal(await s.sweep(), 1);
+    assert.deepEqual((await readdir(dir)).filter((n) => n.startsWith(gone.id)), [], 'the expired old file and its metadata were swept');
+    assert.equal(await s.delete(dropped.id), true);
+    assert.deepEqual((await readdir(dir)).filter((n) => n.startsWith(dropped.id)), []);
+    assert.equal((await s.open(kept.id, kept.expires, kept.sig)).size, 8, 'the live old file is still served');
+  } finally {
+    await done();
+  }
+});
+
+test('an owned file outlives FILES_MAX_RETENTION_MS and the sweep, is listed as owned, and goes when deleted', async () => {
+  const { s, done } = await store({ FILES_MAX_RETENTION_MS: '1000' });
+  try {
+    const f = await s.put(Buffer.from('{"big":true}'), { contentType: 'application/json', extension: 'json', owner: 'job_abc' });
+    const capped = await s.put(Buffer.from('x'), { contentType: 'image/png', extension: 'png', permanent: true });
+    const { id, expires, sig } = parts(f.url);
+    assert.equal(Number(expires), PERMANENT_EXPIRES);
+    await new Promise((r) => setTimeout(r, 2100));
+    assert.equal(await s.sweep(), 1, 'only the capped permanent file went');
+    assert.equal((await (await s.open(id, expires, sig)).bytes()).toString(), '{"big":true}');
+    assert.deepEqual(await s.owned(), [{ id, owner: 'job_abc' }]);
+    assert.ok(!(await s.list!()).some((l) => l.id === capped.id));
+    assert.equal(await s.delete(id), true);
+    assert.deepEqual(await s.owned(), []);
+  } finally {
+    await done();
   }
 });

@@ -14,6 +14,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createFileStore } from './index.js';
 import { fakeS3Env, startFakeS3, type FakeS3 } from '../../testing/fake-s3.js';
 import { NotFoundError, UpstreamError } from '../../errors.js';
+import { PERMANENT_EXPIRES } from './types.js';
 
 const log = { debug() {}, info() {}, warn() {}, error() {} };
 let fake: FakeS3;
@@ -180,4 +181,18 @@ test('with FILES_S3_PRESIGNED_LINKS a file gets a presigned bucket URL the store
 
   const permanent = await s.put(Buffer.from('kept'), { contentType: 'text/plain', extension: 'txt', permanent: true });
   assert.match(permanent.url, /^http:\/\/127\.0\.0\.1:9\/files\/[A-Za-z0-9_-]{32}\?expires=\d+&sig=[0-9a-f]{64}$/, 'longer than a presigned URL can live: the service link');
+});
+
+test('an owned file keeps the far expiry whatever FILES_MAX_RETENTION_MS says, and owned() names its owner from any instance', async () => {
+  const a = store({ FILES_MAX_RETENTION_MS: '1000' }, 'owned/');
+  const f = await a.put(Buffer.from('{"input":1}'), { contentType: 'application/json', extension: 'json', owner: 'job_xyz' });
+  await a.put(Buffer.from('kept'), { contentType: 'image/png', extension: 'png', permanent: true });
+  const [id, expires, sig] = parts(f.url);
+  assert.equal(Number(expires), PERMANENT_EXPIRES);
+  assert.equal(fake.objects.get(`owned/${id}.${expires}`)!.meta.owner, 'job_xyz');
+  const b = store({}, 'owned/');
+  assert.deepEqual(await b.owned(), [{ id, owner: 'job_xyz' }]);
+  assert.equal((await (await b.open(id, expires, sig)).bytes()).toString(), '{"input":1}');
+  assert.equal(await b.delete(id), true);
+  assert.deepEqual(await a.owned(), []);
 });

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { EngineOptions } from '../options.js';
-import type { ByteRange, FileStore, ListedFile, OpenedFile, StoredFile } from './types.js';
+import { PERMANENT_EXPIRES, type ByteRange, type FileStore, type ListedFile, type OpenedFile, type OwnedFile, type StoredFile } from './types.js';
 import { NotFoundError } from '../../errors.js';
 import { createLinks, GONE, ID_RE } from './signing.js';
 import { createS3Client, isMissing, storeError, type S3Settings } from './s3-client.js';
@@ -113,10 +113,10 @@ export function createS3FileStore(opts: EngineOptions, settings: S3Settings, cli
 
   return {
     sweep,
-    async put(data, { contentType, extension, retentionMs, permanent }): Promise<StoredFile> {
+    async put(data, { contentType, extension, retentionMs, permanent, owner }): Promise<StoredFile> {
       const ext = links.extension(extension);
       const id = links.newId();
-      const expires = links.expiresFor({ retentionMs, permanent });
+      const expires = links.expiresFor({ retentionMs, permanent, owner });
       try {
         await client.send(
           new PutObjectCommand({
@@ -126,7 +126,7 @@ export function createS3FileStore(opts: EngineOptions, settings: S3Settings, cli
             ContentLength: data.byteLength,
             ContentType: contentType,
             ContentDisposition: `inline; filename="${id}.${ext}"`,
-            Metadata: { extension: ext, expires: String(expires) },
+            Metadata: { extension: ext, expires: String(expires), ...(owner ? { owner } : {}) },
           }),
         );
       } catch (err) {
@@ -206,6 +206,22 @@ export function createS3FileStore(opts: EngineOptions, settings: S3Settings, cli
         });
       });
       return out.sort((a, b) => b.expiresAt.getTime() - a.expiresAt.getTime());
+    },
+
+    async owned() {
+      const out: OwnedFile[] = [];
+      await eachPage(prefix, async (keys) => {
+        // An owned file always carries the far expiry, so only those keys need a HEAD for their owner.
+        await eachLimited(keys.filter((k) => k.expiresAt === PERMANENT_EXPIRES * 1000), async (k) => {
+          try {
+            const owner = (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: k.key }))).Metadata?.owner;
+            if (owner) out.push({ id: k.id, owner });
+          } catch (err) {
+            if (!isMissing(err)) throw storeError(err, 'list files');
+          }
+        });
+      });
+      return out;
     },
 
     async close() {

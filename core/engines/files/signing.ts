@@ -49,7 +49,7 @@ export interface Links {
   /** The normalised extension, or an `InputError` for one that is not a short lowercase token. */
   extension(extension: string): string;
   /** The expiry (unix seconds) of a file stored now with these options. */
-  expiresFor(opts: { retentionMs?: number; permanent?: boolean }): number;
+  expiresFor(opts: { retentionMs?: number; permanent?: boolean; owner?: string }): number;
   /** `${publicBaseUrl}/files/<id>?expires=<unix>&sig=<hex>`. */
   url(id: string, expires: number): string;
   /** The expiry of a well-formed, correctly signed, unexpired link; `NotFoundError` otherwise. */
@@ -70,7 +70,9 @@ export function createLinks(opts: EngineOptions): Links {
       if (!EXT_RE.test(ext)) throw new InputError(`Unsupported file extension '${extension}'.`);
       return ext;
     },
-    expiresFor({ retentionMs, permanent }) {
+    expiresFor({ retentionMs, permanent, owner }) {
+      // A file kept for a record (a job's input) goes with the record, never before it.
+      if (owner) return PERMANENT_EXPIRES;
       const retention = permanent ? maxRetention : Math.min(retentionMs ?? DEFAULT_RETENTION_MS, maxRetention);
       // Whole seconds: the URL carries a unix timestamp (a permanent file without a cap: a far one).
       return Number.isFinite(retention) ? Math.floor((Date.now() + retention) / 1000) : PERMANENT_EXPIRES;

@@ -46,7 +46,7 @@ export interface FileStore {
    * keeps the file until it is deleted or `FILES_MAX_RETENTION_MS` ends it (generated images a
    * caller asked to keep, spec §4.7); its URL then carries the far expiry {@link PERMANENT_EXPIRES}.
    */
-  put(data: Uint8Array, opts: { contentType: string; extension: string; retentionMs?: number; permanent?: boolean }): Promise<StoredFile>;
+  put(data: Uint8Array, opts: PutOptions): Promise<StoredFile>;
   /**
    * Checks a download request (`GET /files/:id?expires=&sig=`) and returns the file to serve.
    * Throws `NotFoundError` for an unknown id, a bad signature or an expired link — the same
@@ -60,6 +60,32 @@ export interface FileStore {
   delete(id: string): Promise<boolean>;
   /** The files held now (not yet expired), newest expiry first: what an operator may delete. */
   list?(): Promise<ListedFile[]>;
+  /**
+   * The files stored with an `owner`, for the owner's sweep of files whose record is gone (a job
+   * input whose job row was deleted without its file).
+   */
+  owned(): Promise<OwnedFile[]>;
+}
+
+/** How {@link FileStore.put} keeps a file. */
+export interface PutOptions {
+  contentType: string;
+  /** One short lowercase alphanumeric token (`pdf`, `json`…), any such token is safe. */
+  extension: string;
+  retentionMs?: number;
+  permanent?: boolean;
+  /**
+   * The record the file lives exactly as long as (a job id, for a job's input): no retention and
+   * no `FILES_MAX_RETENTION_MS` ends it, since its record may still need it; the record's owner
+   * deletes it with the record, and {@link FileStore.owned} finds it should the record go alone.
+   */
+  owner?: string;
+}
+
+/** A file kept for a record, as {@link FileStore.owned} lists it. */
+export interface OwnedFile {
+  id: string;
+  owner: string;
 }
 
 /** A stored file as listed to an operator (no signed URL: listing grants no download). */

@@ -44,8 +44,22 @@ export function blockedError(host: string, ip: string, reason: string): InputErr
   });
 }
 
-/** The default resolver: the system's, returning every address. */
-export const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+/** `localhost` and every name under it (RFC 6761 §6.3). */
+const LOCALHOST_NAME = /(^|\.)localhost\.?$/i;
+
+/**
+ * The default resolver: the system's, returning every address; except that `localhost` and its
+ * subdomains are the loopback addresses without asking anyone (RFC 6761 §6.3, as browsers do),
+ * so `sub.localhost` means the same to the HTTP engine and the browser, a DNS server cannot
+ * point such a name elsewhere, and the guard refuses it as loopback unless private networks are allowed.
+ */
+export const systemResolver: Resolver = (hostname) =>
+  LOCALHOST_NAME.test(hostname)
+    ? Promise.resolve([
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ])
+    : dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 /** Guard checks shared by the undici path and the browser path. */
 export class SsrfGuard {

@@ -140,6 +140,8 @@ test('guard: loopback literal, localhost, schemes and redirects into private spa
     await rejects(h.request({ url: `${base}/secret` }), 400, /URL not allowed: 127\.0\.0\.1 resolves to a loopback address/);
     const port = new URL(base).port;
     await rejects(h.request({ url: `http://localhost:${port}/secret` }), 400, /localhost resolves to a loopback/);
+    // Names under localhost are loopback without asking DNS (RFC 6761), and refused as such.
+    await rejects(h.request({ url: `http://sub.localhost:${port}/secret` }), 400, /sub\.localhost resolves to a loopback/);
     await rejects(h.request({ url: `http://[::ffff:127.0.0.1]:${port}/secret` }), 400, /loopback/);
     await rejects(h.request({ url: 'http://169.254.169.254/latest/meta-data/' }), 400, /link-local/);
     await rejects(h.request({ url: 'file:///etc/passwd' }), 400, /only http and https/);
