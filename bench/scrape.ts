@@ -13,6 +13,10 @@
  * actions' own waits + 20 ms to the same call without them. Each measured call is followed by
  * a pause (BENCH_IDLE_MS) whose CPU is charged to it: the pool's background work for that call
  * (closing its context, preparing the next) is counted, and the next call starts on an idle pool.
+ * Both series' CPU is also printed by process: this process's threads (the service runs in it,
+ * so its idle work during the pause is in both series) and each browser's processes by type.
+ * BENCH_COLD sets the launch-per-request samples (0 skips them), BENCH_PLAIN the
+ * `renderJs:false` requests (0 skips them).
  */
 import http from 'node:http';
 import os from 'node:os';
