@@ -13,11 +13,14 @@
  * actions' own waits + 20 ms to the same call without them. Each measured call is followed by
  * a pause (BENCH_IDLE_MS) whose CPU is charged to it: the pool's background work for that call
  * (closing its context, preparing the next) is counted, and the next call starts on an idle pool.
+ * Both series' CPU is also printed by process: this process's threads (the service runs in it,
+ * so its idle work during the pause is in both series) and each browser's processes by type.
+ * BENCH_COLD sets the launch-per-request samples (0 skips them), BENCH_PLAIN the
+ * `renderJs:false` requests (0 skips them).
  */
 import http from 'node:http';
 import os from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import puppeteer from 'puppeteer-core';
@@ -25,9 +28,11 @@ import { startService } from '../server/start.js';
 import { CHROMIUM_ARGS, chromiumPath, headlessModeFor } from '../core/engines/browser/pool.js';
 import { ParsedPage, toMarkdown } from '../plugins/web/page-content.js';
 import { createBenchKey } from './load.js';
+import { formatRoles, ProcessTree, type CpuSnapshot } from './cpu.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
-const COLD_RUNS = Math.max(8, Math.round(RUNS / 6));
+/** Launch-per-request samples (BENCH_COLD; 0 skips them, for a quick look at the pool alone). */
+const COLD_RUNS = Number(process.env.BENCH_COLD ?? Math.max(8, Math.round(RUNS / 6)));
 const PLAIN_REQUESTS = Number(process.env.BENCH_PLAIN ?? 400);
 const PLAIN_CONCURRENCY = 8;
 /** Pause after each measured call, in ms (BENCH_IDLE_MS): long enough for the pool to prepare its next context. */
@@ -44,30 +49,8 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Bench page</title><met
  * renderers and helpers), reaped ones included. Wall-clock latency depends on what else the
  * shared cores are doing; CPU time per request much less so, so both are reported.
  */
-function cpuSeconds(): number {
-  const stats = new Map<number, { ppid: number; ticks: number }>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const text = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      // Fields after the name: state ppid … utime(12) stime(13) cutime(14) cstime(15), 0-based from state.
-      stats.set(Number(d), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  let ticks = 0;
-  for (const [pid, st] of stats) {
-    for (let p: number | undefined = pid; p && p > 1; p = stats.get(p)?.ppid) {
-      if (p === process.pid) {
-        ticks += st.ticks;
-        break;
-      }
-    }
-  }
-  return ticks / 100;
-}
+const tree = new ProcessTree(process.pid);
+const cpuSeconds = () => tree.cpuSeconds();
 
 function percentile(samples: number[], p: number): number {
   const s = [...samples].sort((a, b) => a - b);
@@ -176,20 +159,32 @@ try {
   let floorCpu = 0;
   const floorPage = await warmPageFloor();
   for (let i = 0; i < 3; i++) await floorPage.load();
-  const every = Math.max(1, Math.floor(RUNS / COLD_RUNS));
+  const every = Math.max(1, Math.floor(RUNS / Math.max(1, COLD_RUNS)));
   // Each measured call is followed by a pause: the pool closes the call's context and prepares
   // the next one then, as it does between a service's calls. That background work is charged to
   // the call (CPU counted through the pause), and the next measurement starts on an idle pool.
   const idle = () => new Promise((r) => setTimeout(r, IDLE_MS));
+  // Where each series' CPU goes, by process (this process, and each browser's processes by type).
+  const roles = () => tree.cpuByRole((dir) => (dir.includes('bench-floor-') ? 'floor' : dir.includes('bench-chromium-') ? 'cold' : 'pool'));
+  const addRoles = (sum: CpuSnapshot, before: CpuSnapshot, after: CpuSnapshot) => {
+    for (const [role, us] of after) sum.set(role, (sum.get(role) ?? 0) + us - (before.get(role) ?? 0));
+  };
+  const warmRoles: CpuSnapshot = new Map();
+  const floorRoles: CpuSnapshot = new Map();
   for (let i = 0; i < RUNS; i++) {
+    // The attribution's own /proc scan stays outside the measured window.
+    let r = roles();
     let c = cpuSeconds();
     warm.push(await scrape(true));
     await idle();
     warmCpu += cpuSeconds() - c;
+    addRoles(warmRoles, r, roles());
+    r = roles();
     c = cpuSeconds();
     floor.push(await floorPage.load());
     await idle();
     floorCpu += cpuSeconds() - c;
+    addRoles(floorRoles, r, roles());
     withActions.push(await scrape(true, { actions: ACTIONS }));
     await idle();
     if (i % every === every - 1 && cold.length < COLD_RUNS) {
@@ -215,18 +210,20 @@ try {
     `${label.padEnd(44)} p50 ${percentile(s, 50).toFixed(1).padStart(7)} ms   p95 ${percentile(s, 95).toFixed(1).padStart(7)} ms   (n=${s.length})`;
   console.log(`scrape benchmark on ${os.cpus().length} cores (load average ${os.loadavg()[0]!.toFixed(1)}): a local page that builds its content with JavaScript`);
   console.log(row('scrape renderJs:true, warm pool (via HTTP)', warm));
-  console.log(row(`launch per request, ${POOL_BINARY.split('/').pop()} (in-process)`, cold));
-  if (coldFull.length) console.log(row(`launch per request, ${FULL_BINARY} (in-process)`, coldFull));
-  const ratio = percentile(cold, 50) / percentile(warm, 50);
-  const verdict = (r: number) => `(target >= 5x: ${r >= 5 ? 'met' : 'NOT met'})`;
-  console.log(`warm pool p50 is ${ratio.toFixed(1)}x faster than launching the same binary per request ${verdict(ratio)}; p95 ${(percentile(cold, 95) / percentile(warm, 95)).toFixed(1)}x`);
-  if (coldFull.length) {
-    const full = percentile(coldFull, 50) / percentile(warm, 50);
-    console.log(`warm pool p50 is ${full.toFixed(1)}x faster than launching ${FULL_BINARY} per request ${verdict(full)}; p95 ${(percentile(coldFull, 95) / percentile(warm, 95)).toFixed(1)}x`);
-  }
   const wc = (warmCpu / warm.length) * 1000;
-  const cc = (coldCpu / cold.length) * 1000;
-  console.log(`CPU time per request (all processes): warm ${wc.toFixed(0)} ms, launch-per-request ${cc.toFixed(0)} ms, ratio ${(cc / wc).toFixed(1)}x`);
+  if (cold.length) {
+    console.log(row(`launch per request, ${POOL_BINARY.split('/').pop()} (in-process)`, cold));
+    if (coldFull.length) console.log(row(`launch per request, ${FULL_BINARY} (in-process)`, coldFull));
+    const ratio = percentile(cold, 50) / percentile(warm, 50);
+    const verdict = (r: number) => `(target >= 5x: ${r >= 5 ? 'met' : 'NOT met'})`;
+    console.log(`warm pool p50 is ${ratio.toFixed(1)}x faster than launching the same binary per request ${verdict(ratio)}; p95 ${(percentile(cold, 95) / percentile(warm, 95)).toFixed(1)}x`);
+    if (coldFull.length) {
+      const full = percentile(coldFull, 50) / percentile(warm, 50);
+      console.log(`warm pool p50 is ${full.toFixed(1)}x faster than launching ${FULL_BINARY} per request ${verdict(full)}; p95 ${(percentile(coldFull, 95) / percentile(warm, 95)).toFixed(1)}x`);
+    }
+    const cc = (coldCpu / cold.length) * 1000;
+    console.log(`CPU time per request (all processes): warm ${wc.toFixed(0)} ms, launch-per-request ${cc.toFixed(0)} ms, ratio ${(cc / wc).toFixed(1)}x`);
+  }
   const fl = percentile(floor, 50);
   const fc = (floorCpu / floor.length) * 1000;
   console.log(row('warm-page floor (one page reused, in-process)', floor));
@@ -234,11 +231,13 @@ try {
     `warm pool p50 is ${(percentile(warm, 50) / fl).toFixed(2)}x the warm-page floor (target <= 1.5x: ${percentile(warm, 50) <= 1.5 * fl ? 'met' : 'NOT met'}); ` +
       `CPU per page: pool ${wc.toFixed(0)} ms, floor ${fc.toFixed(0)} ms (target pool <= 80 ms: ${wc <= 80 ? 'met' : 'NOT met'})`,
   );
+  console.log(`CPU per page by process, ms: pool call: ${formatRoles(new Map(), warmRoles, warm.length)}`);
+  console.log(`CPU per page by process, ms: floor load: ${formatRoles(new Map(), floorRoles, floor.length)}`);
   console.log(row('scrape renderJs:true with 5 actions (via HTTP)', withActions));
   const added = percentile(withActions, 50) - percentile(warm, 50);
   console.log(`5 actions add ${added.toFixed(1)} ms at p50; their own waits are ${ACTION_WAITS_MS} ms (target <= waits + 20 ms: ${added <= ACTION_WAITS_MS + 20 ? 'met' : 'NOT met'})`);
   const pps = PLAIN_REQUESTS / plainSeconds;
-  console.log(`scrape renderJs:false: ${pps.toFixed(0)} pages/s (${PLAIN_REQUESTS} requests, ${PLAIN_CONCURRENCY} at a time), ${(pps / (1000 / percentile(warm, 50))).toFixed(1)}x the warm browser's sequential rate`);
+  if (PLAIN_REQUESTS > 0) console.log(`scrape renderJs:false: ${pps.toFixed(0)} pages/s (${PLAIN_REQUESTS} requests, ${PLAIN_CONCURRENCY} at a time), ${(pps / (1000 / percentile(warm, 50))).toFixed(1)}x the warm browser's sequential rate`);
 } finally {
   await server.stop();
   site.closeAllConnections();
