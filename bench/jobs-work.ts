@@ -11,6 +11,11 @@
  *
  * The job engine's per-job item concurrency is set to CONCURRENCY (`JOB_ITEM_CONCURRENCY`) so
  * both sides run the same number of pages at once.
+ *
+ * Knobs: BENCH_BATCH_PAGES and BENCH_CRAWL_PAGES (0 skips that part), BENCH_CONCURRENCY,
+ * BENCH_CRAWL_ROUNDS (default 2: loop, job, loop, job…, so a change in the machine's load
+ * during the run falls on both sides; every round's ratio is printed and the median is the
+ * figure), BENCH_CRAWL_SIDES=job (the crawl job alone, no ratio: for `node --cpu-prof`).
  */
 import http from 'node:http';
 import os from 'node:os';
@@ -24,6 +29,8 @@ import { createBenchKey } from './load.js';
 const BATCH_PAGES = Number(process.env.BENCH_BATCH_PAGES ?? 1000);
 const CRAWL_PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const CRAWL_ROUNDS = Math.max(1, Number(process.env.BENCH_CRAWL_ROUNDS ?? 2));
+const JOB_ONLY = process.env.BENCH_CRAWL_SIDES === 'job';
 const ADMIN = 'bench-admin-token';
 /** How often the client reads a job it waits for (ms). */
 const POLL_MS = 100;
@@ -158,18 +165,36 @@ export async function workRatios(storeEnv: Record<string, string>): Promise<stri
     await syncScrapes(Array.from({ length: 20 }, (_, i) => `${origin}/p/${i}`));
     await runJob('batch_scrape', { urls: Array.from({ length: 20 }, (_, i) => `${origin}/p/${i}`), renderJs: false });
 
-    const urls = Array.from({ length: BATCH_PAGES }, (_, i) => `${origin}/p/${i}`);
-    const syncSeconds = await syncScrapes(urls);
-    const batch = await runJob('batch_scrape', { urls, renderJs: false });
-    if (batch.done !== BATCH_PAGES) throw new Error(`the batch job did ${batch.done} of ${BATCH_PAGES} pages`);
-    const batchRatio = BATCH_PAGES / batch.seconds / (BATCH_PAGES / syncSeconds);
-    lines.push(`batch of ${BATCH_PAGES}: job ${(BATCH_PAGES / batch.seconds).toFixed(0)} pages/s, synchronous route ${(BATCH_PAGES / syncSeconds).toFixed(0)} pages/s: ${batchRatio.toFixed(2)}x ${verdict(batchRatio, 0.9)}`);
+    if (BATCH_PAGES > 0) {
+      const urls = Array.from({ length: BATCH_PAGES }, (_, i) => `${origin}/p/${i}`);
+      const syncSeconds = await syncScrapes(urls);
+      const batch = await runJob('batch_scrape', { urls, renderJs: false });
+      if (batch.done !== BATCH_PAGES) throw new Error(`the batch job did ${batch.done} of ${BATCH_PAGES} pages`);
+      const batchRatio = BATCH_PAGES / batch.seconds / (BATCH_PAGES / syncSeconds);
+      lines.push(`batch of ${BATCH_PAGES}: job ${(BATCH_PAGES / batch.seconds).toFixed(0)} pages/s, synchronous route ${(BATCH_PAGES / syncSeconds).toFixed(0)} pages/s: ${batchRatio.toFixed(2)}x ${verdict(batchRatio, 0.9)}`);
+    }
 
-    const plain = await plainCrawl();
-    const crawl = await runJob('crawl_site', { url: `${origin}/p/0`, limit: CRAWL_PAGES, depth: 10, format: 'markdown', sitemap: 'skip' });
-    if (crawl.done !== CRAWL_PAGES) throw new Error(`the crawl job returned ${crawl.done} of ${CRAWL_PAGES} pages`);
-    const crawlRatio = crawl.done / crawl.seconds / (plain.pages / plain.seconds);
-    lines.push(`crawl of ${CRAWL_PAGES}: job ${(crawl.done / crawl.seconds).toFixed(0)} pages/s, plain fetch-and-convert loop ${(plain.pages / plain.seconds).toFixed(0)} pages/s: ${crawlRatio.toFixed(2)}x ${verdict(crawlRatio, 0.7)}`);
+    const crawlJob = async () => {
+      const crawl = await runJob('crawl_site', { url: `${origin}/p/0`, limit: CRAWL_PAGES, depth: 10, format: 'markdown', sitemap: 'skip' });
+      if (crawl.done !== CRAWL_PAGES) throw new Error(`the crawl job returned ${crawl.done} of ${CRAWL_PAGES} pages`);
+      return crawl.done / crawl.seconds;
+    };
+    if (CRAWL_PAGES > 0 && JOB_ONLY) {
+      for (let r = 0; r < CRAWL_ROUNDS; r++) lines.push(`crawl of ${CRAWL_PAGES}, round ${r + 1}: job ${(await crawlJob()).toFixed(0)} pages/s (no loop: BENCH_CRAWL_SIDES=job)`);
+    } else if (CRAWL_PAGES > 0) {
+      // Loop and job alternate, so each ratio compares runs made under about the same load.
+      const ratios: number[] = [];
+      for (let r = 0; r < CRAWL_ROUNDS; r++) {
+        const plain = await plainCrawl();
+        const loopRate = plain.pages / plain.seconds;
+        const jobRate = await crawlJob();
+        ratios.push(jobRate / loopRate);
+        lines.push(`crawl of ${CRAWL_PAGES}, round ${r + 1} (load ${os.loadavg()[0]!.toFixed(1)}): job ${jobRate.toFixed(0)} pages/s, plain fetch-and-convert loop ${loopRate.toFixed(0)} pages/s: ${(jobRate / loopRate).toFixed(2)}x`);
+      }
+      const sorted = [...ratios].sort((a, b) => a - b);
+      const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+      lines.push(`crawl of ${CRAWL_PAGES}: median of ${ratios.length} rounds ${median.toFixed(2)}x (${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}) ${verdict(median, 0.7)}`);
+    }
   } finally {
     await server.stop();
     site.closeAllConnections();
