@@ -75,14 +75,9 @@ export async function runItem(env: ItemStepEnv, { item, prior, hold }: HeldItem,
     env.holds.remember(job.id, price);
     credits = price;
   } else if (hold > 0) await ledger.release(requestId);
-  // Charged by the recorder, with its batch, before the batch is recorded.
-  const charge = credits > prior ? { requestId, amount: credits, target: job.target } : undefined;
-  const recorded = await recorder.add({ id: item.id, status: out.failed === true ? 'failed' : 'done', result: out.result, credits }, more, charge);
-  if (!recorded) {
-    // Finished meanwhile by another runner, which charged for it, or the job was cancelled
-    // meanwhile (only items recorded before count): give this charge back.
-    if (credits > prior) await ledger.adjust(job.keyId, credits - prior, `job ${job.id}: item ${item.key} finished twice; the second charge is refunded`);
-    return;
-  }
+  // Charged by the recorder, with its batch, before the batch is recorded (and given back by it
+  // when the item turns out not to be this claim's).
+  const charge = credits > prior ? { requestId, amount: credits, target: job.target, itemKey: item.key } : undefined;
+  if (!(await recorder.add({ id: item.id, status: out.failed === true ? 'failed' : 'done', result: out.result, credits }, more, charge))) return;
   d.emit(job, 'job.page', out.result);
 }

@@ -25,7 +25,13 @@ const WAIT_CHECK_MS = 200;
 const CLAIM_AHEAD = 16;
 
 /** Items started and not yet recorded, per step slot: how far the records may lag the steps. */
-const BACKLOG_FACTOR = 4;
+const BACKLOG_FACTOR = 8;
+
+/** Finished items per step slot that make a record batch worth writing at once. */
+const RECORD_BATCH_FACTOR = 4;
+
+/** Longest a finished item waits for others to share its record statement, in ms. */
+const RECORD_LINGER_MS = 100;
 
 /** What a stepwise turn needs besides the job itself. */
 export interface ItemTurnEnv {
@@ -49,10 +55,18 @@ export async function runItems(t: ItemTurnEnv, job: JobRecord, key: KeyRecord): 
   /** False once a claim found fewer than it asked and no batch has offered new items since. */
   let more = true;
   let wake = () => {};
-  const recorder = new ItemRecorder(store.items, d.ledger, job.id, () => {
-    more = true;
-    wake();
-  });
+  // Set below, once the turn's state exists: whether the turn waits on the recorder's items.
+  let urgent = () => true;
+  const recorder = new ItemRecorder(
+    store.items,
+    d.ledger,
+    job,
+    () => {
+      more = true;
+      wake();
+    },
+    { batchSize: settings.itemConcurrency * RECORD_BATCH_FACTOR, lingerMs: RECORD_LINGER_MS, urgent: () => urgent(), cancelled: () => why() === 'cancelled' },
+  );
   const stepEnv: ItemStepEnv = { d, holds: t.holds, job, key, binding, signal: t.signal, why, recorder };
   const queue: HeldItem[] = [];
   let broke: InsufficientCreditsError | undefined;
@@ -86,6 +100,10 @@ export async function runItems(t: ItemTurnEnv, job: JobRecord, key: KeyRecord): 
   // so the items whose credits are already held still run.
   const stopped = () => failure !== undefined || why() !== undefined || yielding;
   const halted = () => broke !== undefined || stopped();
+  const backlogFull = () => open.size >= settings.itemConcurrency * BACKLOG_FACTOR;
+  // The records are what the turn waits for when it is ending, when the backlog is full, or when
+  // nothing is left to start until the waiting items offer the links they found.
+  urgent = () => halted() || backlogFull() || (queue.length === 0 && !more);
   const start = (ready: HeldItem) => {
     const item = ready.item;
     started++;
@@ -120,7 +138,7 @@ export async function runItems(t: ItemTurnEnv, job: JobRecord, key: KeyRecord): 
       }
     }
     // The recorder's backlog is bounded too: a slow store slows the steps rather than piling up.
-    if (!stopped()) while (queue.length > 0 && stepping < settings.itemConcurrency && open.size < settings.itemConcurrency * BACKLOG_FACTOR) start(queue.shift()!);
+    if (!stopped()) while (queue.length > 0 && stepping < settings.itemConcurrency && !backlogFull()) start(queue.shift()!);
     if (!halted()) {
       if (queue.length === 0 && stepping < settings.itemConcurrency && more) {
         const want = settings.itemConcurrency - stepping + CLAIM_AHEAD;
@@ -137,6 +155,8 @@ export async function runItems(t: ItemTurnEnv, job: JobRecord, key: KeyRecord): 
       if ((!stopped() && queue.length > 0) || (!halted() && more)) continue;
       break;
     }
+    // Finished items the turn now waits on are written without lingering.
+    recorder.kick();
     await new Promise<void>((r) => (wake = r));
   }
   if (queue.length > 0) {
