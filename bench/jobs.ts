@@ -10,7 +10,7 @@
  * 1,000-page batch job against the synchronous route, a 2,000-page crawl job against a plain
  * fetch-and-convert loop, at the same concurrency). BENCH_SKIP_WORK=1 skips them.
  * BENCH_RUNS sets the jobs per kind (default 100); BENCH_SKIP_PG=1 skips PostgreSQL;
- * BENCH_SKIP_OVERHEAD=1 skips the overhead part (to time or profile the work part alone).
+ * BENCH_SKIP_EMBEDDED=1 skips the embedded store; BENCH_SKIP_OVERHEAD=1 skips the overhead part (to time or profile the work part alone).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -100,7 +100,7 @@ async function overhead(name: string, env: Record<string, string>): Promise<void
 }
 
 console.log(`submit → completed overhead of a trivial job, ${RUNS} sequential jobs per kind, loopback`);
-await benchStore('embedded', {});
+if (process.env.BENCH_SKIP_EMBEDDED !== '1') await benchStore('embedded', {});
 if (process.env.BENCH_SKIP_PG !== '1') {
   let pg: Backend | undefined;
   try {
