@@ -1,9 +1,9 @@
 /**
  * A stepwise job's items for one turn: up to JOB_ITEM_CONCURRENCY steps running at a time, the
  * next one started as soon as one's step returns, from items claimed a batch ahead (one statement
- * per CLAIM_AHEAD items, not one per item). A finished item is charged and then recorded by the
- * turn's group commit (item-recorder.ts) while the next steps already run, so the store's round
- * trips stay off the items' path. Stops claiming once none is left, another job waits in the
+ * per CLAIM_AHEAD items, not one per item, sent in the background before the queue runs dry). A
+ * finished item is charged and then recorded by the turn's group commit (item-recorder.ts) while
+ * the next steps already run, so the store's round trips stay off the items' path. Stops claiming once none is left, another job waits in the
  * queue (looked at every WAIT_CHECK_MS), the turn's time is up or the job is stopped; items
  * claimed but not started go back, the ones started finish.
  */
@@ -23,6 +23,9 @@ const WAIT_CHECK_MS = 200;
 
 /** Items a turn claims beyond its free steps, so a claim is one statement per batch of items. */
 const CLAIM_AHEAD = 16;
+
+/** Items left in the queue, per step slot, when the next claim is sent. */
+const LOW_WATER_FACTOR = 2;
 
 /** Items started and not yet recorded, per step slot: how far the records may lag the steps. */
 const BACKLOG_FACTOR = 8;
@@ -129,28 +132,59 @@ export async function runItems(t: ItemTurnEnv, job: JobRecord, key: KeyRecord): 
       });
     open.add(p);
   };
-  for (;;) {
-    if (!halted()) {
-      if (Date.now() >= until) yielding = true;
-      else if (Date.now() - lookedAt >= WAIT_CHECK_MS) {
-        lookedAt = Date.now();
-        yielding = await d.othersWaiting();
-      }
-    }
-    // The recorder's backlog is bounded too: a slow store slows the steps rather than piling up.
-    if (!stopped()) while (queue.length > 0 && stepping < settings.itemConcurrency && !backlogFull()) start(queue.shift()!);
-    if (!halted()) {
-      if (queue.length === 0 && stepping < settings.itemConcurrency && more) {
-        const want = settings.itemConcurrency - stepping + CLAIM_AHEAD;
-        const offeredBefore = recorder.offered;
-        const got = await store.items.claim(job.id, want, settings.leaseSeconds);
+  let claiming = false;
+  let looking = false;
+  /**
+   * Claims the next items in the background while the queue still holds some, so the steps keep
+   * starting from it during the claim's round trip (on the embedded store, one statement waits
+   * for the statements sent before it).
+   */
+  const claimMore = () => {
+    claiming = true;
+    const want = settings.itemConcurrency + CLAIM_AHEAD - queue.length;
+    const offeredBefore = recorder.offered;
+    void store.items
+      .claim(job.id, want, settings.leaseSeconds)
+      .then(async (got) => {
         for (const item of got) held.add(item.id);
         queue.push(...(await take(got)));
         if (got.length < want && recorder.offered === offeredBefore) more = false;
-        if (got.length > 0) continue;
-      }
+      })
+      .catch((err: unknown) => {
+        failure ??= err;
+      })
+      .finally(() => {
+        claiming = false;
+        wake();
+      });
+  };
+  /** Looks in the background whether another job waits for a worker (then this turn yields). */
+  const lookAtQueue = () => {
+    looking = true;
+    lookedAt = Date.now();
+    d.othersWaiting()
+      .then(
+        (others) => {
+          if (others) yielding = true;
+        },
+        (err: unknown) => {
+          failure ??= err;
+        },
+      )
+      .finally(() => {
+        looking = false;
+        wake();
+      });
+  };
+  for (;;) {
+    if (!halted()) {
+      if (Date.now() >= until) yielding = true;
+      else if (!looking && Date.now() - lookedAt >= WAIT_CHECK_MS) lookAtQueue();
     }
-    if (open.size === 0) {
+    // The recorder's backlog is bounded too: a slow store slows the steps rather than piling up.
+    if (!stopped()) while (queue.length > 0 && stepping < settings.itemConcurrency && !backlogFull()) start(queue.shift()!);
+    if (!halted() && !claiming && more && queue.length < settings.itemConcurrency * LOW_WATER_FACTOR) claimMore();
+    if (open.size === 0 && !claiming && !looking) {
       // A batch recorded while the last claim ran may have offered items it did not see.
       if ((!stopped() && queue.length > 0) || (!halted() && more)) continue;
       break;
