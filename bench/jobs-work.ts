@@ -11,10 +11,16 @@
  *
  * The job engine's per-job item concurrency is set to CONCURRENCY (`JOB_ITEM_CONCURRENCY`) so
  * both sides run the same number of pages at once.
+ *
+ * Knobs: BENCH_BATCH_PAGES and BENCH_CRAWL_PAGES (0 skips that part), BENCH_CONCURRENCY,
+ * BENCH_CRAWL_ROUNDS (default 2: loop, job, loop, job…, so a change in the machine's load
+ * during the run falls on both sides; every round's ratio is printed and the median is the
+ * figure), BENCH_CRAWL_SIDES=job (the crawl job alone, no ratio: for `node --cpu-prof`).
  */
 import http from 'node:http';
 import os from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startService } from '../server/start.js';
@@ -24,6 +30,8 @@ import { createBenchKey } from './load.js';
 const BATCH_PAGES = Number(process.env.BENCH_BATCH_PAGES ?? 1000);
 const CRAWL_PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const CRAWL_ROUNDS = Math.max(1, Number(process.env.BENCH_CRAWL_ROUNDS ?? 2));
+const JOB_ONLY = process.env.BENCH_CRAWL_SIDES === 'job';
 const ADMIN = 'bench-admin-token';
 /** How often the client reads a job it waits for (ms). */
 const POLL_MS = 100;
@@ -36,6 +44,33 @@ function page(i: number): string {
   for (let c = i * FANOUT + 1; c <= i * FANOUT + FANOUT && c < CRAWL_PAGES; c++) links.push(`<li><a href="/p/${c}">Page ${c}</a></li>`);
   const para = `<p>Paragraph of page ${i} with enough words to be converted like an ordinary article, and a <a href="/p/0">link home</a>.</p>`;
   return `<!doctype html><html lang="en"><head><title>Page ${i}</title></head><body><main><h1>Page ${i}</h1>${para.repeat(12)}<ul>${links.join('')}</ul></main></body></html>`;
+}
+
+/** CPU clock ticks of each thread of this process (Linux; empty elsewhere). */
+function threadTicks(): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(`${tid} ${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}`, Number(f[11]) + Number(f[12]));
+    }
+  } catch {
+    // Not Linux: no breakdown.
+  }
+  return out;
+}
+
+/** The busiest threads since `before`, in CPU ms per page (the main thread is the one named like the process). */
+function threadShares(before: Map<string, number>, pages: number): string {
+  const tick = 10; // ms per clock tick (USER_HZ 100)
+  return [...threadTicks()]
+    .map(([k, v]) => [k, ((v - (before.get(k) ?? 0)) * tick) / pages] as const)
+    .filter(([, ms]) => ms >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([k, ms]) => `${k.replace(String(process.pid), 'main')} ${ms.toFixed(2)}`)
+    .join(', ');
 }
 
 /**
@@ -158,18 +193,51 @@ export async function workRatios(storeEnv: Record<string, string>): Promise<stri
     await syncScrapes(Array.from({ length: 20 }, (_, i) => `${origin}/p/${i}`));
     await runJob('batch_scrape', { urls: Array.from({ length: 20 }, (_, i) => `${origin}/p/${i}`), renderJs: false });
 
-    const urls = Array.from({ length: BATCH_PAGES }, (_, i) => `${origin}/p/${i}`);
-    const syncSeconds = await syncScrapes(urls);
-    const batch = await runJob('batch_scrape', { urls, renderJs: false });
-    if (batch.done !== BATCH_PAGES) throw new Error(`the batch job did ${batch.done} of ${BATCH_PAGES} pages`);
-    const batchRatio = BATCH_PAGES / batch.seconds / (BATCH_PAGES / syncSeconds);
-    lines.push(`batch of ${BATCH_PAGES}: job ${(BATCH_PAGES / batch.seconds).toFixed(0)} pages/s, synchronous route ${(BATCH_PAGES / syncSeconds).toFixed(0)} pages/s: ${batchRatio.toFixed(2)}x ${verdict(batchRatio, 0.9)}`);
+    if (BATCH_PAGES > 0) {
+      const urls = Array.from({ length: BATCH_PAGES }, (_, i) => `${origin}/p/${i}`);
+      const syncSeconds = await syncScrapes(urls);
+      const batch = await runJob('batch_scrape', { urls, renderJs: false });
+      if (batch.done !== BATCH_PAGES) throw new Error(`the batch job did ${batch.done} of ${BATCH_PAGES} pages`);
+      const batchRatio = BATCH_PAGES / batch.seconds / (BATCH_PAGES / syncSeconds);
+      lines.push(`batch of ${BATCH_PAGES}: job ${(BATCH_PAGES / batch.seconds).toFixed(0)} pages/s, synchronous route ${(BATCH_PAGES / syncSeconds).toFixed(0)} pages/s: ${batchRatio.toFixed(2)}x ${verdict(batchRatio, 0.9)}`);
+    }
 
-    const plain = await plainCrawl();
-    const crawl = await runJob('crawl_site', { url: `${origin}/p/0`, limit: CRAWL_PAGES, depth: 10, format: 'markdown', sitemap: 'skip' });
-    if (crawl.done !== CRAWL_PAGES) throw new Error(`the crawl job returned ${crawl.done} of ${CRAWL_PAGES} pages`);
-    const crawlRatio = crawl.done / crawl.seconds / (plain.pages / plain.seconds);
-    lines.push(`crawl of ${CRAWL_PAGES}: job ${(crawl.done / crawl.seconds).toFixed(0)} pages/s, plain fetch-and-convert loop ${(plain.pages / plain.seconds).toFixed(0)} pages/s: ${crawlRatio.toFixed(2)}x ${verdict(crawlRatio, 0.7)}`);
+    // CPU of the whole process (every thread: the service's, the local site's, the loop's) per
+    // page: what a side costs the machine, which the load of other work does not change much.
+    const cpuMs = (since: NodeJS.CpuUsage) => {
+      const u = process.cpuUsage(since);
+      return (u.user + u.system) / 1000;
+    };
+    const crawlJob = async () => {
+      const threads = threadTicks();
+      const cpu = process.cpuUsage();
+      const crawl = await runJob('crawl_site', { url: `${origin}/p/0`, limit: CRAWL_PAGES, depth: 10, format: 'markdown', sitemap: 'skip' });
+      if (crawl.done !== CRAWL_PAGES) throw new Error(`the crawl job returned ${crawl.done} of ${CRAWL_PAGES} pages`);
+      return { rate: crawl.done / crawl.seconds, cpuPerPage: cpuMs(cpu) / crawl.done, threads: threadShares(threads, crawl.done) };
+    };
+    if (CRAWL_PAGES > 0 && JOB_ONLY) {
+      for (let r = 0; r < CRAWL_ROUNDS; r++) {
+        const job = await crawlJob();
+        lines.push(`crawl of ${CRAWL_PAGES}, round ${r + 1}: job ${job.rate.toFixed(0)} pages/s, CPU ${job.cpuPerPage.toFixed(2)} ms per page (no loop: BENCH_CRAWL_SIDES=job); by thread, ms per page: ${job.threads}`);
+      }
+    } else if (CRAWL_PAGES > 0) {
+      // Loop and job alternate, so each ratio compares runs made under about the same load.
+      const ratios: number[] = [];
+      for (let r = 0; r < CRAWL_ROUNDS; r++) {
+        const cpu = process.cpuUsage();
+        const plain = await plainCrawl();
+        const loopCpu = cpuMs(cpu) / plain.pages;
+        const loopRate = plain.pages / plain.seconds;
+        const job = await crawlJob();
+        ratios.push(job.rate / loopRate);
+        lines.push(
+          `crawl of ${CRAWL_PAGES}, round ${r + 1} (load ${os.loadavg()[0]!.toFixed(1)}): job ${job.rate.toFixed(0)} pages/s, plain fetch-and-convert loop ${loopRate.toFixed(0)} pages/s: ${(job.rate / loopRate).toFixed(2)}x; CPU per page job ${job.cpuPerPage.toFixed(2)} ms, loop ${loopCpu.toFixed(2)} ms`,
+        );
+      }
+      const sorted = [...ratios].sort((a, b) => a - b);
+      const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+      lines.push(`crawl of ${CRAWL_PAGES}: median of ${ratios.length} rounds ${median.toFixed(2)}x (${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}) ${verdict(median, 0.7)}`);
+    }
   } finally {
     await server.stop();
     site.closeAllConnections();

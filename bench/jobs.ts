@@ -9,7 +9,8 @@
  * Then, on each store, the batch-scrape and crawl ratios of the issue (bench/jobs-work.ts: a
  * 1,000-page batch job against the synchronous route, a 2,000-page crawl job against a plain
  * fetch-and-convert loop, at the same concurrency). BENCH_SKIP_WORK=1 skips them.
- * BENCH_RUNS sets the jobs per kind (default 100); BENCH_SKIP_PG=1 skips PostgreSQL.
+ * BENCH_RUNS sets the jobs per kind (default 100); BENCH_SKIP_PG=1 skips PostgreSQL;
+ * BENCH_SKIP_EMBEDDED=1 skips the embedded store; BENCH_SKIP_OVERHEAD=1 skips the overhead part (to time or profile the work part alone).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -70,6 +71,13 @@ async function runBaseline(server: RunningServer, key: string): Promise<number> 
 }
 
 async function benchStore(name: string, env: Record<string, string>): Promise<void> {
+  if (process.env.BENCH_SKIP_OVERHEAD !== '1') await overhead(name, env);
+  // A server of its own with the web plugin: the ratios measure the web lane's real work.
+  if (process.env.BENCH_SKIP_WORK !== '1') for (const line of await workRatios(env)) console.log(`${name.padEnd(10)} ${line}`);
+}
+
+/** The submit-to-completed overhead of the two trivial jobs on one store. */
+async function overhead(name: string, env: Record<string, string>): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cia-bench-jobs-'));
   const server = await startService({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', DOCUMENTS_PREWARM: 'false', JOB_MAX_RUNNING_PER_KEY: '100', ...env }, { serviceConfig: jobsConfig() });
   try {
@@ -89,12 +97,10 @@ async function benchStore(name: string, env: Record<string, string>): Promise<vo
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
-  // A server of its own with the web plugin: the ratios measure the web lane's real work.
-  if (process.env.BENCH_SKIP_WORK !== '1') for (const line of await workRatios(env)) console.log(`${name.padEnd(10)} ${line}`);
 }
 
 console.log(`submit → completed overhead of a trivial job, ${RUNS} sequential jobs per kind, loopback`);
-await benchStore('embedded', {});
+if (process.env.BENCH_SKIP_EMBEDDED !== '1') await benchStore('embedded', {});
 if (process.env.BENCH_SKIP_PG !== '1') {
   let pg: Backend | undefined;
   try {

@@ -22,13 +22,48 @@ interface CrawlItemData {
   start?: boolean;
 }
 
-function envFor(ctx: WebContext, input: CrawlInputType) {
+/** What every item of one job's crawl shares, worked out once per job input. */
+interface CrawlSetup {
+  d: ReturnType<typeof crawlDefaults>;
+  startNorm: string;
+  scope: CrawlEnv['scope'];
+  maxBytes: number;
+  timeoutMs: number;
+  robotsOpts: { timeoutMs: number; maxDelayMs: number };
+  /** Ports whose links are followed: the default ones and the start URL's own. */
+  ports: Set<string>;
+}
+
+/**
+ * Set-ups by job input: a turn hands every item the same input object, so the defaults, the
+ * normalised start URL and the scope are made once per turn rather than once per page.
+ */
+const setups = new WeakMap<object, CrawlSetup>();
+
+function setupFor(ctx: WebContext, input: CrawlInputType): CrawlSetup {
+  const hit = setups.get(input);
+  if (hit) return hit;
   const d = crawlDefaults(input);
   const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
-  const robotsOpts = { timeoutMs, maxDelayMs: Number(ctx.config.crawlMaxDelayMs) || 5000 };
   const startNorm = crawlStart(d.url, d.ignoreQueryParameters);
-  const env: CrawlEnv = { scope: crawlScope(startNorm, d), format: d.format, maxBytes, timeoutMs, robotsFor: (origin) => ctx.state.robots.get(ctx, origin, robotsOpts) };
-  return { d, env, startNorm };
+  const setup: CrawlSetup = {
+    d,
+    startNorm,
+    scope: crawlScope(startNorm, d),
+    maxBytes,
+    timeoutMs,
+    robotsOpts: { timeoutMs, maxDelayMs: Number(ctx.config.crawlMaxDelayMs) || 5000 },
+    ports: new Set(['', new URL(d.url).port]),
+  };
+  setups.set(input, setup);
+  return setup;
+}
+
+/** The crawl's environment for one step: the shared set-up, and robots.txt read under this step's context. */
+function envFor(ctx: WebContext, input: CrawlInputType) {
+  const setup = setupFor(ctx, input);
+  const env: CrawlEnv = { scope: setup.scope, format: setup.d.format, maxBytes: setup.maxBytes, timeoutMs: setup.timeoutMs, robotsFor: (origin) => ctx.state.robots.get(ctx, origin, setup.robotsOpts) };
+  return { d: setup.d, env, startNorm: setup.startNorm, ports: setup.ports };
 }
 
 /** The steps of a crawl job on this machine's crawler. */
@@ -51,7 +86,7 @@ export const crawlSteps: JobSteps<CrawlInputType, WebState> = {
   },
 
   async run(input, item, ctx) {
-    const { d, env } = envFor(ctx, input);
+    const { d, env, ports } = envFor(ctx, input);
     const data = (item.data ?? { depth: 0 }) as unknown as CrawlItemData;
     const start = data.start === true;
     let page;
@@ -71,7 +106,6 @@ export const crawlSteps: JobSteps<CrawlInputType, WebState> = {
     // A job keeps no per-crawl list of origins, so links to other ports of the site (each one an
     // origin with its own robots.txt to read) are not followed: a page listing hundreds of ports
     // cannot fan out. The default ports and the start URL's own stay.
-    const ports = new Set(['', new URL(d.url).port]);
     const more = page.links.filter((url) => ports.has(new URL(url).port)).map((url) => ({ key: url, data: { depth: data.depth + 1 } satisfies CrawlItemData }));
     return page.result ? { result: page.result, units: { pages: 1 }, more } : { more };
   },

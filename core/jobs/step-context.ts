@@ -1,0 +1,39 @@
+/**
+ * The provider a stepwise job's steps run on, and the run context each step gets: the job's key,
+ * the provider's config and state, and the turn's abort signal.
+ */
+import type { KeyRecord } from '../keys/types.js';
+import type { Registry } from '../registry/registry.js';
+import type { ProviderBinding } from '../registry/types.js';
+import type { RunContext } from '../plugin/types.js';
+import { usageRecorder } from '../plugin/usage-recorder.js';
+import { ServiceError } from '../errors.js';
+import type { JobRecord } from './types.js';
+import type { RunnerDeps } from './runner-deps.js';
+
+/** The provider whose steps run `job`. */
+export function stepBinding(registry: Registry, job: JobRecord): ProviderBinding {
+  const cap = registry.capability(job.target);
+  const b = cap?.providers.find((p) => p.plugin.id === job.provider && p.impl.steps);
+  if (!b) throw new ServiceError('NOT_CONFIGURED', 'Service not configured. Please contact support.');
+  return b;
+}
+
+/** The provider's run context for a job's step, bound to the job's key and signal. */
+export function stepContext(d: Pick<RunnerDeps, 'log' | 'engines' | 'executor'>, job: JobRecord, key: KeyRecord, b: ProviderBinding, requestId: string, signal: AbortSignal): RunContext<unknown> {
+  const log = d.log.child({ jobId: job.id, provider: b.plugin.id });
+  return {
+    config: b.plugin.config,
+    state: b.plugin.state,
+    engines: d.engines,
+    log,
+    signal,
+    requestId,
+    provider: b.plugin.id,
+    caller: key.id,
+    usage: usageRecorder({}),
+    reserveFor: async () => {},
+    setNative() {},
+    call: <T>(capability: string, input: unknown) => d.executor.callFree({ requestId, key, signal, log }, capability, input) as Promise<T>,
+  };
+}
