@@ -42,18 +42,6 @@ function markdownOrText(html: string, parsed: ParsedPage): { content: string; wa
   }
 }
 
-/** `scrape` of an HTML page: title, metadata and the content in the asked format. */
-export function scrapeContent(a: PageData & { format: 'markdown' | 'html'; cleaned: boolean }): { title: string; metadata: PageMetadata; content: string; warning?: string } {
-  const parsed = new ParsedPage(a.html, a.url);
-  const metadata = parsed.metadata(a.status, a.contentType, { contentLanguage: a.contentLanguage });
-  const title = parsed.title();
-  let html: string;
-  if (a.cleaned) html = parsed.mainContent()?.html ?? parsed.bodyHtml();
-  else html = a.format === 'html' ? parsed.document.toString() : parsed.bodyHtml();
-  if (a.format === 'html') return { title, metadata, content: html };
-  return { title, metadata, ...markdownOrText(html, parsed) };
-}
-
 /** What `scrapeFormats` returns: title, metadata and each text format asked for. */
 export interface ScrapedFormats {
   title: string;
