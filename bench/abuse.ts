@@ -6,7 +6,9 @@
  * and after, against the issue's targets. Loopback only; every phase is bounded in time.
  *
  * Run: npm run bench:abuse [-- seconds-per-attack=20 [words]] — with words, only the attacks whose
- * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`.
+ * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`. The instance
+ * runs with the deployment's malloc settings (BENCH_MALLOC=off: glibc's defaults) and passes
+ * JSON_OFF_THREAD_BYTES and COMPUTE_NICE through.
  */
 import { setMaxListeners } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +24,16 @@ const attackSeconds = Number(process.argv[2] ?? 20);
 const only = process.argv.slice(3).map((w) => w.toLowerCase());
 const quietSeconds = 8;
 const b64 = (b: Buffer) => b.toString('base64');
+
+/**
+ * glibc's malloc settings for the instance: the deployment's (deploy/Dockerfile, deploy/cia.service)
+ * unless MALLOC_* are given here; BENCH_MALLOC=off starts it with glibc's defaults, to compare.
+ */
+function mallocEnv(): Record<string, string | undefined> {
+  if (process.env.BENCH_MALLOC === 'off') return {};
+  const given = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_')));
+  return Object.keys(given).length > 0 ? given : { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '262144' };
+}
 
 /** One attack: what the attacker sends (concurrently, until done or the phase ends) and the victim's matching call. */
 interface Attack {
@@ -101,7 +113,7 @@ async function main() {
   const server = await startServer({
     processMode: true,
     // JSON_OFF_THREAD_BYTES and COMPUTE_NICE pass through, so a run can compare large bodies parsed on and off the serving thread, at one priority or below it.
-    // So do glibc's malloc settings, which only take effect when given at the instance's start.
+    // glibc reads its malloc settings only when a process starts: the instance gets them here.
     env: {
       ...model.env,
       ALLOW_PRIVATE_NETWORK: 'true',
@@ -109,7 +121,7 @@ async function main() {
       DOCUMENTS_PREWARM: 'true',
       JSON_OFF_THREAD_BYTES: process.env.JSON_OFF_THREAD_BYTES,
       COMPUTE_NICE: process.env.COMPUTE_NICE,
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_'))),
+      ...mallocEnv(),
     },
   });
   const victim = (await server.createKey({ name: 'victim', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 })).key;
