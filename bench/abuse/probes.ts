@@ -53,6 +53,21 @@ export function rssMb(pid: number | string): number | undefined {
   }
 }
 
+/**
+ * Where an instance's resident memory is (from /proc): anonymous memory (heaps, malloc arenas,
+ * buffers) apart from mapped files (code, shared libraries), and its thread count, since a
+ * worker thread kept alive keeps its heap.
+ */
+export function memoryParts(pid: number): string {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+    return `anonymous ${kb('RssAnon').toFixed(0)} MB, files ${kb('RssFile').toFixed(0)} MB, ${/Threads:\s+(\d+)/.exec(status)?.[1]} threads`;
+  } catch {
+    return 'gone';
+  }
+}
+
 /** Samples the tools' and the instance's memory every 100 ms and keeps the peaks. */
 export class MemorySampler {
   private timer: NodeJS.Timeout | undefined;

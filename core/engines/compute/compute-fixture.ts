@@ -1,4 +1,5 @@
 /** Work for the compute engine's test (registered by URL, loaded inside its worker threads). */
+import { getPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 
 /** Adds numbers; says where it ran. */
@@ -32,4 +33,9 @@ export function unclonable(): () => void {
 /** Each byte of `data` plus one, in a fresh array (moved back when the caller asks). */
 export function plusOne(data: Uint8Array): { out: Uint8Array } {
   return { out: Uint8Array.from(data, (b) => b + 1) };
+}
+
+/** The nice value of the thread running the work, and of the process's main thread (Linux: per thread). */
+export function niceness(): { thread: number; process: number } {
+  return { thread: getPriority(0), process: getPriority(process.pid) };
 }

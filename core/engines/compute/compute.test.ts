@@ -30,6 +30,19 @@ describe('compute engine', () => {
     assert.ok(ticks >= 5, `the main thread ran ${ticks} timer ticks during 400 ms of work`);
   });
 
+  it('runs the work at the COMPUTE_NICE priority (default 5) while the serving thread keeps its own', async () => {
+    // getPriority(pid) reads the main thread's value on Linux, getPriority(0) the calling thread's.
+    const own = (await import('node:os')).getPriority(0);
+    assert.deepEqual(await work.run('niceness', undefined), { thread: Math.min(19, own + 5), process: own });
+    const plain = createComputeEngine({ dataDir: '/tmp', publicBaseUrl: () => '', env: { COMPUTE_WORKERS: '1', COMPUTE_NICE: '0' }, log: silent });
+    try {
+      const w = plain.register<typeof import('./compute-fixture.js')>(new URL('./compute-fixture.js', import.meta.url));
+      assert.deepEqual(await w.run('niceness', undefined), { thread: own, process: own });
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('an error thrown by the work reaches the caller with its name and message', async () => {
     await assert.rejects(work.run('fail', 'bad page'), { name: 'RangeError', message: 'bad page' });
     // @ts-expect-error: not an export of the module; the type check refuses it too.

@@ -72,6 +72,8 @@ class ComputePool implements ComputeEngine {
     private readonly timeoutMs: number,
     private readonly memoryMb: number,
     private readonly log: EngineOptions['log'],
+    /** The workers' nice value (COMPUTE_NICE): how readily they yield a core to the serving thread. */
+    private readonly nice = 0,
   ) {}
 
   register<M>(module: URL | string): ComputeWork<M> {
@@ -129,7 +131,7 @@ class ComputePool implements ComputeEngine {
     const entry = new URL(`./worker${ext}`, import.meta.url).href;
     // Under tsx the worker registers tsx's loader first, as the embedded database thread does.
     const source = ext === '.ts' ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })` : `import(${JSON.stringify(entry)})`;
-    const worker = new Worker(source, { eval: true, resourceLimits: { maxOldGenerationSizeMb: this.memoryMb } });
+    const worker = new Worker(source, { eval: true, workerData: { nice: this.nice }, resourceLimits: { maxOldGenerationSizeMb: this.memoryMb } });
     const slot: Slot = { worker, ready: false };
     worker.on('message', (reply: ComputeReply) => {
       if (reply.id === 0) {
@@ -239,9 +241,10 @@ class ComputePool implements ComputeEngine {
   }
 }
 
-/** Creates the compute pool (`COMPUTE_WORKERS`, `COMPUTE_TIMEOUT_MS`, `COMPUTE_MEMORY_MB`). */
+/** Creates the compute pool (`COMPUTE_WORKERS`, `COMPUTE_TIMEOUT_MS`, `COMPUTE_MEMORY_MB`, `COMPUTE_NICE`). */
 export function createComputeEngine(opts: EngineOptions): ComputeEngine & { close(): Promise<void> } {
   const env = opts.env;
   const dflt = Math.max(1, Math.min(4, availableParallelism()));
-  return new ComputePool(intOr(env, 'COMPUTE_WORKERS', dflt), intOr(env, 'COMPUTE_TIMEOUT_MS', 30_000, 100), intOr(env, 'COMPUTE_MEMORY_MB', 1024, 64), opts.log);
+  const nice = Math.min(19, intOr(env, 'COMPUTE_NICE', 5, 0));
+  return new ComputePool(intOr(env, 'COMPUTE_WORKERS', dflt), intOr(env, 'COMPUTE_TIMEOUT_MS', 30_000, 100), intOr(env, 'COMPUTE_MEMORY_MB', 1024, 64), opts.log, nice);
 }

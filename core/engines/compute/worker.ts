@@ -2,7 +2,8 @@
  * Worker-thread side of the compute engine: imports the modules plugins registered (by the URL
  * they gave), calls the named export and posts the result (or the error's name and message) back.
  */
-import { parentPort } from 'node:worker_threads';
+import { getPriority, setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 
 /** A message from the pool: import a registered module, or call one of its exports. */
 export type ComputeMessage = { kind: 'load'; module: number; url: string } | { kind: 'call'; id: number; module: number; fn: string; arg: unknown; transferResult?: boolean };
@@ -12,6 +13,20 @@ export interface ComputeReply {
   id: number;
   value?: unknown;
   error?: { name: string; message: string };
+}
+
+// Bulk work yields the CPU to the thread that answers every request (issue 24: while two workers
+// parsed an attacker's 27 MB bodies, /healthz and other keys' calls waited for a core). On Linux
+// the nice value belongs to the thread, so this lowers this worker alone; raising it needs no privilege.
+// Relative to the thread that started it (whose value a new thread inherits), so an instance
+// started under `nice` keeps the same distance.
+const nice = (workerData as { nice?: number } | undefined)?.nice ?? 0;
+if (nice > 0) {
+  try {
+    setPriority(0, Math.min(19, getPriority(0) + nice));
+  } catch {
+    // A platform without per-thread priorities runs the work at the process's own.
+  }
 }
 
 const modules = new Map<number, { url: string; exports: Promise<Record<string, unknown>> }>();
