@@ -5,7 +5,7 @@
  * executor with the key, provider choice and signal, and turns the executor's result into the
  * fields every lane answers with. Lanes keep their parsing and their error serialiser.
  */
-import type { Executor, ExecuteResult } from '../execution/executor.js';
+import type { Executor, ExecuteRequest, ExecuteResult } from '../execution/executor.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResolvedTarget } from '../registry/types.js';
 import { NotConfiguredError, NotFoundError } from '../errors.js';
@@ -40,7 +40,8 @@ export class LaneAdapter {
     const target = this.target(call);
     const id = target.type === 'capability' ? target.capability.id : target.endpoint.id;
     call.record?.target(call.type, id);
-    const result = await this.executor.execute({
+    const record = call.record;
+    const req: ExecuteRequest = {
       requestId: call.requestId,
       key: call.key,
       target,
@@ -49,9 +50,11 @@ export class LaneAdapter {
       includeNative: call.includeNative,
       signal: call.signal,
       log: call.log,
-      ...(call.record ? { onAttempt: (p: string) => call.record!.attempt(p) } : {}),
-    });
-    call.record?.served(result);
+    };
+    // Set only with a record, so a call without one has no `onAttempt` key at all.
+    if (record) req.onAttempt = (p: string) => record.attempt(p);
+    const result = await this.executor.execute(req);
+    record?.served(result);
     return answerOf(call, id, result);
   }
 }
