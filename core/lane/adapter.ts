@@ -50,9 +50,9 @@ export class LaneAdapter {
       includeNative: call.includeNative,
       signal: call.signal,
       log: call.log,
+      // In the literal (not added afterwards) so every request has the same shape.
+      onAttempt: record ? (p: string) => record.attempt(p) : undefined,
     };
-    // Set only with a record, so a call without one has no `onAttempt` key at all.
-    if (record) req.onAttempt = (p: string) => record.attempt(p);
     const result = await this.executor.execute(req);
     record?.served(result);
     return answerOf(call, id, result);
