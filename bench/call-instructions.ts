@@ -50,7 +50,7 @@ function countsOf(file: string): Record<'compiler' | 'gc' | 'program' | 'total',
 
 const dir = await mkdtemp(join(tmpdir(), 'cia-instructions-'));
 const pg = EMBEDDED ? undefined : await postgresBackend();
-const env: Record<string, string | undefined> = { ...process.env, BENCH_DATABASE_URL: pg?.env.DATABASE_URL, BENCH_REDIS_URL: pg?.env.REDIS_URL };
+const env: Record<string, string | undefined> = { ...process.env, BENCH_DATABASE_URL: pg?.env.DATABASE_URL, BENCH_REDIS_URL: pg?.env.REDIS_URL, BENCH_DATA_DIR: join(dir, 'data') };
 const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'out')}`, process.execPath, '--no-node-snapshot', '--import', 'tsx', join(import.meta.dirname, 'instructions-server.ts'), TREE], { cwd: TREE, stdio: ['ignore', 'pipe', 'ignore'], env });
 try {
   const line = await new Promise<string>((ok, fail) => {

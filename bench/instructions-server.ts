@@ -16,7 +16,8 @@ const { echoOnlyConfig } = (await import(join(tree, 'test/fixtures/test-plugins.
 const { createBenchKey } = (await import(join(tree, 'bench/load.ts'))) as typeof import('./load.js');
 const env: Record<string, string | undefined> = {
   PORT: '0',
-  DATA_DIR: await mkdtemp(join(tmpdir(), 'cia-instructions-data-')),
+  // call-instructions.ts passes a folder it removes afterwards.
+  DATA_DIR: process.env.BENCH_DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'cia-instructions-data-'))),
   ADMIN_TOKEN: 'bench',
   LOG_LEVEL: 'error',
   DATABASE_URL: process.env.BENCH_DATABASE_URL,
