@@ -22,6 +22,8 @@ export interface ExecutionObserver {
 /** The observers of one executor. */
 export class Observers {
   private readonly list = new Set<ExecutionObserver>();
+  /** Those with a `started` hook, kept apart so a call with none of them loops over nothing. */
+  private starters: ExecutionObserver[] = [];
 
   /** True when someone listens (the executor skips the bookkeeping otherwise). */
   get any(): boolean {
@@ -31,14 +33,18 @@ export class Observers {
   /** Adds `o`; returns its removal. */
   add(o: ExecutionObserver): () => void {
     this.list.add(o);
-    return () => this.list.delete(o);
+    this.starters = [...this.list].filter((x) => x.started);
+    return () => {
+      this.list.delete(o);
+      this.starters = [...this.list].filter((x) => x.started);
+    };
   }
 
   /** Tells every observer that `req` starts. */
   started(req: ExecuteRequest): void {
-    for (const o of this.list) {
+    for (const o of this.starters) {
       try {
-        o.started?.(req);
+        o.started!(req);
       } catch {
         // A watcher's fault must not fail the call it watches.
       }

@@ -24,7 +24,8 @@ export class ProviderRun {
   async chain(req: ExecuteRequest, attempts: Attempt[], turn: TurnContext, opts: RunOptions = {}): Promise<RunOutcome> {
     const fallbacks: RunOutcome['fallbacks'] = [];
     let lastError: ServiceError | undefined;
-    for (const [i, attempt] of attempts.entries()) {
+    for (let i = 0; i < attempts.length; i++) {
+      const attempt = attempts[i]!;
       const provider = attempt.endpoint.plugin.id;
       opts.onAttempt?.(provider);
       let answer: ProviderAnswer;
@@ -39,7 +40,7 @@ export class ProviderRun {
         fallbacks.push({ provider, code: err.code });
         continue;
       }
-      return { ...answer, provider, fallbacks };
+      return { data: answer.data, units: answer.units, native: answer.native, provider, fallbacks };
     }
     throw lastError ?? new NotConfiguredError();
   }

@@ -5,7 +5,7 @@
  * executor with the key, provider choice and signal, and turns the executor's result into the
  * fields every lane answers with. Lanes keep their parsing and their error serialiser.
  */
-import type { Executor, ExecuteResult } from '../execution/executor.js';
+import type { Executor, ExecuteRequest, ExecuteResult } from '../execution/executor.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResolvedTarget } from '../registry/types.js';
 import { NotConfiguredError, NotFoundError } from '../errors.js';
@@ -40,7 +40,8 @@ export class LaneAdapter {
     const target = this.target(call);
     const id = target.type === 'capability' ? target.capability.id : target.endpoint.id;
     call.record?.target(call.type, id);
-    const result = await this.executor.execute({
+    const record = call.record;
+    const req: ExecuteRequest = {
       requestId: call.requestId,
       key: call.key,
       target,
@@ -49,9 +50,11 @@ export class LaneAdapter {
       includeNative: call.includeNative,
       signal: call.signal,
       log: call.log,
-      ...(call.record ? { onAttempt: (p: string) => call.record!.attempt(p) } : {}),
-    });
-    call.record?.served(result);
+      // In the literal (not added afterwards) so every request has the same shape.
+      onAttempt: record ? (p: string) => record.attempt(p) : undefined,
+    };
+    const result = await this.executor.execute(req);
+    record?.served(result);
     return answerOf(call, id, result);
   }
 }

@@ -45,7 +45,10 @@ function isLegacy(t: ResolvedTarget): boolean {
 /** True when the v1 table has a row for the target (a row may name a capability by an alias). */
 function inV1Table(t: ResolvedTarget, tables: LaneTables): boolean {
   if (t.type === 'endpoint') return tables.v1Targets.has(`endpoint:${t.endpoint.id}`);
-  return [t.capability.id, ...(t.capability.def.aliases ?? [])].some((id) => tables.v1Targets.has(`capability:${id}`));
+  // Asked on every v1 call: no array is built for the id and its aliases.
+  if (tables.v1Targets.has(`capability:${t.capability.id}`)) return true;
+  const aliases = t.capability.def.aliases;
+  return aliases !== undefined && aliases.some((id) => tables.v1Targets.has(`capability:${id}`));
 }
 
 /** Whether `lane` offers the target at all, whoever asks (documentation, routing, tool lists). */
