@@ -12,6 +12,7 @@ DEBIAN_PACKAGES=(
   fonts-noto-cjk fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
   bubblewrap util-linux procps
   tesseract-ocr tesseract-ocr-eng ffmpeg espeak-ng
+  valgrind # bench:instructions only (instruction counts that the machine's load does not move)
 )
 
 missing=()
