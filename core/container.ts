@@ -133,7 +133,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
       dispatcher = await startWebhookDispatcher({ boss, http: engines.http, secrets: webhookSecrets, deliveries: webhookDeliveries, env: opts.env, log: logger.child({ component: 'webhooks' }) });
     });
     c.register(TOKENS.JobWebhooks, { useValue: dispatcher });
-    const jobs = new JobService({ store: new JobStore(db), registry, executor, ledger, keys, engines, log: logger, settings: jobSettings, boss, webhooks: () => c.resolve(TOKENS.JobWebhooks), onlyInstance: db.kind === 'embedded' });
+    const jobs = new JobService({ store: new JobStore(db), registry, executor, ledger, keys, engines, log: logger, settings: jobSettings, boss, webhooks: () => c.resolve(TOKENS.JobWebhooks) });
     closers.push(() => jobs.stop());
     closers.push(() => dispatcher.stop());
     c.register(TOKENS.Jobs, { useValue: jobs });

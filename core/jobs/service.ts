@@ -29,16 +29,7 @@ export interface JobServiceDeps extends Omit<RunnerDeps, 'emit' | 'requeue' | 'o
   boss: PgBoss;
   /** Resolved at each event, so a dispatcher registered after boot is used. */
   webhooks: () => JobWebhookSink;
-  /**
-   * This instance is the only one that queues turns (the embedded store): each turn it queues
-   * wakes its workers itself, at once or once the turn's delay is up, so the workers poll only
-   * as a fallback (issue 27: an idle service polled the queue four times a second).
-   */
-  onlyInstance?: boolean;
 }
-
-/** How often an only instance's workers poll anyway (a turn pg-boss itself offers again), in s. */
-const ONLY_INSTANCE_POLL_SECONDS = 10;
 
 /** A produced file's signed link (`/files/<id>?expires=…`, core/engines/files). */
 const FILE_LINK = /\/files\/([A-Za-z0-9_-]{8,128})\?expires=/g;
@@ -58,8 +49,6 @@ export class JobService {
   private sweeper?: NodeJS.Timeout;
   private orphanSweeper?: NodeJS.Timeout;
   private orphanSweep?: Promise<unknown>;
-  /** Wake-ups of delayed turns on an only instance. */
-  private readonly wakeups = new Set<NodeJS.Timeout>();
   private stopped?: Promise<void>;
   private readonly log: Logger;
   /** Each job's last event handed to the webhook sink, the next one waits for. */
@@ -73,7 +62,7 @@ export class JobService {
   /** Starts this instance's workers and the retention sweep. */
   async start(): Promise<void> {
     for (let i = 0; i < this.d.settings.workers; i++) {
-      this.workerIds.push(await this.d.boss.work<{ jobId: string }>(JOB_QUEUE, { pollingIntervalSeconds: this.d.onlyInstance ? ONLY_INSTANCE_POLL_SECONDS : 1 }, async ([entry]) => this.runner.turn(entry!.data.jobId)));
+      this.workerIds.push(await this.d.boss.work<{ jobId: string }>(JOB_QUEUE, { pollingIntervalSeconds: 1 }, async ([entry]) => this.runner.turn(entry!.data.jobId)));
     }
     const every = Math.min(60_000, Math.max(1000, this.d.settings.retentionMs));
     this.sweeper = setInterval(() => void this.purge().catch((err) => this.log.error({ err }, 'job retention sweep failed')), every);
@@ -130,19 +119,7 @@ export class JobService {
   private async requeue(jobId: string, delaySeconds = 0): Promise<void> {
     await this.d.boss.send(JOB_QUEUE, { jobId }, delaySeconds > 0 ? { startAfter: delaySeconds } : {});
     // pg-boss polls at most twice a second; a worker told at once makes a short job's overhead milliseconds.
-    if (delaySeconds === 0) return this.wake();
-    if (!this.d.onlyInstance || this.stopped) return;
-    // Just past the turn's start (pg-boss compares it with the database's clock, this machine's).
-    const timer = setTimeout(() => {
-      this.wakeups.delete(timer);
-      this.wake();
-    }, delaySeconds * 1000 + 50);
-    timer.unref();
-    this.wakeups.add(timer);
-  }
-
-  private wake(): void {
-    for (const id of this.workerIds) this.d.boss.notifyWorker(id);
+    if (delaySeconds === 0) for (const id of this.workerIds) this.d.boss.notifyWorker(id);
   }
 
   /** `keyId`'s job, or 404 `NOT_FOUND` (another key's job looks exactly like an unknown one). */
@@ -250,8 +227,6 @@ export class JobService {
       clearInterval(this.sweeper);
       clearInterval(this.orphanSweeper);
       await this.orphanSweep;
-      for (const timer of this.wakeups) clearTimeout(timer);
-      this.wakeups.clear();
       this.runner.stopAll();
       await this.d.boss.stop({ graceful: true, wait: true, timeout: 10_000, close: true });
     })();
