@@ -90,8 +90,11 @@ export function providerFaultSuite(opts: FaultSuiteOptions): void {
       h = await harness(fake.env);
     });
     after(async () => {
-      for (const one of harnesses.splice(0)) await one.close();
+      // The fake first: closing it drops the calls still held open by the hang and drip faults,
+      // which a harness would otherwise wait for (a provider may keep its create call alive past
+      // the caller's deadline on purpose, to learn the id it must cancel).
       await fake.close();
+      for (const one of harnesses.splice(0)) await one.close();
     });
 
     it('the input succeeds against the healthy fake (so every fault below is the fault alone)', async () => {
