@@ -11,13 +11,14 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { bwrapWitness, type BwrapWitness } from './helpers/bwrap-witness.js';
 import { textPng } from './fixtures/extract/make.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 import { descendsFrom } from '../core/engines/processes.js';
@@ -29,8 +30,7 @@ let s: TestServer;
 let tight: TestServer;
 let origin: Server;
 let originUrl: string;
-let wrapDir: string;
-let toolLog: string;
+let bwrap: BwrapWitness;
 /** Routes of the loopback origin: path → handler. */
 const routes = new Map<string, (res: ServerResponse) => unknown>();
 const b64 = (b: Buffer) => b.toString('base64');
@@ -71,7 +71,7 @@ function wav(seconds: number, noise = false): Buffer {
 }
 
 /** Tool runs so far (the engine's one-off bubblewrap probe, which runs `true`, left out). */
-const toolRuns = () => readFileSync(toolLog, 'utf8').split('\n').filter((l) => l && !l.endsWith(' /usr/bin/true')).length;
+const toolRuns = () => bwrap.runs();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Polls `check` every 50 ms until it returns a value, for at most `ms`. */
 async function until<T>(check: () => T | undefined | false, ms: number): Promise<T | undefined> {
@@ -88,12 +88,7 @@ before(async () => {
   // The service's secrets as a deployment holds them: in the process environment tools used to inherit.
   process.env.ADMIN_TOKEN = SECRET;
   process.env.MODEL_API_KEY = fake.apiKey;
-  wrapDir = mkdtempSync(join(tmpdir(), 'tool-wrap-'));
-  chmodSync(wrapDir, 0o755);
-  toolLog = join(wrapDir, 'runs.log');
-  writeFileSync(toolLog, '', { mode: 0o666 });
-  chmodSync(toolLog, 0o666);
-  writeFileSync(join(wrapDir, 'bwrap'), `#!/bin/sh\necho "$*" >> ${toolLog}\nexec /usr/bin/bwrap "$@"\n`, { mode: 0o755 });
+  bwrap = bwrapWitness('tool-wrap-');
   origin = createServer((req, res) => {
     const route = routes.get(req.url ?? '');
     if (route) return void route(res);
@@ -101,7 +96,7 @@ before(async () => {
   });
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
   originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
-  const env = { ...fake.env, ALLOW_PRIVATE_NETWORK: 'true', TOOLS_BWRAP_BIN: join(wrapDir, 'bwrap'), EXTRACT_MAX_PROCESSES: '1' };
+  const env = { ...fake.env, ALLOW_PRIVATE_NETWORK: 'true', TOOLS_BWRAP_BIN: bwrap.bin, EXTRACT_MAX_PROCESSES: '1' };
   // `tight`: a 40 MB tool memory cap and a 1 MB in-flight byte budget.
   [s, tight] = await Promise.all([startServer({ env, serviceConfig: config }), startServer({ env: { ...env, TOOLS_MEMORY_MB: '40', BODY_BYTES_IN_FLIGHT_MAX: '1000000' }, serviceConfig: config })]);
 });
@@ -110,7 +105,7 @@ after(async () => {
   await tight?.close();
   await fake?.close();
   origin?.close();
-  rmSync(wrapDir, { recursive: true, force: true });
+  bwrap.remove();
   for (const k of ['ADMIN_TOKEN', 'MODEL_API_KEY']) if (savedEnv[k] === undefined) delete process.env[k];
   else process.env[k] = savedEnv[k];
 });

@@ -9,41 +9,32 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { bwrapWitness, type BwrapWitness } from './helpers/bwrap-witness.js';
 import { textPng } from './fixtures/extract/make.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 
 let fake: ModelFake;
 let s: TestServer;
-let wrapDir: string;
-let toolLog: string;
+let bwrap: BwrapWitness;
 const b64 = (b: Buffer) => b.toString('base64');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Tool runs started so far, witnessed by a bubblewrap wrapper (the engine's one-off probe, which runs `true`, left out). */
-const toolRuns = () => readFileSync(toolLog, 'utf8').split('\n').filter((l) => l && !l.endsWith(' /usr/bin/true')).length;
+const toolRuns = () => bwrap.runs();
 const balance = async (key: string) => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
 
 before(async () => {
   fake = await startFake();
-  wrapDir = mkdtempSync(join(tmpdir(), 'tool-slots-'));
-  chmodSync(wrapDir, 0o755);
-  toolLog = join(wrapDir, 'runs.log');
-  writeFileSync(toolLog, '', { mode: 0o666 });
-  chmodSync(toolLog, 0o666);
-  writeFileSync(join(wrapDir, 'bwrap'), `#!/bin/sh\necho "$*" >> ${toolLog}\nexec /usr/bin/bwrap "$@"\n`, { mode: 0o755 });
+  bwrap = bwrapWitness('tool-slots-');
   s = await startServer({
-    env: { ...fake.env, TOOLS_BWRAP_BIN: join(wrapDir, 'bwrap'), TOOLS_SLOTS: '1', EXTRACT_MAX_PROCESSES: '64' },
+    env: { ...fake.env, TOOLS_BWRAP_BIN: bwrap.bin, TOOLS_SLOTS: '1', EXTRACT_MAX_PROCESSES: '64' },
     serviceConfig: pluginsConfig(['extract']),
   });
 });
 after(async () => {
   await s?.close();
   await fake?.close();
-  rmSync(wrapDir, { recursive: true, force: true });
+  bwrap.remove();
 });
 
 test('with one tool slot, key B’s single call finishes before key A’s flood of queued tool runs', async () => {
