@@ -72,6 +72,11 @@ export type FakeUpstream<S extends object = {}> = S & {
   hang(): void;
   /** From now on every answer comes one byte at a time, too slowly to finish. */
   drip(): void;
+  /**
+   * From now on the JSON of every route's answer passes through `change` first: a test varies one
+   * part of the contract's answer (a field left out, a wrong type) and the rest stays genuine.
+   */
+  reshape(change: (json: any) => unknown): void;
   /** Back to normal answers, and `state` back to what was declared (the request log stays). */
   reset(): void;
   /** The provider's error answer for `status` and `message`, for routes to return. */
@@ -79,7 +84,7 @@ export type FakeUpstream<S extends object = {}> = S & {
   close(): Promise<void>;
 };
 
-type Mode = { kind: 'ok' } | { kind: 'answer'; answer: FakeAnswer } | { kind: 'rejectKey' } | { kind: 'hang' } | { kind: 'drip' };
+type Mode = { kind: 'ok' } | { kind: 'answer'; answer: FakeAnswer } | { kind: 'rejectKey' } | { kind: 'hang' } | { kind: 'drip' } | { kind: 'reshape'; change: (json: any) => unknown };
 
 const GARBAGE: FakeAnswer = { status: 200, text: '<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>', headers: { 'content-type': 'text/html' } };
 
@@ -153,7 +158,9 @@ export async function fakeUpstream<S extends object = {}>(spec: FakeUpstreamSpec
     if (mode.kind === 'hang') return; // held open until the caller gives up or the fake closes
     if (mode.kind === 'answer') return send(res, mode.answer);
     const answer = found ? await found[1](request, fake) : errorAnswer(404, 'Not found');
-    send(res, answer, mode.kind === 'drip');
+    // A copy: a route may answer a shared constant, which a reshape must not change for later tests.
+    const reshaped = mode.kind === 'reshape' && found && answer.json !== undefined ? { ...answer, json: mode.change(structuredClone(answer.json)) } : answer;
+    send(res, reshaped, mode.kind === 'drip');
   };
 
   const server = await serveLoopback((req, res) => {
@@ -180,6 +187,7 @@ export async function fakeUpstream<S extends object = {}>(spec: FakeUpstreamSpec
     garbage: () => void (mode = { kind: 'answer', answer: spec.garbage ?? GARBAGE }),
     hang: () => void (mode = { kind: 'hang' }),
     drip: () => void (mode = { kind: 'drip' }),
+    reshape: (change: (json: any) => unknown) => void (mode = { kind: 'reshape', change }),
     reset() {
       mode = { kind: 'ok' };
       Object.assign(fake, structuredClone(initial));

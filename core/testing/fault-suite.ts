@@ -10,6 +10,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PluginDef } from '../plugin/types.js';
 import { MESSAGES } from '../errors.js';
+import { catalogue } from '../catalogue.js';
 import { pluginHarness, type HarnessOptions, type PluginHarness } from './harness.js';
 import type { FakeUpstream } from './fake-upstream.js';
 
@@ -24,8 +25,11 @@ export interface FaultSuiteOptions {
   /** The call to break: a capability id, or an endpoint operation of the plugin. */
   capability?: string;
   endpoint?: string;
-  /** An input that succeeds against the healthy fake. */
-  input: unknown;
+  /**
+   * An input that succeeds against the healthy fake; default the first example of the capability
+   * in the catalogue (or of the endpoint in the plugin), so the suite breaks a documented call.
+   */
+  input?: unknown;
   /** The name public messages give the provider; default the plugin id. */
   service?: string;
   /** More harness options (extra plugins, provider order). */
@@ -69,6 +73,9 @@ export function providerFaultSuite(opts: FaultSuiteOptions): void {
     'not configured': `500 ${MESSAGES.notConfigured}`,
   };
   const target = opts.capability ?? `${plugin.id}.${opts.endpoint}`;
+  const examples = opts.capability ? catalogue.find((c) => c.id === opts.capability)?.examples : plugin.endpoints?.find((e) => e.operation === opts.endpoint)?.examples;
+  const input = 'input' in opts ? opts.input : examples?.[0]?.input;
+  if (input === undefined) throw new Error(`providerFaultSuite: ${target} has no example; give an input.`);
   let fake: FakeUpstream<any>;
   const harnesses: PluginHarness[] = [];
   const harness = async (env: Record<string, string>, timeLimitMs?: number) => {
@@ -76,7 +83,7 @@ export function providerFaultSuite(opts: FaultSuiteOptions): void {
     harnesses.push(h);
     return h;
   };
-  const call = (h: PluginHarness) => (opts.capability ? h.capability(opts.capability, opts.input, { provider: plugin.id }) : h.endpoint(opts.endpoint!, opts.input));
+  const call = (h: PluginHarness) => (opts.capability ? h.capability(opts.capability, input, { provider: plugin.id }) : h.endpoint(opts.endpoint!, input));
 
   describe(`${plugin.id}: upstream faults of ${target} as callers see them`, () => {
     let h: PluginHarness;

@@ -5,7 +5,9 @@
  * `fakeUpstream` declares a loopback fake of a provider's contract (routes, key, error body,
  * failure modes, request log); `providerFaultSuite` proves a plugin's upstream error mapping
  * against that fake in one call; `recordings` reads a fake's recorded answers, `checked` refuses a
- * request that fails a route's schema, `outcome` turns a call into `'<status> <message>'`.
+ * request that fails a route's schema (`literals` declares a field's accepted values with the
+ * provider's own refusal), `outcome` turns a call into `'<status> <message>'`, `like` asserts the
+ * parts of a request or result a test is about (`exactly` where a part must match whole).
  * `serveLoopback`, `readBody` and `sendJson` are the lower-level
  * pieces for a fake that is not HTTP-request/answer shaped.
  */
@@ -18,8 +20,9 @@ export { providerFaultSuite, type FaultSuiteOptions, type Fault } from './fault-
 export { solidPng, pngSize } from './png.js';
 export { SAMPLE_IMAGES, type SampleImage } from './images.js';
 export { recordings, fill, type RecordedVars } from './recorded.js';
-export { checked, violations, firstViolation, type Violation, type RequestSchemas } from './request-check.js';
+export { checked, literals, violations, firstViolation, type Violation, type RequestSchemas } from './request-check.js';
 export { outcome, eventually } from './outcome.js';
+export { like, exactly } from './like.js';
 export { serveLoopback, type LoopbackServer } from './loopback.js';
 export { readBody, sendJson } from './fake-http.js';
 export { RecordingLedger } from './free-ledger.js';

@@ -5,7 +5,7 @@
  * option when it has one (`{{value}}` there is the offending value, `{{path}}` its place), else
  * `<path>: <what TypeBox says>`; only the first violation is reported, as providers do.
  */
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import type { FakeAnswer } from './fake-routes.js';
@@ -46,6 +46,14 @@ export function violations(schema: TSchema, value: unknown): Violation[] {
 /** The first violation's message, or undefined when `value` passes. */
 export function firstViolation(schema: TSchema, value: unknown): string | undefined {
   return violations(schema, value)[0]?.message;
+}
+
+/**
+ * The values a provider accepts for a field, as a schema a checked route reads: one literal each,
+ * refused with the provider's own `error` text (`{{value}}`, `{{path}}` filled) when given.
+ */
+export function literals<V extends string | number>(values: readonly V[], error?: string): TUnion<TLiteral<V>[]> {
+  return Type.Union(values.map((v) => Type.Literal(v)), error === undefined ? {} : { error });
 }
 
 /** What a checked route checks: the parsed JSON body and/or the query parameters. */
