@@ -1,7 +1,7 @@
-/** answer_a: the real client against the fake of its contract (contracts §8a), through the executor. */
+/** answer_a through the executor against its fake (contracts §8a); a blank question's 400 is proven through the server (test/answer.test.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { outcome, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { exactly, like, outcome, providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startFake } from './fake.js';
 
@@ -9,34 +9,27 @@ const t = withFake(plugin, startFake);
 const ask = (input: object) => t.h.capability('answer_question', { question: 'q', ...input });
 const SOURCES = [{ url: 'https://source-one.example/article', title: 'First source' }, { url: 'https://source-two.example/page', title: 'Second source' }];
 
-providerFaultSuite({ plugin, fake: startFake, capability: 'answer_question', input: { question: 'q' }, also: { 'no usage': [(f) => (f.noUsage = true), '502 Received invalid data structure from answer_a service.'] } });
+providerFaultSuite({ plugin, fake: startFake, capability: 'answer_question', also: { 'no usage': [(f) => f.reshape(({ usage, ...rest }) => rest), '502 Received invalid data structure from answer_a service.'] } });
 
 test('answer_question: question sent with Bearer auth; answer, citations, model and usage back', async () => {
   const r = await ask({ question: 'Who wrote Dune?', maxTokens: 200, recency: 'year', domains: ['wikipedia.org'] });
-  const { path, headers, body } = t.fake.last();
-  assert.deepEqual([path, headers.authorization, body.messages.at(-1)], ['/chat/completions', `Bearer ${t.fake.apiKey}`, { role: 'user', content: 'Who wrote Dune?' }]);
-  assert.deepEqual([body.model, body.max_tokens, body.search_recency_filter, body.search_domain_filter], ['sonar', 200, 'year', ['wikipedia.org']]);
-  assert.deepEqual(r.data, { answer: 'Answer to "Who wrote Dune?" [1][2].', citations: SOURCES, model: 'sonar', usage: { promptTokens: 13, completionTokens: 40, totalTokens: 53 } });
-  // 53 tokens: one started block of 1,000 → 10 credits; reserved for 200 + the 4,000-token allowance.
-  assert.deepEqual([r.reserved, r.credits, r.provider], [50, 10, 'answer_a']);
+  like(t.fake.last(), { path: '/chat/completions', headers: { authorization: `Bearer ${t.fake.apiKey}` }, body: { model: 'sonar', max_tokens: 200, search_recency_filter: 'year', search_domain_filter: ['wikipedia.org'], messages: [{ role: 'system' }, { role: 'user', content: 'Who wrote Dune?' }] } });
+  like(r, { data: exactly({ answer: 'Answer to "Who wrote Dune?" [1][2].', citations: SOURCES, model: 'sonar', usage: { promptTokens: 13, completionTokens: 40, totalTokens: 53 } }), provider: 'answer_a' });
 });
 
-test('charged per started 1,000 reported tokens, never above the reservation', async () => {
-  for (const [prompt, completion, credits] of [[600, 400, 10], [600, 401, 20], [2500, 1024, 40], [90_000, 1024, 60]] as const) {
+test('charged per started 1,000 reported tokens; reserved for maxTokens (default 1,024) + a 4,000-token allowance, never more', async () => {
+  for (const [input, prompt, completion, credits, reserved] of [[{ maxTokens: 200 }, 13, 40, 10, 50], [{}, 600, 400, 10, 60], [{}, 600, 401, 20, 60], [{}, 2500, 1024, 40, 60], [{}, 90_000, 1024, 60, 60]] as const) {
     t.fake.usage = { prompt, completion };
-    const r = await ask({});
-    assert.deepEqual([r.credits, r.reserved], [credits, 60], `${prompt}+${completion}`);
+    like(await ask(input), { credits, reserved }, `${JSON.stringify(input)} ${prompt}+${completion}`);
   }
 });
 
 test('bare citations get their host as title; the endpoint takes a model and keeps the native payload', async () => {
-  t.fake.bareCitations = true;
+  t.fake.reshape(({ search_results, ...rest }) => rest);
   const r = await t.h.endpoint('search', { query: 'q', model: 'sonar-pro' }, { includeNative: true });
-  assert.deepEqual(r.data.citations, [{ url: SOURCES[0]!.url, title: 'source-one.example' }, { url: SOURCES[1]!.url, title: 'source-two.example' }]);
-  assert.deepEqual([r.data.model, (r.native as any).id], ['sonar-pro', 'cmpl-fake']);
+  like(r, { data: { citations: [{ url: SOURCES[0]!.url, title: 'source-one.example' }, { url: SOURCES[1]!.url, title: 'source-two.example' }], model: 'sonar-pro' }, native: { id: 'cmpl-fake' } });
 });
 
-// A blank question's 400 is proven through the server (test/answer.test.ts).
 test('a model the provider refuses is the caller\'s 400, in its words', async () => {
   assert.equal(await outcome(t.h.endpoint('search', { query: 'q', model: 'gpt-x' })), "400 answer_a rejected the request: Invalid model 'gpt-x'. Permitted models can be found in the documentation.");
 });

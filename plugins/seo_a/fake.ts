@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Type } from '../../core/sdk.js';
-import { fakeUpstream, firstViolation, recordings, type FakeRequest, type FakeRoute, type FakeUpstream } from '../../core/testing/index.js';
+import { fakeUpstream, firstViolation, literals, recordings, type FakeRequest, type FakeRoute, type FakeUpstream } from '../../core/testing/index.js';
 
 interface State {
   /** How reviews tasks end: the result, a task error (40101), no results (40102), or never ready. */
@@ -29,17 +29,15 @@ const recorded = recordings(import.meta.url);
 const LOCATIONS: Record<string, number> = { 'London,England,United Kingdom': 1006886, 'United Kingdom': 2826, 'United States': 2840, 'Austin,Texas,United States': 1026201, Germany: 2276 };
 /** Every field the provider refuses with 40501 "Invalid Field: '<field>'." */
 const bad = { error: "Invalid Field: '{{path}}'." };
-const oneOf = (values: (string | number)[]) => Type.Optional(Type.Union(values.map((v) => Type.Literal(v)), bad));
-const Where = { location_name: oneOf(Object.keys(LOCATIONS)), location_code: oneOf(Object.values(LOCATIONS)), language_code: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[A-Z]{2})?$', ...bad })) };
-const Reviews = Type.Object({ ...Where, depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 4490, ...bad })), sort_by: oneOf(['relevant', 'newest', 'highest_rating', 'lowest_rating']) });
+const Where = { location_name: Type.Optional(literals(Object.keys(LOCATIONS), bad.error)), location_code: Type.Optional(literals(Object.values(LOCATIONS), bad.error)), language_code: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[A-Z]{2})?$', ...bad })) };
+const Reviews = Type.Object({ ...Where, depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 4490, ...bad })), sort_by: Type.Optional(literals(['relevant', 'newest', 'highest_rating', 'lowest_rating'], bad.error)) });
 const Ideas = Type.Object({ ...Where, keywords: Type.Array(Type.String(), { minItems: 1, maxItems: 200, ...bad }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, ...bad })) });
 /** How a finished reviews task ends when `task` says it fails. */
 const ENDINGS: Record<string, [number, string]> = { task_error: [40101, 'Internal SE Server Error.'], no_results: [40102, 'No Search Results.'] };
 
-/** Why a task is refused (40501), or undefined: the rules between fields, then each field. */
+/** Why a task is refused (40501), or undefined: the rules between fields (a task that is no object has no location), then each field. */
 function invalidTask(t: any, kind: 'reviews' | 'ideas'): string | undefined {
-  if (!t || typeof t !== 'object') return 'Invalid Field: task.';
-  if (t.location_name === undefined && t.location_code === undefined && t.location_coordinate === undefined) return "Invalid Field: 'location_name'.";
+  if (t?.location_name === undefined && t?.location_code === undefined && t?.location_coordinate === undefined) return "Invalid Field: 'location_name'.";
   if (kind === 'reviews' && !t.keyword && !t.cid && !t.place_id) return "Invalid Field: 'keyword'.";
   if (kind === 'reviews' && t.language_code === undefined && t.language_name === undefined) return "Invalid Field: 'language_code'.";
   return firstViolation(kind === 'reviews' ? Reviews : Ideas, t);
