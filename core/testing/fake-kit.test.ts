@@ -1,7 +1,8 @@
 /**
  * The fake kit's newer parts on their own (issue 29): recorded answers with placeholders, routes
- * checked by a schema, Basic auth, the request log's `sent`/`last`, `outcome`, and `withFake`'s
- * reset after each test and extra harnesses, through a real fake and a real plugin.
+ * checked by a schema (`literals` among them), Basic auth, the request log's `sent`/`last`,
+ * `reshape`, `outcome`, `like`/`exactly`, `withFake`'s reset after each test and extra harnesses,
+ * and the fault suite's default input, through a real fake and a real plugin.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,9 +13,11 @@ import { pathToFileURL } from 'node:url';
 import { Type, defineEndpoint, definePlugin, flat, providerRequest } from '../sdk.js';
 import { fakeUpstream, type FakeUpstream } from './fake-upstream.js';
 import { recordings } from './recorded.js';
-import { checked, violations } from './request-check.js';
+import { checked, literals, violations } from './request-check.js';
 import { outcome, eventually } from './outcome.js';
 import { withFake } from './fake-testbed.js';
+import { exactly, like } from './like.js';
+import { providerFaultSuite } from './fault-suite.js';
 
 // A fake module's folder with its recorded answers, as `plugins/<id>/recorded/` would be.
 const dir = mkdtempSync(path.join(tmpdir(), 'fake-kit-'));
@@ -24,7 +27,8 @@ const recorded = recordings(pathToFileURL(path.join(dir, 'fake.ts')).href);
 
 const Item = Type.Object({
   name: Type.String({ minLength: 1, error: "'name' is required" }),
-  kind: Type.Union([Type.Literal('a'), Type.Literal('b')], { error: "Invalid kind '{{value}}' at {{path}}" }),
+  kind: literals(['a', 'b'], "Invalid kind '{{value}}' at {{path}}"),
+  rank: Type.Optional(literals([1, 2])),
   size: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 
@@ -63,7 +67,8 @@ test('a checked route answers the first violation in the provider body (own erro
   const [status, body] = await call('/items', { method: 'POST', body: JSON.stringify({ name: 'n', kind: 'b', size: 0 }) });
   assert.equal(status, 400);
   assert.match(body.message, /^size: Expected integer to be greater or equal to 1$/);
-  assert.deepEqual(await call('/items', { method: 'POST', body: JSON.stringify({ name: 'n', kind: 'b' }) }), [201, { name: 'n', kind: 'b', hit: 1 }]);
+  assert.equal((await call('/items', { method: 'POST', body: JSON.stringify({ name: 'n', kind: 'a', rank: 3 }) }))[0], 400, 'a literal list without an error text refuses too');
+  assert.deepEqual(await call('/items', { method: 'POST', body: JSON.stringify({ name: 'n', kind: 'b', rank: 2 }) }), [201, { name: 'n', kind: 'b', rank: 2, hit: 1 }]);
   assert.deepEqual(await call('/search?q=x'), [422, { detail: 'q: Expected string length greater or equal to 2' }]);
   assert.deepEqual(await call('/search?q=xy'), [200, { q: 'xy' }]);
   const all = violations(Type.Object({ a: Type.String(), b: Type.Number() }, { additionalProperties: false }), { c: 1 });
@@ -79,6 +84,25 @@ test('Basic auth takes the login and the key as password; sent and last read the
   assert.equal(fake.last('GET /items/:id').path, '/items/2');
   assert.deepEqual(fake.sent('GET /search').map((r) => r.query.q), ['x', 'xy']);
   assert.throws(() => fake.last('DELETE'), /no request matching 'DELETE'/);
+});
+
+test('reshape changes the JSON of every route answer until reset; what the route answers stays untouched', async () => {
+  fake.reshape(({ tags, ...rest }) => ({ ...rest, id: 'changed' }));
+  assert.deepEqual(await call('/items/7'), [200, { id: 'changed', title: 'Item 7 of kit', fixed: [1, null, true] }]);
+  assert.deepEqual(await call('/items/8'), [200, { id: 'changed', title: 'Item 8 of kit', fixed: [1, null, true] }]);
+  fake.reset();
+  assert.deepEqual(await call('/items/7'), [200, { id: 7, tags: ['x', 'y'], title: 'Item 7 of kit', fixed: [1, null, true] }]);
+});
+
+test('like passes on the parts named (lengths of lists too) and fails on any of them; exactly allows nothing extra', () => {
+  const request = { path: '/a', headers: { authorization: 'Bearer k', accept: '*/*' }, body: { model: 'm', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }] } };
+  like(request, { path: '/a', headers: { authorization: 'Bearer k' }, body: { messages: [{ role: 'system' }, { content: 'q' }] } });
+  like(request, { body: { messages: { length: 2 } } });
+  like(request, { body: exactly({ model: 'm', messages: request.body.messages }) });
+  assert.throws(() => like(request, { headers: { authorization: 'Bearer x' } }), { name: 'AssertionError' });
+  assert.throws(() => like(request, { body: { messages: [{ role: 'user' }] } }), { name: 'AssertionError' }, 'a list of another length');
+  assert.throws(() => like(request, { body: exactly({ model: 'm' }) }), { name: 'AssertionError' }, 'exactly: no extra keys');
+  assert.throws(() => like(request, { missing: 1 }, 'named'), /named/);
 });
 
 test('outcome is 200 or "<status> <message>"; eventually waits for a condition and gives up naming it', async () => {
@@ -105,6 +129,7 @@ const probe = definePlugin({
       title: 'item',
       summary: 'One item.',
       input: Type.Object({ id: Type.Integer({ description: 'Item id.' }) }),
+      examples: [{ title: 'Item 4', input: { id: 4 } }],
       output: Type.Object({ title: Type.String({ description: 'Its title.' }), label: Type.String({ description: 'The label setting.' }) }),
       cost: flat(1),
       async run(input, ctx) {
@@ -116,6 +141,9 @@ const probe = definePlugin({
 });
 const startProbeFake = () => fakeUpstream({ state: { note: 'declared' }, env: ({ url, apiKey }) => ({ KIT_PROBE_BASE_URL: url, KIT_PROBE_API_KEY: apiKey }), routes: { 'GET /items/:id': ({ params }) => ({ json: { title: `item ${params.id}` } }) } });
 const t = withFake(probe, startProbeFake);
+
+// No input given: the suite breaks the endpoint's documented example (without one it has nothing valid to send).
+providerFaultSuite({ plugin: probe, fake: startProbeFake, endpoint: 'item' });
 
 test('withFake: a test may leave the fake broken and its state changed…', async () => {
   t.fake.note = 'changed';
