@@ -37,7 +37,7 @@ providerFaultSuite({
   plugin, fake: startFake, endpoint: 'news', input: { q: 'fault' },
   also: {
     'its 401': [(f) => f.failWith(401, { message: 'Unauthorized.', statusCode: 401 }), '500 Service authentication failed. Please contact support.'],
-    'a body of the wrong shape': [(f) => f.failWith(200, { searchParameters: { q: 'fault' }, results: 'not a list', credits: 1 }), '502 Received invalid data structure from search_a service.'],
+    'its answer with the results not a list': [(f) => f.reshape((json) => ({ ...json, news: 'not a list' })), '502 Received invalid data structure from search_a service.'],
   },
 });
 
