@@ -40,7 +40,7 @@ export interface FaultSuiteOptions {
    * The provider's own faults, one test each: name → how to break the fake (an error body of its
    * own, a state switch) and the `<status> <message>` callers then see. The fake is reset after each.
    */
-  also?: Record<string, [breakIt: (fake: FakeUpstream<any>) => void, expected: string]>;
+  also?: Record<string, [breakIt: (fake: FakeUpstream<Record<string, any>>) => void, expected: string]>;
   /** The time limit the hang and drip faults run under, ms; default 600. */
   timeLimitMs?: number;
 }
