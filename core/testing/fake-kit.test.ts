@@ -14,7 +14,7 @@ import { Type, defineEndpoint, definePlugin, flat, providerRequest } from '../sd
 import { fakeUpstream, type FakeUpstream } from './fake-upstream.js';
 import { recordings } from './recorded.js';
 import { checked, literals, violations } from './request-check.js';
-import { outcome, eventually } from './outcome.js';
+import { outcome, eventually, staysQuiet } from './outcome.js';
 import { withFake } from './fake-testbed.js';
 import { exactly, like } from './like.js';
 import { providerFaultSuite } from './fault-suite.js';
@@ -113,6 +113,15 @@ test('outcome is 200 or "<status> <message>"; eventually waits for a condition a
   setTimeout(() => (ready = true), 30);
   await eventually(() => ready, 'ready');
   await assert.rejects(eventually(() => false, 'never', 50), /gave up waiting for never/);
+});
+
+test('staysQuiet passes while the fake hears nothing and fails, naming what, on a request in the wait or since a mark', async () => {
+  await staysQuiet(fake, 50, 'idle');
+  const mark = fake.requests.length;
+  await call('/items/1');
+  await assert.rejects(staysQuiet(fake, 50, 'since the mark', mark), /since the mark: the fake received 1 request/);
+  setTimeout(() => void call('/items/2'), 10);
+  await assert.rejects(staysQuiet(fake, 300, 'a late poll'), /a late poll/);
 });
 
 // withFake on a one-endpoint plugin that reads an item from a fake of its own.

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, outcome, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { eventually, outcome, providerFaultSuite, staysQuiet, withFake } from '../../core/testing/index.js';
 import plugin, { providerLanguage } from './index.js';
 import { TA_JOB_FAILS, TA_LONG, TA_NO_CAPTIONS, TA_RESTRICTED, TA_VIDEO, startFake } from './fake.js';
 
@@ -66,6 +66,7 @@ test('generateMissing: a 202 job is polled (queued, active, completed); a failed
   await eventually(() => t.fake.requests.slice(seen).some((r) => r.path.startsWith('/v1/transcript/')), 'the first poll');
   hangUp.abort();
   assert.notEqual(await call, '200');
+  await staysQuiet(t.fake, 200, 'no poll after the hang-up (polled every 10 ms)');
 });
 
 test('search: filters as query parameters, pages by nextPageToken, every result with the same keys and a URL', async () => {
