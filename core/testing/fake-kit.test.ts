@@ -99,6 +99,8 @@ test('like passes on the parts named (lengths of lists too) and fails on any of 
   like(request, { path: '/a', headers: { authorization: 'Bearer k' }, body: { messages: [{ role: 'system' }, { content: 'q' }] } });
   like(request, { body: { messages: { length: 2 } } });
   like(request, { body: exactly({ model: 'm', messages: request.body.messages }) });
+  like({ raw: Buffer.from('ab'), at: new Date(0) }, { raw: Buffer.from('ab'), at: new Date(0) });
+  assert.throws(() => like({ raw: Buffer.from('ab') }, { raw: Buffer.from('a') }), { name: 'AssertionError' }, 'a Buffer is compared whole');
   assert.throws(() => like(request, { headers: { authorization: 'Bearer x' } }), { name: 'AssertionError' });
   assert.throws(() => like(request, { body: { messages: [{ role: 'user' }] } }), { name: 'AssertionError' }, 'a list of another length');
   assert.throws(() => like(request, { body: exactly({ model: 'm' }) }), { name: 'AssertionError' }, 'exactly: no extra keys');

@@ -10,6 +10,9 @@ import { isDeepStrictEqual } from 'node:util';
 
 const EXACT = Symbol('exactly');
 
+/** A `{ … }` literal of the test (a Buffer or a Date in `expected` is compared whole). */
+const isPlain = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v));
+
 /** Marks `value` as compared whole inside {@link like} (a body that must carry nothing else). */
 export function exactly<T>(value: T): T {
   return { [EXACT]: value } as T;
@@ -19,15 +22,15 @@ export function exactly<T>(value: T): T {
 function picked(actual: unknown, expected: unknown): unknown {
   if (expected && typeof expected === 'object' && EXACT in expected) return actual;
   if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length ? actual.map((a, i) => picked(a, expected[i])) : actual;
-  if (!expected || typeof expected !== 'object' || !actual || typeof actual !== 'object') return actual;
-  return Object.fromEntries(Object.keys(expected).map((k) => [k, picked((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k])]));
+  if (!isPlain(expected) || !actual || typeof actual !== 'object') return actual;
+  return Object.fromEntries(Object.keys(expected).map((k) => [k, picked((actual as Record<string, unknown>)[k], expected[k])]));
 }
 
 /** `expected` with its `exactly` marks unwrapped, for the comparison and the failure's diff. */
 function unmarked(expected: unknown): unknown {
   if (expected && typeof expected === 'object' && EXACT in expected) return (expected as Record<symbol, unknown>)[EXACT];
   if (Array.isArray(expected)) return expected.map(unmarked);
-  if (!expected || typeof expected !== 'object') return expected;
+  if (!isPlain(expected)) return expected;
   return Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, unmarked(v)]));
 }
 
