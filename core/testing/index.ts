@@ -23,3 +23,5 @@ export { outcome, eventually } from './outcome.js';
 export { serveLoopback, type LoopbackServer } from './loopback.js';
 export { readBody, sendJson } from './fake-http.js';
 export { RecordingLedger } from './free-ledger.js';
+export { fileOrigin, type OriginFile } from './file-origin.js';
+export { hugePng } from './huge-png.js';
