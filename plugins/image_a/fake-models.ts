@@ -1,7 +1,7 @@
 /**
- * The upstream models' input schemas as contracts §9 records them (not our spec §4.7 shapes), for
- * the fake: types, enums, ranges and unknown fields are checked the way the API does it (a 422
- * with `invalid_fields`, by the kit's `checked`), so a mapping that sends flux-1.1-pro a field it lacks fails in tests.
+ * The upstream models' input schemas as contracts §9 records them (not our spec §4.7 shapes): the
+ * fake refuses what the API refuses (types, enums, ranges, unknown fields; a 422 through the kit's
+ * `checked`), so a mapping that sends flux-1.1-pro a field it lacks fails in tests.
  */
 import { Type, type TSchema } from '../../core/sdk.js';
 

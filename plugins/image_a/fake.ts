@@ -3,30 +3,24 @@
  * create with `Prefer: wait`, poll, cancel, problem+json errors, the upstream models' own input
  * schemas (`fake-models.ts`) and delivery URLs serving real PNG, JPEG and WebP bytes.
  *
- * A test picks a behaviour with a tag in the prompt: `[slow]` (starting → processing → succeeded
- * over polls), `[hang]` (never finishes until cancelled), `[nsfw]`, `[fail]`, `[partial]` (half
- * the images), `[extra]` (one more than asked), `[html]` (an output that is a web page), `[422]`,
- * `[429]`, and `[poll429]`/`[poll500]` (its first poll answers so).
+ * A test picks a behaviour with a tag in the prompt (a tagged prediction is still running when the
+ * create call's hold ends): `[slow]` (succeeds over polls), `[hang]` (never ends until cancelled),
+ * `[nsfw]`, `[fail]`, `[partial]` (half the images), `[extra]` (one more than asked), `[html]` (a
+ * web page as the output), `[422]`, `[429]`, `[poll429]` and `[poll500]` (its first poll so).
  */
 import { randomUUID } from 'node:crypto';
 import { SAMPLE_IMAGES, checked, fakeUpstream, recordings, type FakeRoute, type FakeUpstream } from '../../core/testing/index.js';
 import type { Prediction } from './schemas.js';
 import { UPSTREAM_MODELS } from './fake-models.js';
 
-/** A pinned version the fake knows (`owner/name:<version>` settings), and the model it runs. */
-export const FAKE_VERSION = { id: '5599ed30703defd1d160a25a63321b4dec97101d98b4674bcc56e41f62f35637', model: 'black-forest-labs/flux-schnell' };
-
 /** A prediction as the fake keeps it: the contract's fields, and how often it was polled. */
 type FakePrediction = Prediction & { model: string; input: Record<string, any>; created_at: string; polls: number };
-/** Ids of predictions cancelled through the API, and every prediction by id. */
 type State = { cancels: string[]; predictions: Map<string, FakePrediction> };
 export type ImageAFake = FakeUpstream<State>;
 
 const recorded = recordings(import.meta.url);
 const TAGS = /\[(slow|hang|nsfw|fail|partial|extra|html|422|429|poll429|poll500)\]/g;
 const tagsOf = (input: { prompt?: unknown }) => new Set([...String(input.prompt ?? '').matchAll(TAGS)].map((m) => m[1]));
-/** Tags of a prediction that is still running when the create call's hold ends. */
-const SLOW = ['slow', 'hang', 'fail', 'poll429', 'poll500'];
 const throttled = (seconds: number) => ({ status: 429, json: { detail: `Request was throttled. Your rate limit resets in ~${seconds}s.`, status: 429 }, headers: { 'retry-after': String(seconds) } });
 /** The 422 naming a field: "- input.output_format: output_format must be one of …\n" (contracts §9 "Errors"). */
 const invalid = (problem: string) => ({ status: 422, json: { title: 'Input validation failed', detail: `- ${problem}\n`, status: 422, invalid_fields: [{ type: 'invalid', field: problem.split(':')[0], description: problem }] } });
@@ -59,11 +53,9 @@ const create = (model: string): FakeRoute<State> =>
     if (tags.has('422')) return invalid('input.prompt: prompt is too long for this model');
     const p: FakePrediction = { id: randomUUID().replace(/-/g, '').slice(0, 26), model, input: body.input, status: 'starting', output: null, error: null, polls: 0, created_at: new Date().toISOString() };
     fake.predictions.set(p.id, p);
-    // Prefer: wait — a quick model finishes within the hold; a slow one comes back unfinished.
-    if (String(headers.prefer ?? '').startsWith('wait') && !SLOW.some((t) => tags.has(t))) finish(fake.url, p);
+    if (String(headers.prefer ?? '').startsWith('wait') && tags.size === 0) finish(fake.url, p);
     return { status: 201, json: view(fake.url, p), headers: { location: `${fake.url}/v1/predictions/${p.id}` } };
   }, invalid);
-const byModel = Object.fromEntries(Object.keys(UPSTREAM_MODELS).map((m) => [`POST /v1/models/${m}/predictions`, create(m)]));
 
 /** Each poll moves a prediction on: starting → processing → its end (`[hang]`: never). */
 const poll: FakeRoute<State> = ({ params }, fake) => {
@@ -85,12 +77,11 @@ const cancel: FakeRoute<State> = ({ params }, fake) => {
   return { json: view(fake.url, p) };
 };
 
-/** A delivery file: a sample image in the extension's format, or a web page for `.html`. */
+/** Delivery files by extension: the sample images, and a web page for an `[html]` output. */
+const FILES: Record<string, { type: string; bytes: Buffer }> = { ...SAMPLE_IMAGES, html: { type: 'text/html', bytes: Buffer.from('<!doctype html><html><body>Not an image</body></html>') } };
 const delivery: FakeRoute<State> = ({ params }) => {
-  const ext = /^out-\d+\.(\w+)$/.exec(params.file!)?.[1] ?? '';
-  if (ext === 'html') return { text: '<!doctype html><html><body>Not an image</body></html>', headers: { 'content-type': 'text/html' } };
-  const img = SAMPLE_IMAGES[ext as keyof typeof SAMPLE_IMAGES];
-  return img ? { bytes: img.bytes, headers: { 'content-type': img.type } } : { status: 404 };
+  const file = FILES[/^out-\d+\.(\w+)$/.exec(params.file!)?.[1] ?? ''];
+  return file ? { bytes: file.bytes, headers: { 'content-type': file.type } } : { status: 404 };
 };
 
 /** Starts the fake on 127.0.0.1 with a random port. */
@@ -106,10 +97,10 @@ export function startFake(opts: { apiKey?: string } = {}): Promise<ImageAFake> {
     open: ['GET /delivery/:id/:file'],
     routes: {
       'GET /delivery/:id/:file': delivery,
-      // An unknown model is the kit's 404.
-      ...byModel,
-      // A pinned version runs FAKE_VERSION.model; the test checks the version it was sent.
-      'POST /v1/predictions': create(FAKE_VERSION.model),
+      // One route per upstream model: an unknown one is the kit's 404.
+      ...Object.fromEntries(Object.keys(UPSTREAM_MODELS).map((m) => [`POST /v1/models/${m}/predictions`, create(m)])),
+      // A pinned version (`owner/name:<version>` settings) runs flux-schnell; the test checks the version it was sent.
+      'POST /v1/predictions': create('black-forest-labs/flux-schnell'),
       'GET /v1/predictions/:id': poll,
       'POST /v1/predictions/:id/cancel': cancel,
     },

@@ -1,30 +1,18 @@
 /**
  * image_a: the real client against the loopback fake of its contract (contracts §9), through the
- * executor. Proven through the real server and not repeated here: test/image.test.ts (model aliases
- * and prices, our signed URLs and their bytes, partial output charged per image, the texts of
- * nsfw/fail/422/429/html failures, a caller hanging up cancelling the prediction) and
- * test/image-validation.test.ts (every model's boundaries pass the fake's upstream schemas, so no
- * field an upstream model lacks is sent, e.g. img-pro-v1.1's steps to flux-1.1-pro).
+ * executor. Proven through the real server, not here: test/image.test.ts (model aliases and prices,
+ * our signed URLs and their bytes, partial output charged per image, the nsfw/fail/422/429/html
+ * texts, a caller hanging up cancelling the prediction) and test/image-validation.test.ts (every
+ * boundary passes the fake's upstream schemas, so no field an upstream model lacks is sent).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SAMPLE_IMAGES, fileOrigin, hugePng, outcome, providerFaultSuite, withFake, type FakeUpstream } from '../../core/testing/index.js';
+import { SAMPLE_IMAGES, fileOrigin, hugePng, outcome, providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
-import { FAKE_VERSION, startFake } from './fake.js';
+import { startFake } from './fake.js';
 import { nextPollDelay } from './client.js';
 
-/** The create call answering a body that is not a prediction, or a prediction that ended cancelled. */
-const answering = (body: object) => (fake: FakeUpstream) => fake.failWith(201, body);
-providerFaultSuite({
-  plugin,
-  fake: startFake,
-  capability: 'generate_ai_image',
-  input: { model: 'img-fast', input: { prompt: 'x' } },
-  also: {
-    'a 201 that is not a prediction': [answering({ hello: 'world' }), '502 Received invalid data structure from image_a service.'],
-    'a cancelled prediction': [answering({ id: 'p1', status: 'canceled', output: null, error: null }), '500 Failed to generate image: the prediction was canceled.'],
-  },
-});
+providerFaultSuite({ plugin, fake: startFake, capability: 'generate_ai_image', input: { model: 'img-fast', input: { prompt: 'x' } } });
 
 // Fast polling so the multi-poll scenarios take milliseconds.
 const t = withFake(plugin, startFake, { env: { IMAGE_A_POLL_INTERVAL_MS: '20' } });
@@ -48,8 +36,7 @@ test('a slow prediction is polled at urls.get until it succeeds; formats follow 
   const r = await generate('img-dev', { prompt: 'a lake [slow]', num_outputs: 3, output_format: 'png' });
   const { id } = lastPrediction();
   assert.deepEqual(t.fake.sent('GET').slice(-2).map((q) => q.path), [`/v1/predictions/${id}`, `/v1/predictions/${id}`]);
-  assert.equal(r.data.images.length, 3);
-  for (const img of r.data.images) assert.deepEqual(await t.h.file(img.url), SAMPLE_IMAGES.png.bytes);
+  assert.deepEqual(await Promise.all(r.data.images.map((img: { url: string }) => t.h.file(img.url))), Array(3).fill(SAMPLE_IMAGES.png.bytes));
   assert.deepEqual([r.credits, r.reserved, r.data.creditUsage], [450, 450, 450]);
   const more = await generate('img-fast', { prompt: 'one [extra]', num_outputs: 1 });
   assert.deepEqual([more.data.images.length, more.credits, more.data.creditUsage], [1, 30, 30]);
@@ -57,15 +44,21 @@ test('a slow prediction is polled at urls.get until it succeeds; formats follow 
 
 test('img-edit-pro: the input image is fetched here and sent inline; kontext keeps safety_tolerance 2; a web page or a huge image is a 400', async () => {
   const r = await generate('img-edit-pro', { prompt: 'make it blue', input_image: `${pictures.url}/cat.png` });
-  const sent = lastCreate().body.input;
-  assert.deepEqual([sent.input_image, sent.aspect_ratio, sent.safety_tolerance], [`data:image/png;base64,${SAMPLE_IMAGES.png.bytes.toString('base64')}`, 'match_input_image', 2]);
+  const inline = `data:image/png;base64,${SAMPLE_IMAGES.png.bytes.toString('base64')}`;
+  assert.deepEqual(lastCreate().body.input, { prompt: 'make it blue', input_image: inline, aspect_ratio: 'match_input_image', safety_tolerance: 2 });
   assert.deepEqual(await t.h.file(r.data.images[0].url), SAMPLE_IMAGES.png.bytes, 'kontext answers png by default');
   const before = t.fake.requests.length;
   assert.equal(await outcome(generate('img-dev', { prompt: 'x', image: `${pictures.url}/page.html` })), "400 Invalid input: 'input.image' is not a jpeg, png, gif or webp image.");
-  // Admitted by its header (IMAGE_MAX_PIXELS, issue 24): a 16384×16384 image never reaches the provider.
   const huge = "400 'input.input_image' is too large: 16384×16384 pixels (268.4 megapixels); images may have at most 50 megapixels.";
-  assert.equal(await outcome(generate('img-edit-pro', { prompt: 'x', input_image: `${pictures.url}/huge.png` })), huge);
+  assert.equal(await outcome(generate('img-edit-pro', { prompt: 'x', input_image: `${pictures.url}/huge.png` })), huge, 'admitted by its header (IMAGE_MAX_PIXELS, issue 24)');
   assert.equal(t.fake.requests.length, before, 'nothing sent upstream');
+});
+
+test('a create answering a body that is not a prediction is a 502; a prediction that ended cancelled is a 500', async () => {
+  t.fake.failWith(201, { hello: 'world' });
+  assert.equal(await outcome(generate('img-fast', { prompt: 'x' })), '502 Received invalid data structure from image_a service.');
+  t.fake.failWith(201, { id: 'p1', status: 'canceled', output: null, error: null });
+  assert.equal(await outcome(generate('img-fast', { prompt: 'x' })), '500 Failed to generate image: the prediction was canceled.');
 });
 
 test('polls: Retry-After of a 429 is honoured and a 500 is retried; backoff grows to its cap', async () => {
@@ -82,13 +75,12 @@ test('deadline: the prediction is cancelled upstream and the call fails uncharge
   assert.equal(await outcome(generate('img-fast', { prompt: 'x [hang]' }, short)), '500 Failed to generate image: the model did not finish within 1 s.');
   const { id, status } = lastPrediction();
   assert.deepEqual([t.fake.cancels.includes(id), status], [true, 'canceled'], 'the prediction was cancelled upstream');
-  // The hold of the create call is bounded by the deadline too.
-  assert.equal(lastCreate().headers.prefer, 'wait=1');
+  assert.equal(lastCreate().headers.prefer, 'wait=1', 'the hold of the create call is bounded by the deadline too');
 });
 
 test('model settings: a pinned version is created through /v1/predictions; an unknown model is a 500; a malformed one stops boot', async () => {
-  await generate('img-fast', { prompt: 'x' }, await t.harness({ IMAGE_A_MODEL_IMG_FAST: `${FAKE_VERSION.model}:${FAKE_VERSION.id}` }));
-  assert.deepEqual([lastCreate().path, lastCreate().body.version], ['/v1/predictions', FAKE_VERSION.id]);
+  await generate('img-fast', { prompt: 'x' }, await t.harness({ IMAGE_A_MODEL_IMG_FAST: 'black-forest-labs/flux-schnell:5599ed30703d' }));
+  assert.deepEqual([lastCreate().path, lastCreate().body.version], ['/v1/predictions', '5599ed30703d']);
   const unknown = await t.harness({ IMAGE_A_MODEL_IMG_DESIGN: 'acme/nope' });
   assert.equal(await outcome(generate('img-design', { prompt: 'x' }, unknown)), '500 Failed to generate image: model acme/nope is not available.');
   await assert.rejects(t.harness({ IMAGE_A_MODEL_IMG_PRO_V1_1: 'not a model' }), /IMAGE_A_MODEL_IMG_PRO_V1_1 must be owner\/name/);
