@@ -22,14 +22,14 @@ const lastPrediction = () => [...t.fake.predictions.values()].at(-1)!;
 // Caller-side images for img-dev / img-edit-pro.
 const pictures = fileOrigin({ '/cat.png': SAMPLE_IMAGES.png, '/huge.png': { type: 'image/png', bytes: hugePng(16384, 16384) }, '/page.html': { type: 'text/html', bytes: '<html>not an image</html>' } });
 
-test('the create call holds with Prefer: wait and sends the spec defaults explicitly, safety on; a quick model needs no poll', async () => {
+test('the create call holds with Prefer: wait and sends the spec defaults explicitly, safety on, custom sizes as given; a quick model needs no poll', async () => {
   const r = await generate('img-fast', { prompt: 'a' });
   assert.deepEqual([lastCreate().path, lastCreate().headers.prefer, t.fake.sent('GET').length], ['/v1/models/black-forest-labs/flux-schnell/predictions', 'wait=60', 0]);
   assert.deepEqual(lastCreate().body.input, { prompt: 'a', num_outputs: 1, aspect_ratio: '1:1', output_format: 'webp', output_quality: 80, disable_safety_checker: false, go_fast: true, megapixels: '1', num_inference_steps: 4 });
   assert.deepEqual(await t.h.file(r.data.images[0].url), SAMPLE_IMAGES.webp.bytes);
   assert.deepEqual([r.data.images.length, r.credits, r.reserved, r.provider], [1, 30, 30, 'image_a']);
-  await generate('img-pro', { prompt: 'a', steps: 30 });
-  assert.deepEqual(lastCreate().body.input, { prompt: 'a', steps: 30, guidance: 3, interval: 2, aspect_ratio: '1:1', output_format: 'webp', output_quality: 80, safety_tolerance: 2, prompt_upsampling: false });
+  await generate('img-pro', { prompt: 'a', steps: 30, aspect_ratio: 'custom', width: 1024, height: 768 });
+  assert.deepEqual(lastCreate().body.input, { prompt: 'a', steps: 30, guidance: 3, interval: 2, aspect_ratio: 'custom', width: 1024, height: 768, output_format: 'webp', output_quality: 80, safety_tolerance: 2, prompt_upsampling: false });
 });
 
 test('a slow prediction is polled at urls.get until it succeeds; formats follow output_format; an extra image is neither delivered nor priced', async () => {
