@@ -26,3 +26,5 @@ export { like, exactly } from './like.js';
 export { serveLoopback, type LoopbackServer } from './loopback.js';
 export { readBody, sendJson } from './fake-http.js';
 export { RecordingLedger } from './free-ledger.js';
+export { fileOrigin, type OriginFile } from './file-origin.js';
+export { hugePng } from './huge-png.js';
