@@ -51,6 +51,24 @@ describe('MCP tools/list', () => {
     assert.doesNotMatch(raw, /\bspec\b/i);
   });
 
+  it('says each thing once in an input schema: no body variant repeats its parent, no map in TypeBox spelling', () => {
+    const repeats: string[] = [];
+    const visit = (v: any, path: string) => {
+      if (!v || typeof v !== 'object') return;
+      for (const k of ['oneOf', 'anyOf']) {
+        if (!Array.isArray(v[k]) || !v.properties) continue;
+        for (const [i, m] of v[k].entries()) {
+          for (const [name, s] of Object.entries(m?.properties ?? {})) if (JSON.stringify(s) === JSON.stringify(v.properties[name])) repeats.push(`${path}.${k}[${i}].${name}`);
+          if (m?.type !== undefined && m.type === v.type) repeats.push(`${path}.${k}[${i}].type`);
+        }
+      }
+      if (v.patternProperties?.['^(.*)$']) repeats.push(`${path}.patternProperties`);
+      for (const [k, x] of Object.entries(v)) visit(x, `${path}.${k}`);
+    };
+    for (const t of tools) visit(t.inputSchema, t.name);
+    assert.deepEqual(repeats, []);
+  });
+
   it('keeps each input schema usable: shared parts are local $defs that exist', () => {
     for (const t of tools) {
       const text = JSON.stringify(t.inputSchema) + JSON.stringify(t.outputSchema ?? {});

@@ -14,6 +14,7 @@ describe('compact schemas', () => {
     assert.equal(withoutSpecRefs('Extra wait, in ms (0-5000, a number per spec §4.10; rounded).'), 'Extra wait, in ms (0-5000; rounded).');
     assert.equal(withoutSpecRefs('Language code from the spec §4.1 list (e.g. en).'), 'Language code (e.g. en).');
     assert.equal(withoutSpecRefs('Model (spec §4.7); the original name.'), 'Model; the original name.');
+    assert.equal(withoutSpecRefs('Source to run (10-second limit, spec §8.2).'), 'Source to run (10-second limit).');
   });
 
   it('accepts and refuses what the original schema does', () => {

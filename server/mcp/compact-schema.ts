@@ -13,6 +13,8 @@ export const TOOLS_LIST_MAX_BYTES = 80 * 1024;
 type Json = unknown;
 type Obj = Record<string, Json>;
 
+import { withoutRedundancy } from './schema-redundancy.js';
+
 const isObj = (v: Json): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** Text without references to specification sections ("(spec §2.5)", "per spec §4.10;", "from the spec §4.1 list"). */
@@ -22,6 +24,7 @@ export function withoutSpecRefs(text: string): string {
     .replace(/,?\s*(?:a \w+ )?(?:per|from|in|see) (?:the )?spec §[\d.–-]+(?: list)?/g, '')
     .replace(/\s*spec §[\d.–-]+;?/g, '')
     .replace(/\(\s*[;,]\s*/g, '(')
+    .replace(/\s*[;,]\s*\)/g, ')')
     .replace(/\s*\(\s*\)/g, '')
     .replace(/ {2,}/g, ' ')
     .trim();
@@ -142,7 +145,7 @@ function shapeOnly(v: Json, levels: number): Json {
  * and still honours one an agent sends, but no agent needs it described in every tool.
  */
 export function compactInputSchema(schema: Obj): Obj {
-  return shareRepeats(tidy(withoutRequestSource(schema), false) as Obj);
+  return shareRepeats(withoutRedundancy(tidy(withoutRequestSource(schema), false)) as Obj);
 }
 
 /** The schema without a top-level `requestSource` field, also in each body variant (`oneOf`/`anyOf`). */
