@@ -1,22 +1,7 @@
 /**
- * `npm run admin -- <command>`: the admin operations on the configured store (DATABASE_URL, or
- * the embedded database under DATA_DIR). PGlite belongs to one process: while a server holds the
- * embedded store, the command goes through that server's admin API (with ADMIN_TOKEN) instead.
- *
- *   keys create --name NAME [--credits N] [--rate N] [--budget N] [--policy JSON]
- *   keys list [--page N] [--limit N] [--search S]
- *   keys get ID
- *   keys rotate ID
- *   stats [--from ISO] [--to ISO] [--bucket hour|day] [--group-by lane|capability|provider|status|key]
- *   keys update ID [--name S] [--active true|false] [--rate N] [--budget N|null] [--policy JSON]
- *   credits add ID AMOUNT --reason TEXT
- *   credits deduct ID AMOUNT --reason TEXT
- *   usage ID [--page N] [--limit N] [--status success|error|HTTP] [--object-type T] [--object-id ID] [--provider P]
- *   transactions ID [--page N] [--limit N]
- *   files delete ID
- *   jobs list [--status S] [--key ID] [--page N] [--limit N]
- *   jobs watch ID
- *   jobs cancel ID
+ * The admin CLI's commands (usage in cli.ts) as a function of its arguments, environment and
+ * output streams, so the test suite can run most of them in its own process (booting tsx and the
+ * store per command costs seconds of CPU each); cli.ts only hands it the process's own.
  */
 import 'reflect-metadata';
 import { join } from 'node:path';
@@ -44,6 +29,14 @@ import { cancelOnStore } from '../../core/jobs/cancel-on-store.js';
 import { jobView } from '../../core/jobs/view.js';
 import { statusFilter } from '../jobs-query.js';
 import { watchJob } from './job-watch.js';
+
+/** Where a command reads its settings and writes its answer: the process's own, or a test's. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: { write(chunk: string): unknown };
+  /** `isTTY` makes `jobs watch` redraw one bar in place instead of printing a line per step. */
+  stderr: { write(chunk: string): unknown; isTTY?: boolean };
+}
 
 const USAGE = `usage: npm run admin -- <command>
   keys create --name NAME [--credits N] [--rate N] [--budget N] [--policy JSON]
@@ -86,7 +79,7 @@ async function jobOf(db: Db, id: string): Promise<Record<string, unknown>> {
   return { ...jobView(job), keyId: job.keyId };
 }
 
-function operation(values: Record<string, string | boolean | undefined>, positionals: string[]): Operation | undefined {
+function operation(values: Record<string, string | boolean | undefined>, positionals: string[], io: CliIo): Operation | undefined {
   const v = values as Record<string, string | undefined>;
   const [group, action, ...rest] = positionals;
   const page = { page: num(v.page) ?? 1, limit: num(v.limit) ?? 50 };
@@ -155,7 +148,7 @@ function operation(values: Record<string, string | boolean | undefined>, positio
     // webhook event is queued for the next server to deliver.
     const cancel = async (_svc: AdminService, _files: () => FileStore, db: Db) => {
       await jobOf(db, rest[0]!);
-      await cancelOnStore(db, loadSettings(process.env).databaseUrl, process.env, rest[0]!, pino({ level: 'warn' }, pino.destination(2)));
+      await cancelOnStore(db, loadSettings(io.env).databaseUrl, io.env, rest[0]!, pino({ level: 'warn' }, io.stderr));
       return jobOf(db, rest[0]!);
     };
     return { direct: cancel, http: { method: 'POST', path: `/jobs/${id}/cancel` } };
@@ -183,7 +176,7 @@ async function viaServer(op: Operation, url: string, token: string): Promise<unk
   return op.paged ? json?.items : json;
 }
 
-async function main(argv: string[]): Promise<unknown> {
+async function main(argv: string[], io: CliIo): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -210,23 +203,23 @@ async function main(argv: string[]): Promise<unknown> {
     },
   });
   if (values.help || !positionals[0]) return USAGE;
-  const op = operation(values, positionals);
+  const op = operation(values, positionals, io);
   if (!op) return USAGE;
 
-  const settings = loadSettings(process.env);
+  const settings = loadSettings(io.env);
   let db: Db;
   if (settings.databaseUrl) db = await openPostgres(settings.databaseUrl, { max: 2 });
   else {
     const dir = join(settings.dataDir, 'db');
     try {
-      db = await openPglite(dir);
+      db = await openPglite(dir, { template: settings.embeddedDbTemplate });
     } catch (err) {
       if (!(err instanceof EmbeddedInUseError)) throw err;
       // A running server owns the embedded store (and its balances): go through its admin API.
-      const token = process.env.ADMIN_TOKEN?.trim();
+      const token = io.env.ADMIN_TOKEN?.trim();
       if (err.holder.url && token) {
         const url = err.holder.url;
-        if (op.watch) return watchJob(() => viaServer(op, url, token) as never, process.stderr);
+        if (op.watch) return watchJob(() => viaServer(op, url, token) as never, io.stderr);
         return viaServer(op, url, token);
       }
       throw new Error(`${err.message} Stop that server first, or set ADMIN_TOKEN to its admin token so this command goes through its admin API${err.holder.url ? ` at ${err.holder.url}` : ''}.`);
@@ -238,11 +231,11 @@ async function main(argv: string[]): Promise<unknown> {
   const svc = new AdminService(new KeyStore(db, 0), ledger, usage, settings.defaultRateLimit);
   // Produced files live in this instance's DATA_DIR (or the FILES_S3_BUCKET), not the database (see DELETE /admin/files/:id).
   let files: (FileStore & { close(): Promise<void> }) | undefined;
-  const warn = (_o: unknown, msg?: string) => void process.stderr.write(`warning: ${msg ?? ''}\n`);
+  const warn = (_o: unknown, msg?: string) => void io.stderr.write(`warning: ${msg ?? ''}\n`);
   const log = { debug() {}, info() {}, warn, error: warn };
-  const openFiles = () => (files ??= createFileStore({ dataDir: settings.dataDir, publicBaseUrl: () => '', env: process.env, log }));
+  const openFiles = () => (files ??= createFileStore({ dataDir: settings.dataDir, publicBaseUrl: () => '', env: io.env, log }));
   try {
-    if (op.watch) return await watchJob(() => op.direct(svc, openFiles, db) as never, process.stderr);
+    if (op.watch) return await watchJob(() => op.direct(svc, openFiles, db) as never, io.stderr);
     return await op.direct(svc, openFiles, db);
   } finally {
     await files?.close();
@@ -252,12 +245,17 @@ async function main(argv: string[]): Promise<unknown> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (out) => {
-    process.stdout.write((typeof out === 'string' ? out : JSON.stringify(out, null, 2)) + '\n');
-  },
-  (err) => {
-    process.stderr.write(`error: ${err instanceof ServiceError || err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+/**
+ * Runs one command: prints its answer (JSON, or the usage text) on `stdout`, or `error: …` on
+ * `stderr`; answers the exit code (0 or 1).
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    const out = await main(argv, io);
+    io.stdout.write((typeof out === 'string' ? out : JSON.stringify(out, null, 2)) + '\n');
+    return 0;
+  } catch (err) {
+    io.stderr.write(`error: ${err instanceof ServiceError || err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
