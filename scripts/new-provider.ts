@@ -107,15 +107,28 @@ export async function scaffold(args: ScaffoldArgs): Promise<string[]> {
   return [...files.map(([name]) => relative(args.root, join(dir, name))), 'plugins.config.ts'];
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** Where the command writes what it says. */
+export interface ScaffoldIo {
+  stdout: { write(chunk: string): unknown };
+  stderr: { write(chunk: string): unknown };
+}
+
+/**
+ * The command on `argv` (defaulting to this repository as the root): answers its exit code, 1 with
+ * the refusal on `stderr` when it refuses. Anything else (a bug, a full disk) is thrown.
+ */
+export async function runNewProvider(argv: string[], io: ScaffoldIo): Promise<number> {
   try {
-    const args = parseArgs(process.argv.slice(2), join(import.meta.dirname, '..'));
+    const args = parseArgs(argv, join(import.meta.dirname, '..'));
     const written = await scaffold(args);
-    console.log(`Wrote ${written.join(', ')}.`);
-    console.log(`Next: node --no-node-snapshot --import tsx --test plugins/${args.id}/${args.id}.test.ts, then fill in what plugins/${args.id}/README.md lists.`);
+    io.stdout.write(`Wrote ${written.join(', ')}.\n`);
+    io.stdout.write(`Next: node --no-node-snapshot --import tsx --test plugins/${args.id}/${args.id}.test.ts, then fill in what plugins/${args.id}/README.md lists.\n`);
+    return 0;
   } catch (err) {
     if (!(err instanceof ScaffoldRefusal)) throw err;
-    console.error(err.message);
-    process.exit(1);
+    io.stderr.write(`${err.message}\n`);
+    return 1;
   }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = await runNewProvider(process.argv.slice(2), process);

@@ -12,4 +12,13 @@ npx tsc -p tsconfig.test.json --noEmit
 npx tsc -p console/tsconfig.json
 mapfile -t files < <(find core plugins server test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 if [ ${#files[@]} -eq 0 ]; then echo "no test files found" >&2; exit 1; fi
-exec node --no-node-snapshot --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=900000 "${files[@]}"
+# Two reporters: the runner's usual one on stdout (spec on a terminal, TAP otherwise, as without
+# flags), and per-file wall-clock seconds, slowest first, in scratch/test-durations.txt (gitignored)
+# so the next run can see which files grow.
+mkdir -p scratch
+stdout_reporter=tap
+if [ -t 1 ]; then stdout_reporter=spec; fi
+exec node --no-node-snapshot --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=900000 \
+  --test-reporter="$stdout_reporter" --test-reporter-destination=stdout \
+  --test-reporter=./scripts/durations-reporter.mjs --test-reporter-destination=scratch/test-durations.txt \
+  "${files[@]}"

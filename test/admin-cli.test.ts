@@ -1,24 +1,23 @@
-/** The admin CLI works on the configured store and the server then accepts the key it made. */
+/**
+ * The admin CLI works on the configured store and the server then accepts the key it made. Most
+ * commands run in this process (`runCli`, the CLI's whole behaviour but the process shim); a few
+ * run as real processes, for the exit code and the streams a user sees, once against PostgreSQL.
+ */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
-import { startServer } from './helpers/server.js';
+import { EMBEDDED_DB_TEMPLATE, startServer } from './helpers/server.js';
 import { postgresBackend } from './helpers/storage.js';
+import { cliInProcess as cliWith, cliProcess } from './helpers/admin-cli.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
 
-const exec = promisify(execFile);
-const cliWith = (env: Record<string, string>, ...args: string[]) =>
-  exec(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/admin/cli.ts', ...args], {
-    cwd: join(import.meta.dirname, '..'),
-    env: { PATH: process.env.PATH, ...env },
-  });
-const cli = (dataDir: string, ...args: string[]) => cliWith({ DATA_DIR: dataDir }, ...args);
+// A fresh DATA_DIR copies the suite's embedded database template, as the test servers' do.
+const cli = (dataDir: string, ...args: string[]) => cliWith({ DATA_DIR: dataDir, EMBEDDED_DB_TEMPLATE }, ...args);
 
 describe('admin CLI', () => {
   it('creates a key, adds credits with a reason, and the server honours both', async () => {
@@ -99,11 +98,12 @@ describe('admin CLI', () => {
       kept = later;
       const idOf = (link: URL) => link.pathname.split('/').pop()!;
       const withToken = { DATA_DIR: dataDir, ADMIN_TOKEN: s.adminToken };
-      const deleted = JSON.parse((await cliWith(withToken, 'files', 'delete', idOf(gone))).stdout);
+      // Real processes: the answer on stdout, then the refusal's exit code and its one line on stderr.
+      const deleted = JSON.parse((await cliProcess(withToken, 'files', 'delete', idOf(gone))).stdout);
       assert.deepEqual(deleted, { id: idOf(gone), deleted: true });
       assert.equal((await fetch(`${s.url}${gone.pathname}${gone.search}`)).status, 404);
       assert.equal((await fetch(`${s.url}${later.pathname}${later.search}`)).status, 200, 'only the named file went');
-      const again = await cliWith(withToken, 'files', 'delete', idOf(gone)).then(() => null, (e) => e);
+      const again = await cliProcess(withToken, 'files', 'delete', idOf(gone)).then(() => null, (e) => e);
       assert.equal(again?.code, 1);
       assert.equal(again.stderr, `error: File not found: ${idOf(gone)}\n`);
     } finally {
@@ -167,7 +167,8 @@ describe('admin CLI', () => {
     const s = await startServer({ env: backend.env, serviceConfig: echoOnlyConfig() });
     const pg = { DATABASE_URL: backend.env.DATABASE_URL! };
     try {
-      const created = JSON.parse((await cliWith(pg, 'keys', 'create', '--name', 'pg', '--credits', '100')).stdout);
+      // A real process on the shared database beside the running server.
+      const created = JSON.parse((await cliProcess(pg, 'keys', 'create', '--name', 'pg', '--credits', '100')).stdout);
       const run = (text: string) => s.call('POST', '/api/v2/run', { key: created.key, body: { type: 'capability', id: 'test_echo', input: { text } } });
       assert.equal((await run('one')).status, 200);
       assert.equal((await s.call('POST', '/api/v2/run', { key: created.key, body: { type: 'capability', id: 'nope', input: {} } })).status, 404);

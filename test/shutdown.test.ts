@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import net from 'node:net';
-import { startServer } from './helpers/server.js';
+import { startServer, type TestServer } from './helpers/server.js';
 import { BACKENDS, postgresBackend } from './helpers/storage.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
 
@@ -18,16 +18,23 @@ async function eventually(check: () => Promise<boolean>, what: string): Promise<
   assert.fail(`never happened: ${what}`);
 }
 
+/**
+ * Waits until the key's slow call is running: its credits are reserved before the provider runs
+ * and released when it ends, so a reservation means the call is in flight (rather than guessing
+ * how long reaching the provider takes on a loaded machine).
+ */
+const inFlight = (s: TestServer, keyId: string) => eventually(async () => (await s.admin('GET', `/keys/${keyId}`)).json.reserved > 0, 'the slow call is in flight');
+
 describe('graceful shutdown', () => {
   it('finishes a request in flight, persists its charge, then refuses new work', async () => {
     let s = await startServer({ serviceConfig: echoOnlyConfig() });
     const dataDir = s.dataDir;
-    const { key } = await s.createKey({ credits: 100 });
+    const { id, key } = await s.createKey({ credits: 100 });
     const slow = s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', input: { text: 'slow', delayMs: 1200 } } });
-    await new Promise((r) => setTimeout(r, 300));
+    await inFlight(s, id);
     const url = s.url;
+    // Draining starts as close() is called (stop() sets it before its first wait).
     const closing = s.close({ keepData: true });
-    await new Promise((r) => setTimeout(r, 100));
     // A new connection while draining is answered, not refused (issue 18 finding 9).
     const late = await fetch(url + '/api/v2/balance', { headers: { authorization: `Bearer ${key}` } }).then(async (r) => [r.status, (await r.json()).code, r.headers.get('connection')], (e) => ['refused', String(e)]);
     assert.deepEqual(late, [503, 'SHUTTING_DOWN', 'close']);
@@ -51,8 +58,8 @@ describe('graceful shutdown', () => {
   it('with SHUTDOWN_DELAY_MS and nothing in flight, the listener stays open for the delay: /readyz and new calls are 503', async () => {
     const s = await startServer({ serviceConfig: echoOnlyConfig(), env: { SHUTDOWN_DELAY_MS: '600' } });
     const { key } = await s.createKey({ credits: 100 });
+    // Draining starts as close() is called; the listener stays open for the delay.
     const closing = s.close();
-    await new Promise((r) => setTimeout(r, 100));
     const ready = await fetch(s.url + '/readyz').then((r) => r.status, () => 'refused');
     const run = await fetch(s.url + '/api/v1/scrape', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"url":"https://example.com"}' }).then(
       async (r) => [r.status, await r.json()],
@@ -67,7 +74,7 @@ describe('graceful shutdown', () => {
 
   it('a request arriving on an open connection while closing gets the lane\'s 503 SHUTTING_DOWN', async () => {
     const s = await startServer({ serviceConfig: echoOnlyConfig() });
-    const { key } = await s.createKey({ credits: 100 });
+    const { id, key } = await s.createKey({ credits: 100 });
     const { hostname, port } = new URL(s.url);
     const socket = net.connect(Number(port), hostname);
     let received = '';
@@ -75,9 +82,8 @@ describe('graceful shutdown', () => {
     const ended = new Promise<void>((r) => socket.on('close', () => r()));
     const body = JSON.stringify({ type: 'capability', id: 'test_echo', input: { text: 'slow', delayMs: 800 } });
     socket.write(`POST /api/v2/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    await new Promise((r) => setTimeout(r, 300));
+    await inFlight(s, id);
     const closing = s.close();
-    await new Promise((r) => setTimeout(r, 100));
     // Pipelined behind the slow run, on the connection that is still open.
     socket.write(`GET /api/v2/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
     await ended;
@@ -95,10 +101,10 @@ describe('graceful shutdown', () => {
       const backend = await make();
       const s = await startServer({ env: backend.env, serviceConfig: echoOnlyConfig() });
       try {
-        const { key } = await s.createKey({ credits: 100 });
+        const { id, key } = await s.createKey({ credits: 100 });
         const ctl = new AbortController();
         const call = fetch(s.url + '/api/v2/run', { method: 'POST', signal: ctl.signal, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: slowBody(1500) });
-        await new Promise((r) => setTimeout(r, 300));
+        await inFlight(s, id);
         ctl.abort();
         await assert.rejects(call);
         await eventually(async () => (await s.call('GET', '/api/v2/usage?objectId=test_echo', { key })).json.data.items.length === 1, 'a usage row for the abandoned call');
@@ -119,12 +125,12 @@ describe('graceful shutdown', () => {
     const backend = await postgresBackend();
     let s = await startServer({ env: { ...backend.env, SHUTDOWN_GRACE_MS: '300' }, serviceConfig: echoOnlyConfig() });
     try {
-      const { key } = await s.createKey({ credits: 100 });
+      const { id, key } = await s.createKey({ credits: 100 });
       const cut = fetch(s.url + '/api/v2/run', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: slowBody(5000) }).then(
         (r) => `answered ${r.status}`,
         () => 'cut',
       );
-      await new Promise((r) => setTimeout(r, 300));
+      await inFlight(s, id);
       await s.close();
       assert.equal(await cut, 'cut', 'the connection is closed once the grace period is over');
       s = await startServer({ env: backend.env, serviceConfig: echoOnlyConfig() });

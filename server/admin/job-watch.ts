@@ -26,7 +26,7 @@ export function progressLine(j: Watched, bar: boolean): string {
 }
 
 /** Polls `read` until the job ends, writing its progress to `out`; answers the final view. */
-export async function watchJob(read: () => Promise<Watched>, out: NodeJS.WriteStream, intervalMs = 500): Promise<Watched> {
+export async function watchJob(read: () => Promise<Watched>, out: { write(chunk: string): unknown; isTTY?: boolean }, intervalMs = 500): Promise<Watched> {
   const tty = out.isTTY === true;
   let last = '';
   for (;;) {

@@ -55,7 +55,7 @@ const ADMIN_TOKEN = 'test-admin-token';
  * instead of each running initdb (about 5 s of CPU apiece).
  */
 const PGLITE_VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
-const EMBEDDED_DB_TEMPLATE = join(tmpdir(), `cia-test-pglite-${PGLITE_VERSION}`);
+export const EMBEDDED_DB_TEMPLATE = join(tmpdir(), `cia-test-pglite-${PGLITE_VERSION}`);
 
 /** Sends one request and parses the answer. */
 export async function request(url: string, method: string, opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<TestResponse> {
