@@ -1,7 +1,8 @@
 /**
  * The JSON body parser of every lane (issue 24). Small bodies are parsed where they arrive, by
  * Fastify's own parser. A body of at least JSON_OFF_THREAD_BYTES is handed to a compute worker
- * thread instead: an attacker within the rate limit could send ten 27 MB base64 bodies a second,
+ * thread instead, as the chunks it arrived in (joining 27 MB on this thread cost as much as
+ * parsing it used to): an attacker within the rate limit could send ten 27 MB base64 bodies a second,
  * and parsing plus base64 checking and decoding cost the serving thread about 150 ms each, so
  * `/healthz` and every other key waited. The worker parses, checks depth and decodes long base64
  * strings; the serving thread only receives the result (the decoded bytes moved, not copied).
@@ -19,6 +20,7 @@ import { BusyError } from '../../core/errors.js';
 import { bytesBusy } from '../../core/engines/http/byte-budget.js';
 import { MAX_JSON_DEPTH } from '../json-depth.js';
 import type * as JsonWork from './json-work.js';
+import { movableChunks, receiveChunks } from './receive-chunks.js';
 
 /** Strings shorter than this are not worth decoding ahead (a file of under 48 KB decodes in microseconds). */
 const MIN_DECODE_CHARS = 64 * 1024;
@@ -67,24 +69,26 @@ export function installJsonBodyParser(app: FastifyInstance, compute: () => Compu
     next();
   });
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    const bytes = body as Buffer;
-    if (bytes.length === 0 || bytes.length < minBytes) return small(req, bytes.toString('utf8'), done);
-    work ??= compute().register<typeof JsonWork>(new URL('./json-work.js', import.meta.url));
-    // Fastify gives a fresh copy of the body (never a view of the socket's buffer): moved whole when it owns its memory.
-    const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-    const arg = owned ? new Uint8Array(bytes.buffer, 0, bytes.byteLength) : new Uint8Array(bytes);
-    work
-      .run('parseJsonBody', { body: arg, minDecode: MIN_DECODE_CHARS }, { owner: req.call?.key?.id, transfer: [arg.buffer as ArrayBuffer], transferResult: true })
-      .then((parsed) => {
-        if (parsed.kind === 'invalid') return done(invalidJson(), undefined);
-        if (parsed.kind === 'deep') return done(null, tooDeep());
-        register(req, parsed.value, parsed.buffers, parsed.decoded);
-        done(null, parsed.value);
-      }, (err: unknown) => {
-        if (!(err instanceof BusyError)) return done(err as Error, undefined);
-        responses.get(req.raw)?.setHeader('Retry-After', '1');
-        done(bytesBusy(), undefined);
-      });
+  // No `parseAs`: the body's chunks come here unjoined (receive-chunks.ts), so a large one moves
+  // to the worker as it arrived and is joined there, not on this thread.
+  app.addContentTypeParser('application/json', (req, payload, done) => {
+    const limit = req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024;
+    receiveChunks(req, payload, limit).then(({ chunks, length }) => {
+      if (length < minBytes || length === 0) return small(req, Buffer.concat(chunks, length).toString('utf8'), done);
+      work ??= compute().register<typeof JsonWork>(new URL('./json-work.js', import.meta.url));
+      const { parts, transfer } = movableChunks(chunks);
+      work
+        .run('parseJsonBody', { chunks: parts, minDecode: MIN_DECODE_CHARS }, { owner: req.call?.key?.id, transfer, transferResult: true })
+        .then((parsed) => {
+          if (parsed.kind === 'invalid') return done(invalidJson(), undefined);
+          if (parsed.kind === 'deep') return done(null, tooDeep());
+          register(req, parsed.value, parsed.buffers, parsed.decoded);
+          done(null, parsed.value);
+        }, (err: unknown) => {
+          if (!(err instanceof BusyError)) return done(err as Error, undefined);
+          responses.get(req.raw)?.setHeader('Retry-After', '1');
+          done(bytesBusy(), undefined);
+        });
+    }, (err: Error) => done(err, undefined));
   });
 }
