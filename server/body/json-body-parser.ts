@@ -5,7 +5,10 @@
  * parsing it used to): an attacker within the rate limit could send ten 27 MB base64 bodies a second,
  * and parsing plus base64 checking and decoding cost the serving thread about 150 ms each, so
  * `/healthz` and every other key waited. The worker parses, checks depth and decodes long base64
- * strings; the serving thread only receives the result (the decoded bytes moved, not copied).
+ * strings; the serving thread only receives the result (the decoded bytes moved, not copied). On
+ * the direct lane a decoded file field does not come back as a string at all (rebuilding a 27 MB
+ * body's strings cost this thread more than the rest of the request): the input holds a
+ * DecodedBase64 in its place (core/plugin/predecoded.ts).
  * Parses wait in the compute pool's queue owner by owner, so one key's flood of big bodies delays
  * another key's body by at most one parse. Answers are those of the small path: the same invalid
  * JSON 400, the same depth 400 (from the depth hook), the same 413 (Fastify reads the body).
@@ -13,7 +16,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ComputeEngine, ComputeWork } from '../../core/engines/compute/types.js';
-import { rememberDecoded, type Predecoded } from '../../core/plugin/predecoded.js';
+import { DecodedBase64, rememberDecoded, type Predecoded } from '../../core/plugin/predecoded.js';
 import { BusyError } from '../../core/errors.js';
 // A full parse queue is the body budget's refusal in other words: the instance (or this key) has
 // more bodies arriving than it handles at once, so the same documented 429 text.
@@ -40,21 +43,39 @@ function tooDeep(): unknown {
 /** Each request's response, for the parser to know when the request has ended (parsers see no reply). */
 const responses = new WeakMap<object, ServerResponse>();
 
-/** Puts each decoded string's bytes where `fromBase64` will find them, for as long as the request lasts. */
-function register(req: FastifyRequest, value: unknown, buffers: Uint8Array[], decoded: { path: (string | number)[]; contentType?: string; textLength: number }[]): void {
+/**
+ * Puts each decoded file field in the body in place of its string (a {@link DecodedBase64}), and
+ * each other decoded string's bytes where `fromBase64` will find them, for as long as the request lasts.
+ */
+function register(req: FastifyRequest, parsed: Extract<JsonWork.ParsedBody, { kind: 'ok' }>): void {
   const items: { text: string; decoded: Predecoded }[] = [];
-  decoded.forEach((d, i) => {
-    let at: unknown = value;
-    for (const step of d.path) at = (at as Record<string | number, unknown>)?.[step];
-    if (typeof at !== 'string') return;
-    const bytes = buffers[i]!;
-    items.push({ text: at, decoded: { data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: d.contentType, textLength: d.textLength } });
+  parsed.decoded.forEach((d, i) => {
+    const bytes = parsed.buffers[i]!;
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let at: unknown = parsed.value;
+    for (const step of d.path.slice(0, -1)) at = (at as Record<string | number, unknown>)?.[step];
+    const key = d.path.at(-1)!;
+    if (d.removed) {
+      const src = parsed.sources[d.removed.source]!;
+      (at as Record<string | number, unknown>)[key] = new DecodedBase64(data, d.contentType, d.textLength, d.removed.length, Buffer.from(src.buffer, src.byteOffset, src.byteLength));
+      return;
+    }
+    const text = (at as Record<string | number, unknown>)?.[key];
+    if (typeof text === 'string') items.push({ text, decoded: { data, contentType: d.contentType, textLength: d.textLength } });
   });
   const res = responses.get(req.raw);
   if (items.length === 0 || !res || res.closed) return;
   // Held until the answer is sent or the client has gone (the request's own 'close' comes as soon
   // as its body has been read, before the route has used it).
   res.once('close', rememberDecoded(items));
+}
+
+/**
+ * Routes whose body reaches a target's input only through the executor's schema check, which
+ * knows {@link DecodedBase64} (the direct lane). Other routes get their strings back.
+ */
+function takesPlaceholders(req: FastifyRequest): boolean {
+  return (req.routeOptions.url ?? '').startsWith('/api/v1/');
 }
 
 /**
@@ -78,11 +99,11 @@ export function installJsonBodyParser(app: FastifyInstance, compute: () => Compu
       work ??= compute().register<typeof JsonWork>(new URL('./json-work.js', import.meta.url));
       const { parts, transfer } = movableChunks(chunks);
       work
-        .run('parseJsonBody', { chunks: parts, minDecode: MIN_DECODE_CHARS }, { owner: req.call?.key?.id, transfer, transferResult: true })
+        .run('parseJsonBody', { chunks: parts, minDecode: MIN_DECODE_CHARS, placeholders: takesPlaceholders(req) }, { owner: req.call?.key?.id, transfer, transferResult: true })
         .then((parsed) => {
           if (parsed.kind === 'invalid') return done(invalidJson(), undefined);
           if (parsed.kind === 'deep') return done(null, tooDeep());
-          register(req, parsed.value, parsed.buffers, parsed.decoded);
+          register(req, parsed);
           done(null, parsed.value);
         }, (err: unknown) => {
           if (!(err instanceof BusyError)) return done(err as Error, undefined);
