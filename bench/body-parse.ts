@@ -1,28 +1,61 @@
 /**
  * bench:body-parse (issue 24): what a flood of large base64 JSON bodies costs the thread that
  * answers every request, with those bodies parsed on that thread and with them parsed in a
- * compute worker (JSON_OFF_THREAD_BYTES). The server runs in this process, so the event loop's
- * delay is measured directly; each body is built once and sent as bytes, so the client adds
- * little. Both runs happen back to back on the same machine: compare their ratio, not the
- * absolute figures (which depend on the load).
+ * compute worker (JSON_OFF_THREAD_BYTES). The server runs in its own process, so the client's
+ * work is not counted as the server's (fetch copies every body it sends: 27 MB a request);
+ * bodies are built once and written with node:http, which sends the bytes as they are. The
+ * server's event-loop delay during the flood is read from its /metrics (prom-client's monitor,
+ * reset at each read). Both runs happen back to back on the same machine: compare their ratio,
+ * not the absolute figures (which depend on the load, printed with each run).
  *
- * Run: npm run bench:body-parse [-- bodies=40 images=20]
+ * Run: npm run bench:body-parse [-- bodies=40 images=20 [worker]] — `worker`: the second run only.
+ * BENCH_CPU_PROF=<module>: the server imports it first (NODE_OPTIONS --import; --cpu-prof is not
+ * allowed there), e.g. a module that starts the inspector's profiler.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import http from 'node:http';
+import { loadavg } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { startServer } from '../test/helpers/server.js';
+import { startServer, type TestServer } from '../test/helpers/server.js';
 
 const bodies = Number(process.argv[2] ?? 40);
 const images = Number(process.argv[3] ?? 20);
+const workerOnly = process.argv[4] === 'worker';
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+
+/** POSTs `body` as it is (no copy) on `agent`'s connections; resolves with the status once the answer is read. */
+function post(url: string, key: string, body: Buffer, agent: http.Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The server's event-loop delay since the last read, from its /metrics (seconds → ms). */
+async function loopDelay(server: TestServer): Promise<Record<string, number>> {
+  const text = (await server.call('GET', '/metrics', { key: server.adminToken })).text;
+  const read = (name: string) => Number(new RegExp(`^cia_nodejs_eventloop_lag_${name}_seconds (\\S+)`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  return { p50: read('p50'), p99: read('p99'), max: read('max') };
+}
 
 /** One run: `bodies` requests (two at a time) of `images` 1 MB base64 files each, while /healthz is polled. */
-async function run(offThreadBytes: string): Promise<string> {
-  const server = await startServer({ env: { JSON_OFF_THREAD_BYTES: offThreadBytes, LOG_LEVEL: 'error' } });
+async function run(offThreadBytes: string, profile: string | undefined): Promise<string> {
+  // LOG_LEVEL info, as bench:abuse and a deployment run (the helper also waits for its 'listening on' line).
+  const server = await startServer({
+    processMode: true,
+    env: { JSON_OFF_THREAD_BYTES: offThreadBytes, LOG_LEVEL: 'info', ...(profile ? { NODE_OPTIONS: `--import=${profile}`, CPUPROF_DIR: process.env.CPUPROF_DIR } : {}) },
+  });
   const { key } = await server.createKey({ credits: 1_000_000, rateLimitPerMinute: 1_000_000 });
   // Random bytes: valid base64 that is not a PDF, so each call decodes its files and is refused (free 400).
   const body = Buffer.from(JSON.stringify({ inputMethod: 'base64', files: Array.from({ length: images }, () => randomBytes(1_000_000).toString('base64')) }));
-  const send = () => fetch(`${server.url}/api/v1/read-pdf-metadata`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }).then(async (r) => (await r.arrayBuffer(), r.status));
-  await send();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  const url = `${server.url}/api/v1/read-pdf-metadata`;
+  await post(url, key, body, agent);
+  await loopDelay(server);
+  const loadBefore = load();
   const health: number[] = [];
   let stop = false;
   const poll = (async () => {
@@ -33,34 +66,36 @@ async function run(offThreadBytes: string): Promise<string> {
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
-  const loop = monitorEventLoopDelay({ resolution: 5 });
-  loop.enable();
   const statuses = new Map<number, number>();
   let left = bodies;
   const t0 = performance.now();
   await Promise.all(
     [0, 1].map(async () => {
       while (left-- > 0) {
-        const s = await send();
+        const s = await post(url, key, body, agent);
         statuses.set(s, (statuses.get(s) ?? 0) + 1);
       }
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  loop.disable();
   stop = true;
   await poll;
+  const delay = await loopDelay(server);
+  agent.destroy();
   await server.close();
   health.sort((a, b) => a - b);
   const pct = (p: number) => health[Math.min(health.length - 1, Math.floor((p / 100) * health.length))]!;
   return [
-    `  ${bodies} bodies of ${(body.length / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s (${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ')})`,
-    `  event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms, max ${(loop.max / 1e6).toFixed(0)} ms`,
+    `  ${bodies} bodies of ${(body.length / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s (${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ')}); load average ${loadBefore} before, ${load()} after`,
+    `  server event-loop delay p50 ${delay.p50!.toFixed(0)} ms, p99 ${delay.p99!.toFixed(0)} ms, max ${delay.max!.toFixed(0)} ms`,
     `  /healthz p50 ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms (${health.length} calls)`,
   ].join('\n');
 }
 
-console.log('bench:body-parse — large base64 bodies parsed on the serving thread:');
-console.log(await run(String(1 << 30)));
+const profile = process.env.BENCH_CPU_PROF;
+if (!workerOnly) {
+  console.log('bench:body-parse — large base64 bodies parsed on the serving thread:');
+  console.log(await run(String(1 << 30), profile));
+}
 console.log('…and in a compute worker (JSON_OFF_THREAD_BYTES default):');
-console.log(await run('262144'));
+console.log(await run('262144', profile));

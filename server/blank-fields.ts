@@ -13,6 +13,9 @@ import { MAX_JSON_DEPTH } from './json-depth.js';
  */
 export function withoutBlanks(input: unknown, depth = 0): unknown {
   if (!input || typeof input !== 'object' || Array.isArray(input) || depth > MAX_JSON_DEPTH) return input;
+  // Only plain objects are fields to clean: a decoded file (core/plugin/predecoded.ts) is a value.
+  const proto = Object.getPrototypeOf(input);
+  if (proto !== Object.prototype && proto !== null) return input;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) {
     if (v === '' || v === null) continue;

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startServer, type TestServer } from './helpers/server.js';
+import { decodedFields } from '../core/plugin/predecoded.js';
 
 /** A one-page PDF titled `title` whose content stream is padded to about `bytes`. */
 function paddedPdf(title: string, bytes: number): Buffer {
@@ -75,6 +76,48 @@ describe('large JSON bodies', () => {
     const small = await s.call('POST', '/api/v1/read-pdf-metadata', { key, body: { inputMethod: 'base64', files: [paddedPdf('Small one', 10).toString('base64')] } });
     assert.equal(small.status, 200, small.text.slice(0, 300));
     assert.equal(await computeJobs(), jobs + 1);
+  });
+
+  it('a large body\'s base64 files reach the route as bytes, never as strings on the serving thread, and are charged as a small body\'s', async () => {
+    const one = paddedPdf('Small one', 10).toString('base64');
+    const small = await s.call('POST', '/api/v1/read-pdf-metadata', { key, body: { inputMethod: 'base64', files: [one] } });
+    assert.equal(small.status, 200, small.text.slice(0, 300));
+    const perFile = Number(small.headers['x-credits-charged']);
+    assert.ok(perFile > 0);
+    const pdf = paddedPdf('Kept as bytes', 90_000).toString('base64');
+    const fields = decodedFields();
+    const before = await credits();
+    const res = await s.call('POST', '/api/v1/read-pdf-metadata', { key, body: { inputMethod: 'base64', files: [pdf, 'data:application/pdf;base64,' + pdf, one] } });
+    assert.equal(res.status, 200, res.text.slice(0, 300));
+    assert.deepEqual(res.json.files.map((m: { Title?: string }) => m.Title), ['Kept as bytes', 'Kept as bytes', 'Small one']);
+    assert.equal(Number(res.headers['x-credits-charged']), 3 * perFile);
+    assert.equal(await credits(), before - 3 * perFile);
+    assert.deepEqual(decodedFields(), { made: fields.made + 2, rebuilt: fields.rebuilt }, 'the two large files came as their decoded bytes and were read as such');
+  });
+
+  it('checks a large body\'s decoded files against the schema as the strings they were: the same 400 texts, for free', async () => {
+    const big = paddedPdf('Checked', 90_000).toString('base64');
+    const start = await credits();
+    // Each pair: the large body and a small one that must get the same answer.
+    const pairs: [string, unknown, unknown][] = [
+      ['a file list with a number in it', { inputMethod: 'base64', files: [big, 5] }, { inputMethod: 'base64', files: ['QUFB', 5] }],
+      ['metadata of the wrong type', { inputMethod: 'base64', files: [big], metadata: 'Title' }, { inputMethod: 'base64', files: ['QUFB'], metadata: 'Title' }],
+      ['an unknown inputMethod', { inputMethod: 'base64 ', files: [big] }, { inputMethod: 'base64 ', files: ['QUFB'] }],
+    ];
+    for (const [what, large, smallBody] of pairs) {
+      const path = what === 'metadata of the wrong type' ? '/api/v1/write-pdf-metadata' : '/api/v1/read-pdf-metadata';
+      const expected = await s.call('POST', path, { key, body: smallBody });
+      const res = await s.call('POST', path, { key, body: large });
+      assert.equal(expected.status, 400, `${what}: ${expected.text.slice(0, 200)}`);
+      assert.equal(res.status, expected.status, `${what}: ${res.text.slice(0, 200)}`);
+      assert.deepEqual(res.json, expected.json, what);
+    }
+    // A capped text field beside the files is text, not a file: over its cap it gets the usual
+    // length 400 (a prompt of 100,004 base64 letters).
+    const prompt = await s.call('POST', '/api/v1/extract-image', { key, body: { inputMethod: 'base64', images: [big], prompt: 'A'.repeat(100_004) } });
+    assert.equal(prompt.status, 400, prompt.text.slice(0, 200));
+    assert.deepEqual(prompt.json, { error: "Invalid input: 'prompt' expected string length less or equal to 100000." });
+    assert.equal(await credits(), start);
   });
 
   it('answers a large body\'s errors as a small one\'s, for free', async () => {

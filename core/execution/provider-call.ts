@@ -11,6 +11,7 @@ import { deadline } from '../util/deadline.js';
 import { InternalError, ServiceError, UpstreamError } from '../errors.js';
 import { guardProviderUrls } from './provider-urls.js';
 import type { Attempt, ExecuteRequest, TurnContext } from './request.js';
+import { withDecodedFields } from './decoded-fields.js';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 
@@ -25,7 +26,8 @@ export interface ProviderAnswer {
 export async function callProvider(req: ExecuteRequest, attempt: Attempt, turn: TurnContext): Promise<ProviderAnswer> {
   const { endpoint, binding } = attempt;
   const input = binding?.impl.mapInput ? binding.impl.mapInput(req.input) : req.input;
-  if (binding && !endpoint.input.Check(input)) {
+  // Decoded file fields are checked as the strings they stand for (decoded-fields.ts).
+  if (binding && !withDecodedFields(endpoint.input, input, () => endpoint.input.Check(input))) {
     const e = endpoint.input.Errors(input).First();
     throw new InternalError(undefined, { cause: new Error(`${endpoint.id}: mapped input invalid at ${e?.path}: ${e?.message}`) });
   }

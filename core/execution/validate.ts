@@ -4,6 +4,8 @@ import type { TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { InputError, ServiceError } from '../errors.js';
 import type { PluginLogger } from '../plugin/types.js';
+import { withStrings } from '../plugin/predecoded.js';
+import { hasDecodedFields, withDecodedFields } from './decoded-fields.js';
 
 /** TypeBox says "Expected string length less or equal to 1000": lower-case its first letter only (patterns keep their case). */
 function phrase(message: string): string {
@@ -26,6 +28,11 @@ function expectation(e: ValueError): string {
  * would mislead); otherwise the message names the field and what was expected.
  */
 export function validateInput(check: TypeCheck<TSchema>, input: unknown, messages?: Record<string, string>): void {
+  // A decoded file field is checked as the string it stands for (decoded-fields.ts).
+  withDecodedFields(check, input, () => checkInput(check, input, messages));
+}
+
+function checkInput(check: TypeCheck<TSchema>, input: unknown, messages?: Record<string, string>): void {
   if (check.Check(input)) return;
   const errors = [...check.Errors(input)];
   let first = errors[0];
@@ -60,6 +67,8 @@ export function runValidateHook(hook: ((input: never) => string | undefined) | u
     msg = hook(input as never);
   } catch (err) {
     if (err instanceof ServiceError) throw err;
+    // A hook that met a decoded file field where it expected text gets the text (a rare, slow path).
+    if (hasDecodedFields(input)) return runValidateHook(hook, withStrings(input), id, log);
     log.warn({ target: id, err }, 'validate hook threw on input its schema accepted; answering 400');
     throw new InputError('Invalid input.');
   }

@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { InputError, PayloadTooLargeError, ServiceError, UpstreamError } from '../errors.js';
 import type { Engines } from '../engines/types.js';
-import { decodedFor } from './predecoded.js';
+import { DecodedBase64, decodedFor } from './predecoded.js';
 
 /** One input as read: bytes plus whatever names its type. */
 export interface LoadedInput {
@@ -32,14 +32,15 @@ export function tooLarge(label: string, maxBytes: number): PayloadTooLargeError 
  * Decodes base64 (standard or URL-safe, whitespace ignored). A string a worker thread already
  * decoded for this request (core/plugin/predecoded.ts) gets the same checks on its recorded size.
  */
-export function fromBase64(value: string, label: string, maxBytes: number): LoadedInput {
-  const done = decodedFor(value);
+export function fromBase64(value: string | DecodedBase64, label: string, maxBytes: number): LoadedInput {
+  // A large body's file field arrives decoded, in place of its string (predecoded.ts).
+  const done = value instanceof DecodedBase64 ? value : decodedFor(value);
   if (done) {
     if (Math.floor((done.textLength * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
     if (done.data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
     return { data: done.data, contentType: done.contentType };
   }
-  const parts = base64Text(value);
+  const parts = base64Text(String(value));
   if (!parts) throw new InputError(`'${label}' is not valid base64.`);
   const { text, contentType } = parts;
   if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
@@ -111,13 +112,13 @@ export interface FileInput extends Omit<LoadedInput, 'data'> {
  * were held whole in memory): a URL is streamed to the file as it arrives and counts in the
  * in-flight byte budget meanwhile; base64 is decoded and written.
  */
-export async function loadInputToFile(engines: Engines, method: 'url' | 'base64', value: string, label: string, maxBytes: number, signal: AbortSignal, file: string): Promise<FileInput> {
+export async function loadInputToFile(engines: Engines, method: 'url' | 'base64', value: string | DecodedBase64, label: string, maxBytes: number, signal: AbortSignal, file: string): Promise<FileInput> {
   if (method === 'base64') {
     const { data, contentType } = fromBase64(value, label, maxBytes);
     await writeFile(file, data);
     return { bytes: data.byteLength, contentType };
   }
-  const url = value.trim();
+  const url = String(value).trim();
   let res;
   try {
     res = await engines.http.download({ url, guard: true, maxBytes, timeoutMs: 120_000, maxRedirects: 5, signal, file });
@@ -130,6 +131,6 @@ export async function loadInputToFile(engines: Engines, method: 'url' | 'base64'
 }
 
 /** Reads `value` the way `inputMethod` says. */
-export function loadInput(engines: Engines, method: 'url' | 'base64', value: string, label: string, maxBytes: number, signal: AbortSignal): Promise<LoadedInput> {
-  return method === 'url' ? fromUrl(engines, value.trim(), label, maxBytes, signal) : Promise.resolve(fromBase64(value, label, maxBytes));
+export function loadInput(engines: Engines, method: 'url' | 'base64', value: string | DecodedBase64, label: string, maxBytes: number, signal: AbortSignal): Promise<LoadedInput> {
+  return method === 'url' ? fromUrl(engines, String(value).trim(), label, maxBytes, signal) : Promise.resolve(fromBase64(value, label, maxBytes));
 }

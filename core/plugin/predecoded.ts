@@ -58,3 +58,90 @@ export function decodedFor(text: string): Predecoded | undefined {
 export function decodedCount(): number {
   return entries.size;
 }
+
+let made = 0;
+let rebuilt = 0;
+
+/** {@link DecodedBase64}s made, and strings rebuilt from one, so far (tests: a file read as bytes rebuilds none). */
+export function decodedFields(): { made: number; rebuilt: number } {
+  return { made, rebuilt };
+}
+
+/**
+ * A base64 file field of a large body, decoded off the serving thread and never turned back into
+ * a string there (issue 24: receiving a 27 MB body's strings from the worker cost that thread
+ * more than everything else it did for the request). It stands in the input where the string was,
+ * only where the string is a file: a plain string field (no pattern, format or length cap the
+ * string would have to be read for) beside `inputMethod: 'base64'`; the schema check and the
+ * input readers (`fromBase64`, `loadInput`, `loadInputToFile`) accept it as that string. Anything
+ * else that meets it gets the string it stands for: `String()`, template text and
+ * `JSON.stringify` (a stored input round-trips), or `text()`.
+ */
+export class DecodedBase64 {
+  // Private fields: generic walkers of a body (depth check, blank-field removal) see an object
+  // with no properties, not a megabyte Buffer to iterate.
+  readonly #data: Buffer;
+  readonly #contentType: string | undefined;
+  readonly #textLength: number;
+  readonly #length: number;
+  readonly #source: Buffer;
+
+  /**
+   * `data`: the decoded bytes; `contentType`: the `data:` URL's media type, if any; `textLength`:
+   * characters of base64 once the prefix and whitespace were dropped; `length`: the string's
+   * length as sent; `source`: the string as sent, in UTF-8.
+   */
+  constructor(data: Buffer, contentType: string | undefined, textLength: number, length: number, source: Buffer) {
+    this.#data = data;
+    this.#contentType = contentType;
+    this.#textLength = textLength;
+    this.#length = length;
+    this.#source = source;
+    made += 1;
+  }
+
+  /** The decoded bytes. */
+  get data(): Buffer {
+    return this.#data;
+  }
+
+  /** The `data:` URL's media type, if the string was one. */
+  get contentType(): string | undefined {
+    return this.#contentType;
+  }
+
+  /** Characters of base64 after the prefix and whitespace were dropped (the size check uses it). */
+  get textLength(): number {
+    return this.#textLength;
+  }
+
+  /** Length of the string as sent (the schema's length checks use it). */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The string as sent, built only when something asks for it. */
+  text(): string {
+    rebuilt += 1;
+    return this.#source.toString('utf8');
+  }
+
+  toString(): string {
+    return this.text();
+  }
+
+  toJSON(): string {
+    return this.text();
+  }
+}
+
+/** The input with every {@link DecodedBase64} in it turned back into its string (arrays and plain objects walked; others kept). */
+export function withStrings(value: unknown, depth = 0): unknown {
+  if (value instanceof DecodedBase64) return value.text();
+  if (depth > 64 || !value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.some((v) => v && typeof v === 'object') ? value.map((v) => withStrings(v, depth + 1)) : value;
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withStrings(v, depth + 1);
+  return out;
+}

@@ -1,10 +1,14 @@
 /**
  * The JSON body parser of every lane (issue 24). Small bodies are parsed where they arrive, by
  * Fastify's own parser. A body of at least JSON_OFF_THREAD_BYTES is handed to a compute worker
- * thread instead: an attacker within the rate limit could send ten 27 MB base64 bodies a second,
+ * thread instead, as the chunks it arrived in (joining 27 MB on this thread cost as much as
+ * parsing it used to): an attacker within the rate limit could send ten 27 MB base64 bodies a second,
  * and parsing plus base64 checking and decoding cost the serving thread about 150 ms each, so
  * `/healthz` and every other key waited. The worker parses, checks depth and decodes long base64
- * strings; the serving thread only receives the result (the decoded bytes moved, not copied).
+ * strings; the serving thread only receives the result (the decoded bytes moved, not copied). On
+ * the direct lane a decoded file field does not come back as a string at all (rebuilding a 27 MB
+ * body's strings cost this thread more than the rest of the request): the input holds a
+ * DecodedBase64 in its place (core/plugin/predecoded.ts).
  * Parses wait in the compute pool's queue owner by owner, so one key's flood of big bodies delays
  * another key's body by at most one parse. Answers are those of the small path: the same invalid
  * JSON 400, the same depth 400 (from the depth hook), the same 413 (Fastify reads the body).
@@ -12,13 +16,14 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ComputeEngine, ComputeWork } from '../../core/engines/compute/types.js';
-import { rememberDecoded, type Predecoded } from '../../core/plugin/predecoded.js';
+import { DecodedBase64, rememberDecoded, type Predecoded } from '../../core/plugin/predecoded.js';
 import { BusyError } from '../../core/errors.js';
 // A full parse queue is the body budget's refusal in other words: the instance (or this key) has
 // more bodies arriving than it handles at once, so the same documented 429 text.
 import { bytesBusy } from '../../core/engines/http/byte-budget.js';
 import { MAX_JSON_DEPTH } from '../json-depth.js';
 import type * as JsonWork from './json-work.js';
+import { movableChunks, receiveChunks } from './receive-chunks.js';
 
 /** Strings shorter than this are not worth decoding ahead (a file of under 48 KB decodes in microseconds). */
 const MIN_DECODE_CHARS = 64 * 1024;
@@ -38,21 +43,39 @@ function tooDeep(): unknown {
 /** Each request's response, for the parser to know when the request has ended (parsers see no reply). */
 const responses = new WeakMap<object, ServerResponse>();
 
-/** Puts each decoded string's bytes where `fromBase64` will find them, for as long as the request lasts. */
-function register(req: FastifyRequest, value: unknown, buffers: Uint8Array[], decoded: { path: (string | number)[]; contentType?: string; textLength: number }[]): void {
+/**
+ * Puts each decoded file field in the body in place of its string (a {@link DecodedBase64}), and
+ * each other decoded string's bytes where `fromBase64` will find them, for as long as the request lasts.
+ */
+function register(req: FastifyRequest, parsed: Extract<JsonWork.ParsedBody, { kind: 'ok' }>): void {
   const items: { text: string; decoded: Predecoded }[] = [];
-  decoded.forEach((d, i) => {
-    let at: unknown = value;
-    for (const step of d.path) at = (at as Record<string | number, unknown>)?.[step];
-    if (typeof at !== 'string') return;
-    const bytes = buffers[i]!;
-    items.push({ text: at, decoded: { data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: d.contentType, textLength: d.textLength } });
+  parsed.decoded.forEach((d, i) => {
+    const bytes = parsed.buffers[i]!;
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let at: unknown = parsed.value;
+    for (const step of d.path.slice(0, -1)) at = (at as Record<string | number, unknown>)?.[step];
+    const key = d.path.at(-1)!;
+    if (d.removed) {
+      const src = parsed.sources[d.removed.source]!;
+      (at as Record<string | number, unknown>)[key] = new DecodedBase64(data, d.contentType, d.textLength, d.removed.length, Buffer.from(src.buffer, src.byteOffset, src.byteLength));
+      return;
+    }
+    const text = (at as Record<string | number, unknown>)?.[key];
+    if (typeof text === 'string') items.push({ text, decoded: { data, contentType: d.contentType, textLength: d.textLength } });
   });
   const res = responses.get(req.raw);
   if (items.length === 0 || !res || res.closed) return;
   // Held until the answer is sent or the client has gone (the request's own 'close' comes as soon
   // as its body has been read, before the route has used it).
   res.once('close', rememberDecoded(items));
+}
+
+/**
+ * Routes whose body reaches a target's input only through the executor's schema check, which
+ * knows {@link DecodedBase64} (the direct lane). Other routes get their strings back.
+ */
+function takesPlaceholders(req: FastifyRequest): boolean {
+  return (req.routeOptions.url ?? '').startsWith('/api/v1/');
 }
 
 /**
@@ -67,24 +90,26 @@ export function installJsonBodyParser(app: FastifyInstance, compute: () => Compu
     next();
   });
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    const bytes = body as Buffer;
-    if (bytes.length === 0 || bytes.length < minBytes) return small(req, bytes.toString('utf8'), done);
-    work ??= compute().register<typeof JsonWork>(new URL('./json-work.js', import.meta.url));
-    // Fastify gives a fresh copy of the body (never a view of the socket's buffer): moved whole when it owns its memory.
-    const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-    const arg = owned ? new Uint8Array(bytes.buffer, 0, bytes.byteLength) : new Uint8Array(bytes);
-    work
-      .run('parseJsonBody', { body: arg, minDecode: MIN_DECODE_CHARS }, { owner: req.call?.key?.id, transfer: [arg.buffer as ArrayBuffer], transferResult: true })
-      .then((parsed) => {
-        if (parsed.kind === 'invalid') return done(invalidJson(), undefined);
-        if (parsed.kind === 'deep') return done(null, tooDeep());
-        register(req, parsed.value, parsed.buffers, parsed.decoded);
-        done(null, parsed.value);
-      }, (err: unknown) => {
-        if (!(err instanceof BusyError)) return done(err as Error, undefined);
-        responses.get(req.raw)?.setHeader('Retry-After', '1');
-        done(bytesBusy(), undefined);
-      });
+  // No `parseAs`: the body's chunks come here unjoined (receive-chunks.ts), so a large one moves
+  // to the worker as it arrived and is joined there, not on this thread.
+  app.addContentTypeParser('application/json', (req, payload, done) => {
+    const limit = req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024;
+    receiveChunks(req, payload, limit).then(({ chunks, length }) => {
+      if (length < minBytes || length === 0) return small(req, Buffer.concat(chunks, length).toString('utf8'), done);
+      work ??= compute().register<typeof JsonWork>(new URL('./json-work.js', import.meta.url));
+      const { parts, transfer } = movableChunks(chunks);
+      work
+        .run('parseJsonBody', { chunks: parts, minDecode: MIN_DECODE_CHARS, placeholders: takesPlaceholders(req) }, { owner: req.call?.key?.id, transfer, transferResult: true })
+        .then((parsed) => {
+          if (parsed.kind === 'invalid') return done(invalidJson(), undefined);
+          if (parsed.kind === 'deep') return done(null, tooDeep());
+          register(req, parsed);
+          done(null, parsed.value);
+        }, (err: unknown) => {
+          if (!(err instanceof BusyError)) return done(err as Error, undefined);
+          responses.get(req.raw)?.setHeader('Retry-After', '1');
+          done(bytesBusy(), undefined);
+        });
+    }, (err: Error) => done(err, undefined));
   });
 }

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseJsonBody } from './json-work.js';
 
-const parse = (text: string, minDecode = 8) => parseJsonBody({ body: new Uint8Array(Buffer.from(text)), minDecode });
+const parse = (text: string, minDecode = 8) => parseJsonBody({ chunks: [new Uint8Array(Buffer.from(text))], minDecode });
 
 describe('parseJsonBody', () => {
   it('decodes long base64 strings anywhere in the body (data: URLs and wrapped lines too) and says where each was', () => {
@@ -32,5 +32,15 @@ describe('parseJsonBody', () => {
     assert.equal(parse('{"constructor":{"prototype":{"x":1}}}').kind, 'invalid');
     assert.equal(parse(`{"a":${'['.repeat(65)}${']'.repeat(65)}}`).kind, 'deep');
     assert.equal(parse('\uFEFF{"a":1}').kind, 'ok', 'a byte-order mark is skipped, as Fastify does');
+  });
+
+  it('joins the chunks a body arrived in, a character split between two of them included', () => {
+    const bytes = Buffer.from(JSON.stringify({ note: 'café ☕', file: Buffer.from('split across chunks').toString('base64') }));
+    const cut = bytes.indexOf(Buffer.from('☕')) + 1;
+    const out = parseJsonBody({ chunks: [bytes.subarray(0, cut), bytes.subarray(cut, cut + 5), bytes.subarray(cut + 5)].map((b) => new Uint8Array(b)), minDecode: 8 });
+    assert.equal(out.kind, 'ok');
+    if (out.kind !== 'ok') return;
+    assert.equal((out.value as { note: string }).note, 'café ☕');
+    assert.equal(Buffer.from(out.buffers[0]!).toString(), 'split across chunks');
   });
 });

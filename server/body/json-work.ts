@@ -26,23 +26,53 @@ export type ParsedBody =
       value: unknown;
       /** The decoded bytes, one per entry of `decoded` (moved to the serving thread). */
       buffers: Uint8Array[];
-      decoded: { path: BodyPath; contentType?: string; textLength: number }[];
+      decoded: DecodedString[];
+      /** The removed strings' UTF-8 bytes (moved too), named by `removed.source`. */
+      sources: Uint8Array[];
     };
 
+/** One decoded string: where it was and how it read. */
+export interface DecodedString {
+  path: BodyPath;
+  contentType?: string;
+  textLength: number;
+  /**
+   * Set when the string was taken out of `value` (left `null` there) because it is a file field:
+   * its length, and where its UTF-8 bytes are in `sources`, should anything need the string back.
+   */
+  removed?: { length: number; source: number };
+}
+
 /**
- * Parses `body` (UTF-8 JSON). Strings of at least `minDecode` characters that read as base64 are
+ * A file field that may leave the body as bytes only: a value (or an item of an array value) of
+ * an object that says `inputMethod: 'base64'`, the shape of every input that takes files.
+ * `requestSource` is read as text by the lanes whatever its shape.
+ */
+function fileField(value: unknown, path: BodyPath): boolean {
+  const keyAt = typeof path.at(-1) === 'number' ? path.length - 2 : path.length - 1;
+  if (keyAt < 0 || path[keyAt] === 'requestSource') return false;
+  let parent: unknown = value;
+  for (const step of path.slice(0, keyAt)) parent = (parent as Record<string | number, unknown>)[step];
+  return !!parent && typeof parent === 'object' && !Array.isArray(parent) && (parent as { inputMethod?: unknown }).inputMethod === 'base64';
+}
+
+/**
+ * Parses the body (UTF-8 JSON, in the chunks it arrived in). With `placeholders`, decoded file
+ * fields leave `value` (see {@link DecodedString.removed}). Strings of at least `minDecode` characters that read as base64 are
  * decoded; any other string is left to the route as is (an invalid one gets its usual 400 there).
  */
-export function parseJsonBody(arg: { body: Uint8Array; minDecode: number }): ParsedBody {
+export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; placeholders?: boolean }): ParsedBody {
   let value: unknown;
   try {
-    value = secureParse(Buffer.from(arg.body.buffer, arg.body.byteOffset, arg.body.byteLength).toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
+    // The body's chunks as they arrived are joined here, off the serving thread.
+    value = secureParse(Buffer.concat(arg.chunks).toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch {
     return { kind: 'invalid' };
   }
   if (nestedDeeperThan(value)) return { kind: 'deep' };
   const buffers: Uint8Array[] = [];
-  const decoded: { path: BodyPath; contentType?: string; textLength: number }[] = [];
+  const decoded: DecodedString[] = [];
+  const sources: Uint8Array[] = [];
   // Depth is bounded by the check above, so the explicit stack stays short.
   const stack: [unknown, BodyPath][] = worthVisiting(value, arg.minDecode) ? [[value, []]] : [];
   while (stack.length > 0) {
@@ -52,6 +82,11 @@ export function parseJsonBody(arg: { body: Uint8Array; minDecode: number }): Par
       if (!parts) continue;
       buffers.push(decodeBase64Text(parts.text));
       decoded.push({ path, contentType: parts.contentType, textLength: parts.text.length });
+      if (arg.placeholders && fileField(value, path)) {
+        decoded.at(-1)!.removed = { length: v.length, source: sources.push(Buffer.from(v, 'utf8')) - 1 };
+        // The serving thread gets the bytes, not the string (about 27 MB per attack body to rebuild there).
+        (path.slice(0, -1).reduce((at: unknown, step) => (at as Record<string | number, unknown>)[step], value) as Record<string | number, unknown>)[path.at(-1)!] = null;
+      }
     } else if (Array.isArray(v)) {
       v.forEach((item, i) => {
         if (worthVisiting(item, arg.minDecode)) stack.push([item, [...path, i]]);
@@ -60,7 +95,7 @@ export function parseJsonBody(arg: { body: Uint8Array; minDecode: number }): Par
       for (const [k, item] of Object.entries(v)) if (worthVisiting(item, arg.minDecode)) stack.push([item, [...path, k]]);
     }
   }
-  return { kind: 'ok', value, buffers, decoded };
+  return { kind: 'ok', value, buffers, decoded, sources };
 }
 
 /** Containers and long strings: nothing else can hold a base64 file. */
