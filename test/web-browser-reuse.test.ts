@@ -3,7 +3,7 @@
  * the pool prepares the next context ahead, keeps a key's context warm for that key's next plain
  * call and closes a finished job's context a moment after its answer, yet no call ever sees what
  * an earlier call's page stored (cookies from the server or from a script, localStorage,
- * sessionStorage, IndexedDB, the pages in the tab's history), whichever key made it; a warm context is never
+ * sessionStorage, IndexedDB, the pages in the tab's history, the HTTP cache), whichever key made it; a warm context is never
  * another key's, and a call with its own headers or cookies never runs in one. A finished call's
  * page is still closed (what it left open is cut). A page read as soon as it is quiet still
  * shows what it fetched right after its load event.
@@ -19,6 +19,7 @@ let site: http.Server;
 let base = '';
 let holds = 0;
 let holdsClosed = 0;
+let counted = 0;
 
 const SHOW = `<title>Show</title><p id="out">pending</p><p id="idb">pending</p><script>
 document.getElementById('out').textContent = 'storage=' + (localStorage.getItem('mark') ?? 'none') + ' session=' + (sessionStorage.getItem('mark') ?? 'none') + ' jscookie=' + (document.cookie || 'none') + ' history=' + history.length;
@@ -54,6 +55,10 @@ addEventListener('load', () => {
         holds++;
         req.socket.on('close', () => holdsClosed++);
         return;
+      case '/counted':
+        // Cacheable for an hour: only a browser that reads its HTTP cache would not ask again.
+        counted++;
+        return html(`<title>Counted</title><p>visit ${counted}</p>`, { 'cache-control': 'public, max-age=3600' });
       case '/slow':
         return void setTimeout(() => {
           res.writeHead(200, { 'content-type': 'text/plain' });
@@ -115,6 +120,17 @@ describe('browser contexts are never shared between keys, and a warm one keeps n
     const after = await scrape(key, `${base}/show`);
     assert.match(after.json.data.content, /header=none/);
     assert.match(after.json.data.content, /jscookie=none/);
+  });
+
+  it("a key's next call fetches the page again, never from the HTTP cache an earlier call filled", async () => {
+    const key = (await s.createKey({ credits: 1_000 })).key;
+    const first = await scrape(key, `${base}/counted`);
+    assert.equal(first.status, 200, first.text);
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await scrape(key, `${base}/counted`);
+    assert.equal(second.status, 200, second.text);
+    const visits = [first, second].map((r) => /visit (\d+)/.exec(r.json.data.content)?.[1]);
+    assert.deepEqual(visits, [String(counted - 1), String(counted)]);
   });
 
   it("a finished call's page is closed soon after its answer: a request it left open is cut", async () => {
