@@ -15,6 +15,9 @@
  * (closing its context, preparing the next) is counted, and the next call starts on an idle pool.
  * Both series' CPU is also printed by process: this process's threads (the service runs in it,
  * so its idle work during the pause is in both series) and each browser's processes by type.
+ * A third window of the same pause with no call at all measures the idle background (the
+ * service's timers and job polling, both browsers at rest), which both series carry; it is
+ * printed beside them, so what a page itself costs can be told from what the process costs idle.
  * BENCH_COLD sets the launch-per-request samples (0 skips them), BENCH_PLAIN the
  * `renderJs:false` requests (0 skips them).
  */
@@ -171,6 +174,8 @@ try {
   };
   const warmRoles: CpuSnapshot = new Map();
   const floorRoles: CpuSnapshot = new Map();
+  const idleRoles: CpuSnapshot = new Map();
+  let idleCpu = 0;
   for (let i = 0; i < RUNS; i++) {
     // The attribution's own /proc scan stays outside the measured window.
     let r = roles();
@@ -185,6 +190,11 @@ try {
     await idle();
     floorCpu += cpuSeconds() - c;
     addRoles(floorRoles, r, roles());
+    r = roles();
+    c = cpuSeconds();
+    await idle();
+    idleCpu += cpuSeconds() - c;
+    addRoles(idleRoles, r, roles());
     withActions.push(await scrape(true, { actions: ACTIONS }));
     await idle();
     if (i % every === every - 1 && cold.length < COLD_RUNS) {
@@ -233,6 +243,11 @@ try {
   );
   console.log(`CPU per page by process, ms: pool call: ${formatRoles(new Map(), warmRoles, warm.length)}`);
   console.log(`CPU per page by process, ms: floor load: ${formatRoles(new Map(), floorRoles, floor.length)}`);
+  const ic = (idleCpu / RUNS) * 1000;
+  console.log(
+    `idle background (the same ${IDLE_MS} ms pause, no call; in both figures above): ${ic.toFixed(0)} ms (${formatRoles(new Map(), idleRoles, RUNS)}); ` +
+      `without it: pool ${(wc - ic).toFixed(0)} ms, floor ${(fc - ic).toFixed(0)} ms per page`,
+  );
   console.log(row('scrape renderJs:true with 5 actions (via HTTP)', withActions));
   const added = percentile(withActions, 50) - percentile(warm, 50);
   console.log(`5 actions add ${added.toFixed(1)} ms at p50; their own waits are ${ACTION_WAITS_MS} ms (target <= waits + 20 ms: ${added <= ACTION_WAITS_MS + 20 ? 'met' : 'NOT met'})`);

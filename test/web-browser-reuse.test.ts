@@ -3,10 +3,10 @@
  * the pool prepares the next context ahead, keeps a key's context warm for that key's next plain
  * call and closes a finished job's context a moment after its answer, yet no call ever sees what
  * an earlier call's page stored (cookies from the server or from a script, localStorage,
- * sessionStorage, IndexedDB, the pages in the tab's history), whichever key made it; a warm context is never
+ * sessionStorage, IndexedDB, the pages in the tab's history, the HTTP cache), whichever key made it; a warm context is never
  * another key's, and a call with its own headers or cookies never runs in one. A finished call's
  * page is still closed (what it left open is cut). A page read as soon as it is quiet still
- * shows what it fetched right after its load event.
+ * shows what it fetched right after its load event. An iframe's origin is cleared like the page's.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,8 +17,12 @@ import { startServer, type TestServer } from './helpers/server.js';
 
 let site: http.Server;
 let base = '';
+// The same pages on a second port: another origin of the same site, for an iframe.
+let other: http.Server;
+let otherBase = '';
 let holds = 0;
 let holdsClosed = 0;
+let counted = 0;
 
 const SHOW = `<title>Show</title><p id="out">pending</p><p id="idb">pending</p><script>
 document.getElementById('out').textContent = 'storage=' + (localStorage.getItem('mark') ?? 'none') + ' session=' + (sessionStorage.getItem('mark') ?? 'none') + ' jscookie=' + (document.cookie || 'none') + ' history=' + history.length;
@@ -54,6 +58,12 @@ addEventListener('load', () => {
         holds++;
         req.socket.on('close', () => holdsClosed++);
         return;
+      case '/outer':
+        return html(`<title>Outer</title><p>outer</p><iframe src="${u.searchParams.get('frame')}"></iframe>`);
+      case '/counted':
+        // Cacheable for an hour: only a browser that reads its HTTP cache would not ask again.
+        counted++;
+        return html(`<title>Counted</title><p>visit ${counted}</p>`, { 'cache-control': 'public, max-age=3600' });
       case '/slow':
         return void setTimeout(() => {
           res.writeHead(200, { 'content-type': 'text/plain' });
@@ -65,10 +75,15 @@ addEventListener('load', () => {
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  other = http.createServer((req, res) => site.emit('request', req, res));
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+  otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  for (const server of [site, other]) {
+    server.closeAllConnections();
+    server.close();
+  }
 });
 
 describe('browser contexts are never shared between keys, and a warm one keeps nothing of the previous call (issue 27)', () => {
@@ -115,6 +130,29 @@ describe('browser contexts are never shared between keys, and a warm one keeps n
     const after = await scrape(key, `${base}/show`);
     assert.match(after.json.data.content, /header=none/);
     assert.match(after.json.data.content, /jscookie=none/);
+  });
+
+  it("what an earlier call's iframe of another origin stored is gone too", async () => {
+    const key = (await s.createKey({ credits: 1_000 })).key;
+    const outer = await scrape(key, `${base}/outer?frame=${encodeURIComponent(`${otherBase}/set?who=frame`)}`);
+    assert.equal(outer.status, 200, outer.text);
+    await new Promise((r) => setTimeout(r, 300));
+    const shown = await scrape(key, `${otherBase}/show`);
+    assert.equal(shown.status, 200, shown.text);
+    assert.match(shown.json.data.content, /storage=none session=none jscookie=none/);
+    assert.match(shown.json.data.content, /idb=none/);
+    assert.match(shown.json.data.content, /header=none/);
+  });
+
+  it("a key's next call fetches the page again, never from the HTTP cache an earlier call filled", async () => {
+    const key = (await s.createKey({ credits: 1_000 })).key;
+    const first = await scrape(key, `${base}/counted`);
+    assert.equal(first.status, 200, first.text);
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await scrape(key, `${base}/counted`);
+    assert.equal(second.status, 200, second.text);
+    const visits = [first, second].map((r) => /visit (\d+)/.exec(r.json.data.content)?.[1]);
+    assert.deepEqual(visits, [String(counted - 1), String(counted)]);
   });
 
   it("a finished call's page is closed soon after its answer: a request it left open is cut", async () => {

@@ -16,8 +16,11 @@ export interface ByteMeter {
   /** Called after every chunk; set by the job that owns the page. */
   onData?: (total: number) => void;
   /**
-   * Every origin the page and its workers sent a request to since the last `reset`: what a kept
-   * context must clear the storage of before its key's next call (see warm-contexts.ts).
+   * Every origin the page and its workers may have stored something under since the last
+   * `reset`: what a kept context must clear the storage of before its key's next call (see
+   * warm-contexts.ts). Cookies are cleared for the whole context anyway, so an origin that only
+   * served subresources is left out (issue 27: each origin cleared costs browser CPU, and a
+   * real page pulls images, fonts and scripts from many).
    */
   readonly origins: ReadonlySet<string>;
   /** The page's own CDP session (the meter's), for the clearing. */
@@ -39,7 +42,8 @@ export async function attachByteMeter(page: Page): Promise<ByteMeter> {
       meter.bytes += e.dataLength;
       meter.onData?.(meter.bytes);
     });
-    session.on('Network.requestWillBeSent', (e: { request: { url: string } }) => {
+    session.on('Network.requestWillBeSent', (e: { request: { url: string }; type?: string }) => {
+      if (e.type && NO_STORAGE_TYPES.has(e.type)) return;
       const origin = originOf(e.request.url);
       if (origin) origins.add(origin);
     });
@@ -71,6 +75,14 @@ export async function attachByteMeter(page: Page): Promise<ByteMeter> {
   await watch(session);
   return meter;
 }
+
+/**
+ * Request types that never give their own origin a place to run, hence to store anything but
+ * cookies: what they load runs in the origin of the document or worker that asked (a script) or
+ * does not run at all. Documents (main frame and iframes, also through `<object>`) and anything
+ * Chromium reports as another type are kept. Workers must share their document's origin.
+ */
+const NO_STORAGE_TYPES = new Set(['Image', 'Media', 'Font', 'Stylesheet', 'Script', 'TextTrack', 'XHR', 'Fetch', 'EventSource', 'WebSocket', 'Ping', 'CSPViolationReport', 'Preflight', 'Manifest', 'Prefetch']);
 
 /** The origin of an http(s) URL (the only ones that keep storage), else undefined. */
 function originOf(url: string): string | undefined {

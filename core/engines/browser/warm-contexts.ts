@@ -3,10 +3,11 @@
  * renderer for a fresh browser context costs more CPU than loading the page itself; a key's next
  * plain render reuses the context and page its previous one left, once everything that call
  * could leave behind is gone: the document (the page is sent to about:blank, so its scripts,
- * timers and workers end) and the tab's history, the job's listeners and request interception, the context's cookies,
- * the storage of every origin the page reached (local and session storage, IndexedDB, caches,
- * service workers) and the HTTP cache. A kept context belongs to one key and is never handed to
- * another; at most `max` are kept (the least recently used goes first), each for `idleMs`.
+ * timers and workers end) and the tab's history, the job's listeners and request interception,
+ * the context's cookies, and the storage of every origin the page or one of its iframes had a
+ * document of (local and session storage, IndexedDB, caches, service workers; see
+ * byte-meter.ts). The HTTP cache has nothing to clear: the pool's pages never answer from it
+ * (pool.ts). A kept context belongs to one key and is never handed to another; at most `max` are kept (the least recently used goes first), each for `idleMs`.
  * What is not reset is never kept: the pool keeps only jobs that set nothing on the page
  * (no headers, cookies, viewport, user agent, locale, blocked URLs, screenshot or screenshot
  * action, or proxy), that succeeded, and whose page opened no other page.
@@ -112,9 +113,8 @@ async function resetPage(fresh: FreshPage): Promise<boolean> {
       // The tab's history would tell the next page where the previous one went.
       session.send('Page.resetNavigationHistory'),
       ...[...meter.origins].map((origin) => session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
-      // Both are scoped to the page's own browser context.
+      // Scoped to the page's own browser context.
       session.send('Network.clearBrowserCookies'),
-      session.send('Network.clearBrowserCache'),
     ]);
     meter.reset();
     return true;
