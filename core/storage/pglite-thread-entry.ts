@@ -42,6 +42,8 @@ async function bundleThread(source: URL): Promise<URL> {
     target: 'node20',
     write: false,
     logLevel: 'silent',
+    // Stack traces from the thread name the source file instead of a page of base64.
+    footer: { js: `//# sourceURL=${source.href}` },
     plugins: [
       {
         name: 'pglite-by-url',
