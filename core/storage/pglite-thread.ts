@@ -17,6 +17,14 @@ export interface ThreadRequest {
   csv?: string;
 }
 
+/** What the main thread starts a database thread with. */
+export interface ThreadData {
+  dir: string;
+  sharedBuffers: string;
+  /** pglite.wasm compiled once by the main thread (pglite-wasm.ts), so this thread only instantiates it. */
+  wasmModule: WebAssembly.Module;
+}
+
 /** The answer to one request. */
 export interface ThreadReply {
   id: number;
@@ -24,11 +32,11 @@ export interface ThreadReply {
   error?: { message: string; code?: string };
 }
 
-const { dir, sharedBuffers } = workerData as { dir: string; sharedBuffers: string };
+const { dir, sharedBuffers, wasmModule } = workerData as ThreadData;
 if (!dir.startsWith('memory://')) await mkdir(dir, { recursive: true });
 // PGlite's default shared_buffers (128MB) is most of its idle footprint (issue 18 "Idle
 // footprint"); the tables here are small and the OS page cache holds their files anyway.
-const pg = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`] });
+const pg = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`], pgliteWasmModule: wasmModule });
 const port = parentPort!;
 let chain = Promise.resolve();
 

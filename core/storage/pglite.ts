@@ -11,7 +11,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { Db, Queryable, Row } from './db.js';
-import type { ThreadReply, ThreadRequest } from './pglite-thread.js';
+import type { ThreadData, ThreadReply, ThreadRequest } from './pglite-thread.js';
+import { threadEntry } from './pglite-thread-entry.js';
+import { pgliteWasmModule } from './pglite-wasm.js';
 import { lockEmbedded, type EmbeddedLock } from './embedded-lock.js';
 
 /** A PGlite error carried across the thread boundary. */
@@ -71,14 +73,9 @@ export async function openPglite(dir: string, opts: { template?: string } = {}):
 async function openLocked(dir: string, lock: EmbeddedLock | undefined, template: string | undefined): Promise<Db & { lock?: EmbeddedLock }> {
   // Built code runs pglite-thread.js; under tsx (tests, `npm run dev`) the source is .ts.
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const threadModule = new URL(`./pglite-thread${ext}`, import.meta.url).href;
-  // An eval'd entry imports the module; under tsx the worker registers tsx's loader first.
-  const entry =
-    ext === '.ts'
-      ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(threadModule)}); })`
-      : `import(${JSON.stringify(threadModule)})`;
   if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) await firstBoot(dir, ext, template);
-  const worker = new Worker(entry, { eval: true, workerData: { dir, sharedBuffers: SHARED_BUFFERS } });
+  const [entry, wasmModule] = await Promise.all([threadEntry(import.meta.url), pgliteWasmModule()]);
+  const worker = new Worker(entry.url, { execArgv: entry.execArgv, workerData: { dir, sharedBuffers: SHARED_BUFFERS, wasmModule } satisfies ThreadData });
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (err: Error) => void }>();
   let seq = 0;
   let failure: Error | undefined;
