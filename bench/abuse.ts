@@ -23,7 +23,8 @@ import { loop, memoryParts, MemorySampler, rssMb, type Latencies } from './abuse
 
 const attackSeconds = Number(process.argv[2] ?? 20);
 const only = [...process.argv.slice(3), ...(process.env.BENCH_ATTACKS ?? '').split(',')].map((w) => w.trim().toLowerCase()).filter(Boolean);
-const quietSeconds = 8;
+// The quiet baseline's length: longer gives the victim's quiet p99 more samples (BENCH_QUIET_SECONDS).
+const quietSeconds = Number(process.env.BENCH_QUIET_SECONDS ?? 8);
 const b64 = (b: Buffer) => b.toString('base64');
 
 /**
