@@ -120,7 +120,7 @@ describe('requests in progress per key, default settings', () => {
     await sleep(500);
     const extra = await echo(s, key, { text: 'one too many' });
     assert.equal(extra.status, 429, extra.text);
-    assert.deepEqual([extra.json.code, extra.json.error], ['BUSY', busyText(16, '2')]);
+    assert.deepEqual([extra.json.code, extra.json.error], ['BUSY', busyText(16, '5')]);
     assert.deepEqual((await Promise.all(calls)).map((r) => r.status), Array(16).fill(200));
     assert.equal(await credits(s, key), 1000 - 16 * 10);
   });
