@@ -6,9 +6,10 @@
  * and after, against the issue's targets. Loopback only; every phase is bounded in time.
  *
  * Run: npm run bench:abuse [-- seconds-per-attack=20 [words]] — with words, only the attacks whose
- * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`. The instance
- * runs with the deployment's malloc settings (BENCH_MALLOC=off: glibc's defaults) and passes
- * JSON_OFF_THREAD_BYTES and COMPUTE_NICE through.
+ * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`; the same words
+ * may be given as BENCH_ATTACKS=convert,doc-to-text (either way, or both). The instance runs with
+ * the deployment's malloc settings (BENCH_MALLOC=off: glibc's defaults) and passes
+ * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and KEY_REFUSAL_HOLD_MS through.
  */
 import { setMaxListeners } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -21,8 +22,9 @@ import { blankPagesPdf, deepJson, hlsPlaylist, objectStreamBombPdf, officeZipBom
 import { loop, memoryParts, MemorySampler, rssMb, type Latencies } from './abuse/probes.js';
 
 const attackSeconds = Number(process.argv[2] ?? 20);
-const only = process.argv.slice(3).map((w) => w.toLowerCase());
-const quietSeconds = 8;
+const only = [...process.argv.slice(3), ...(process.env.BENCH_ATTACKS ?? '').split(',')].map((w) => w.trim().toLowerCase()).filter(Boolean);
+// The quiet baseline's length: longer gives the victim's quiet p99 more samples (BENCH_QUIET_SECONDS).
+const quietSeconds = Number(process.env.BENCH_QUIET_SECONDS ?? 8);
 const b64 = (b: Buffer) => b.toString('base64');
 
 /**
@@ -121,6 +123,9 @@ async function main() {
       DOCUMENTS_PREWARM: 'true',
       JSON_OFF_THREAD_BYTES: process.env.JSON_OFF_THREAD_BYTES,
       COMPUTE_NICE: process.env.COMPUTE_NICE,
+      // The per-key cap on requests in progress and the hold of refused ones, to compare settings in one tree.
+      KEY_REQUESTS_IN_FLIGHT_MAX: process.env.KEY_REQUESTS_IN_FLIGHT_MAX,
+      KEY_REFUSAL_HOLD_MS: process.env.KEY_REFUSAL_HOLD_MS,
       ...mallocEnv(),
     },
   });

@@ -33,6 +33,10 @@ export interface ServiceSettings {
   bodyBytesPerKeyMax: number;
   /** JSON bodies at least this large are parsed (and their base64 files decoded) in a worker thread (issue 24). */
   jsonOffThreadBytes: number;
+  /** Requests one key may have in progress at once on this instance, decided before the body is read. */
+  keyRequestsInFlightMax: number;
+  /** How long a request refused for its input (400, 413) keeps its place in that count after its answer (ms). */
+  keyRefusalHoldMs: number;
   /** Port of a separate metrics listener; `undefined`: `/metrics` on the main port behind ADMIN_TOKEN. */
   metricsPort: number | undefined;
   /** The console's session ends after this long without a request (ms). */
@@ -70,6 +74,8 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   CODE_BODY_LIMIT_BYTES: { description: 'Largest request body of run-js-code and run-python-code.', default: '5242880' },
   BODY_BYTES_PER_KEY_MAX: { description: 'Bytes of request bodies one key may have arriving at once (its share of BODY_BYTES_IN_FLIGHT_MAX); what does not fit is a free 429 BUSY.', default: '67108864' },
   JSON_OFF_THREAD_BYTES: { description: 'JSON request bodies at least this large are parsed, and their base64 files decoded, in a compute worker thread (queued fairly across keys) instead of the thread that answers every request.', default: '262144' },
+  KEY_REQUESTS_IN_FLIGHT_MAX: { description: 'Requests one key may have in progress at once on an instance, checked right after authentication and before the body is parsed; a request past it waits up to 1 s for a place, then gets a free 429 BUSY with Retry-After. 0: no limit.', default: '16' },
+  KEY_REFUSAL_HOLD_MS: { description: 'A request of a key with a body of 64 KB or more (or of unknown length) refused for its input (400 INVALID_INPUT, 413) keeps its place in KEY_REQUESTS_IN_FLIGHT_MAX for this long after its answer, so a key whose bodies keep being refused (bombs, invalid files) gets at most that many refused per this time, the rest a free 429 BUSY. 0: places are freed with the answer.', default: '5000' },
   BODY_BYTES_IN_FLIGHT_MAX: { description: 'Bytes the instance receives at once across all requests: request bodies and media downloaded from a caller\'s URL (streamed to disk, counted while received); what does not fit is a free 429 BUSY.', default: '268435456' },
   METRICS_PORT: { description: 'Serve Prometheus /metrics on this separate port (no token); unset: /metrics on the main port behind ADMIN_TOKEN.', default: '(on the main port)' },
   SHUTDOWN_DELAY_MS: { description: 'After SIGTERM, how long the instance keeps listening and answering 503 SHUTTING_DOWN (and /readyz 503) before it stops accepting connections, so a load balancer sees it drain.', default: '0' },
@@ -112,6 +118,8 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     bodyBytesInFlightMax: int(env, 'BODY_BYTES_IN_FLIGHT_MAX', 256 * 1024 * 1024),
     bodyBytesPerKeyMax: int(env, 'BODY_BYTES_PER_KEY_MAX', 64 * 1024 * 1024),
     jsonOffThreadBytes: int(env, 'JSON_OFF_THREAD_BYTES', 256 * 1024),
+    keyRequestsInFlightMax: int(env, 'KEY_REQUESTS_IN_FLIGHT_MAX', 16),
+    keyRefusalHoldMs: int(env, 'KEY_REFUSAL_HOLD_MS', 5000),
     metricsPort: env.METRICS_PORT?.trim() ? int(env, 'METRICS_PORT', 0) : undefined,
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),

@@ -18,6 +18,7 @@ import { ServiceMetrics } from './metrics/service-metrics.js';
 import { wireMetrics } from './metrics/wiring.js';
 import { laneOf } from './metrics/service-metrics.js';
 import { installJsonDepthLimit } from './hooks/json-depth.js';
+import { installKeyInFlightLimit } from './hooks/key-in-flight.js';
 import { installJsonBodyParser } from './body/json-body-parser.js';
 
 declare module 'fastify' {
@@ -76,6 +77,8 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   // Before any route is registered: each route's body limit is set as it is (issue 18 finding 3).
   // One budget with the HTTP engine's URL downloads (issue 24): both are bytes arriving at once.
   const budget = c.resolve(TOKENS.BytesInFlight);
+  // First of the preParsing hooks: a key past its requests in progress takes no bytes of the budget.
+  installKeyInFlightLimit(app as unknown as FastifyInstance, settings);
   installBodyLimits(app as unknown as FastifyInstance, settings, budget);
   installJsonDepthLimit(app as unknown as FastifyInstance);
   // Large JSON bodies are parsed off this thread (issue 24); the compute pool starts on first use.

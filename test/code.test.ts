@@ -55,7 +55,8 @@ async function lingeringSandboxProcesses(): Promise<string[]> {
 }
 
 before(async () => {
-  lane = await startCodeLane(SECRET, { SANDBOX_JS_WORKERS: '4', SANDBOX_RUN_DIR_MB: '256' });
+  // 20 runs at once from one key: the per-key cap on requests in progress (16 by default) is raised to the sandboxes' own share.
+  lane = await startCodeLane(SECRET, { SANDBOX_JS_WORKERS: '4', SANDBOX_RUN_DIR_MB: '256', KEY_REQUESTS_IN_FLIGHT_MAX: '32' });
 });
 
 after(() => lane?.close());

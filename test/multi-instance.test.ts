@@ -17,10 +17,12 @@ describe('two instances sharing PostgreSQL + Redis', () => {
   let b: TestServer;
   before(async () => {
     backend = await postgresBackend();
-    // Two processes, as behind a load balancer: nothing is shared but PostgreSQL and Redis.
+    // Two processes, as behind a load balancer: nothing is shared but PostgreSQL and Redis. 100
+    // calls at once from one key on each: the per-key cap on requests in progress is lifted.
+    const env = { ...backend.env, KEY_REQUESTS_IN_FLIGHT_MAX: '0' };
     [a, b] = (await startServers([
-      { env: backend.env, serviceConfig: echoOnlyConfig(), processMode: true },
-      { env: { ...backend.env, KEY_CACHE_TTL_MS: '0' }, serviceConfig: echoOnlyConfig(), processMode: true },
+      { env, serviceConfig: echoOnlyConfig(), processMode: true },
+      { env: { ...env, KEY_CACHE_TTL_MS: '0' }, serviceConfig: echoOnlyConfig(), processMode: true },
     ])) as [TestServer, TestServer];
   });
   after(async () => {
