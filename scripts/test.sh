@@ -18,10 +18,7 @@ if [ ${#files[@]} -eq 0 ]; then echo "no test files found" >&2; exit 1; fi
 mkdir -p scratch
 stdout_reporter=tap
 if [ -t 1 ]; then stdout_reporter=spec; fi
-# Three files at a time on two cores: most files spend much of their time waiting on a browser,
-# LibreOffice, a sandbox or a timer, and a third file uses that idle CPU (21.2 → 19.5 min on the
-# same tree on 2026-11-27). TEST_CONCURRENCY overrides it.
-exec node --no-node-snapshot --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-3}" --test-timeout=900000 \
+exec node --no-node-snapshot --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=900000 \
   --test-reporter="$stdout_reporter" --test-reporter-destination=stdout \
   --test-reporter=./scripts/durations-reporter.mjs --test-reporter-destination=scratch/test-durations.txt \
   "${files[@]}"
