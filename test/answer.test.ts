@@ -1,7 +1,8 @@
 /**
  * answer_a and keyword ideas through the real server (issue 14): v2 discovery finds
  * `answer_question` and `keyword_ideas` by what they do, runs charge on the tokens and ideas
- * actually reported, provider endpoints run directly, and failures cost nothing.
+ * actually reported, provider endpoints run directly (answer_a.search with its own model, bare
+ * citations and the native payload), and failures cost nothing (a model answer_a refuses among them).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,6 +57,22 @@ describe('answers and keyword ideas through the server', () => {
     }
   });
 
+  it('answer_a.search directly: the caller\'s model, bare citations titled by their host, the native completion on request', async () => {
+    answers.reshape(({ search_results, ...rest }) => rest);
+    try {
+      const r = await run({ type: 'endpoint', id: 'answer_a.search', input: { query: 'q', model: 'sonar-pro' }, options: { include_native: true } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(answers.last().body.model, 'sonar-pro');
+      assert.deepEqual(r.json.data.citations, [
+        { url: 'https://source-one.example/article', title: 'source-one.example' },
+        { url: 'https://source-two.example/page', title: 'source-two.example' },
+      ]);
+      assert.deepEqual([r.json.data.model, r.json.meta.native.id], ['sonar-pro', 'cmpl-fake']);
+    } finally {
+      answers.reset();
+    }
+  });
+
   it('keyword ideas: capability and provider endpoint, charged per started 100 ideas returned', async () => {
     const before = await balance();
     const r = await run({ type: 'capability', id: 'keyword_ideas', input: { keywords: ['coffee'], location: 'United Kingdom', limit: 120 } });
@@ -70,10 +87,12 @@ describe('answers and keyword ideas through the server', () => {
     assert.equal(await balance(), before - 60);
   });
 
-  it('failures cost nothing: 400s, the provider\'s rate limit', async () => {
+  it('failures cost nothing: 400s (ours and the provider\'s), the provider\'s rate limit', async () => {
     const before = await balance();
     const blank = await run({ type: 'capability', id: 'answer_question', input: { question: ' ' } });
     assert.deepEqual([blank.status, blank.json.code, blank.json.error], [400, 'INVALID_INPUT', "'question' parameter is required and must be a non-empty string."]);
+    const refused = await run({ type: 'endpoint', id: 'answer_a.search', input: { query: 'q', model: 'gpt-x' } });
+    assert.deepEqual([refused.status, refused.json.error], [400, "answer_a rejected the request: Invalid model 'gpt-x'. Permitted models can be found in the documentation."]);
     answers.rateLimit();
     try {
       const limited = await run({ type: 'capability', id: 'answer_question', input: { question: 'q' } });

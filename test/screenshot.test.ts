@@ -3,7 +3,8 @@
  * against pages served on loopback: the route and its 400s, the price (20, +10 with autoScroll,
  * +10 with wait > 0) read from the balance, a clip rectangle's size and content, a cookie banner
  * hidden by default (and kept with `blockCookieBanners: false`), and auto-scroll loading content
- * that only appears when scrolled into view.
+ * that only appears when scrolled into view. And the provider shot_a (against its fake) refusing,
+ * free and before any upstream call, what it cannot do (issue 28).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { inflateSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { startFake as startShotAFake } from '../plugins/shot_a/fake.js';
 
 const html = (body: string, head = '') => `<!doctype html><html><head><title>Page</title>${head}</head><body style="margin:0;background:#fff">${body}</body></html>`;
 
@@ -269,5 +271,34 @@ describe('POST /api/v1/screenshot (issue 14), own Chromium', () => {
       assert.equal(res.json.error, error, JSON.stringify(body));
     }
     assert.equal(await balance(), before);
+  });
+});
+
+describe('the screenshot capability with provider shot_a, through the server', () => {
+  let s: TestServer;
+  let shotA: Awaited<ReturnType<typeof startShotAFake>>;
+  let key = '';
+  before(async () => {
+    shotA = await startShotAFake();
+    s = await startServer({ serviceConfig: pluginsConfig(['shot_a']), env: shotA.env });
+    ({ key } = await s.createKey({ credits: 1000 }));
+  });
+  after(async () => {
+    await s?.close();
+    await shotA?.close();
+  });
+
+  it('what shot_a cannot do is refused, not ignored: autoScroll, a format or a scale are a 400, free, never sent upstream', async () => {
+    const cases: [object, string][] = [
+      [{ autoScroll: true }, "'autoScroll' is not supported by provider shot_a; use provider web or browser_a."],
+      [{ format: 'jpeg' }, "'format' jpeg is not supported by provider shot_a; use provider web."],
+      [{ deviceScaleFactor: 2 }, "'deviceScaleFactor' is not supported by provider shot_a; use provider web."],
+    ];
+    for (const [extra, error] of cases) {
+      const res = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'screenshot', provider: 'shot_a', input: { url: 'example.org', ...extra } } });
+      assert.deepEqual([res.status, res.json.error], [400, error], JSON.stringify(extra));
+    }
+    assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 1000);
+    assert.equal(shotA.requests.length, 0);
   });
 });

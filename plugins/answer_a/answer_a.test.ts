@@ -1,7 +1,6 @@
-/** answer_a through the executor against its fake (contracts §8a); a blank question's 400 is proven through the server (test/answer.test.ts). */
+/** answer_a through the executor against its fake (contracts §8a); test/answer.test.ts proves through the server a blank question's 400, the endpoint's own model, bare citations, the native payload and a refused model. */
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { exactly, like, outcome, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { exactly, like, providerFaultSuite, withFake } from '../../core/testing/index.js';
 import plugin from './index.js';
 import { startFake } from './fake.js';
 
@@ -22,14 +21,4 @@ test('charged per started 1,000 reported tokens; reserved for maxTokens (default
     t.fake.usage = { prompt, completion };
     like(await ask(input), { credits, reserved }, `${JSON.stringify(input)} ${prompt}+${completion}`);
   }
-});
-
-test('bare citations get their host as title; the endpoint takes a model and keeps the native payload', async () => {
-  t.fake.reshape(({ search_results, ...rest }) => rest);
-  const r = await t.h.endpoint('search', { query: 'q', model: 'sonar-pro' }, { includeNative: true });
-  like(r, { data: { citations: [{ url: SOURCES[0]!.url, title: 'source-one.example' }, { url: SOURCES[1]!.url, title: 'source-two.example' }], model: 'sonar-pro' }, native: { id: 'cmpl-fake' } });
-});
-
-test('a model the provider refuses is the caller\'s 400, in its words', async () => {
-  assert.equal(await outcome(t.h.endpoint('search', { query: 'q', model: 'gpt-x' })), "400 answer_a rejected the request: Invalid model 'gpt-x'. Permitted models can be found in the documentation.");
 });

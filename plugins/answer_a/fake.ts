@@ -19,21 +19,18 @@ const Body = Type.Object({
   search_domain_filter: Type.Optional(Type.Array(Type.String(), { maxItems: 20, error: 'search_domain_filter accepts at most 20 domains' })),
 });
 
-/** Starts the fake on 127.0.0.1 with a random port. */
-export function startFake(opts: { apiKey?: string } = {}): Promise<AnswerAFake> {
-  return fakeUpstream({
-    apiKey: opts.apiKey ?? 'pplx-test-key',
-    error: (code, message) => ({ error: { message, type: code === 401 ? 'invalid_api_key' : code === 400 ? 'invalid_request_error' : 'error', code } }),
-    state: { usage: undefined as { prompt: number; completion: number } | undefined },
-    env: ({ url, apiKey }) => ({ ANSWER_A_BASE_URL: url, ANSWER_A_API_KEY: apiKey }),
-    routes: {
-      'POST /chat/completions': checked({ body: Body }, ({ body }, fake) => {
-        const { role, content: question } = body.messages.at(-1);
-        if (role !== 'user') return fake.error(400, 'Last message must have role `user`.');
-        const prompt = fake.usage?.prompt ?? 10 + question.split(/\s+/).length;
-        const completion = fake.usage?.completion ?? Math.min(body.max_tokens ?? 1024, 40);
-        return { json: recorded('completion', { model: body.model, question, prompt, completion, total: prompt + completion }) };
-      }),
-    },
-  });
-}
+/** Starts the fake on 127.0.0.1 with a random port; it takes the kit's test key. */
+export const startFake = (): Promise<AnswerAFake> => fakeUpstream({
+  error: (code, message) => ({ error: { message, type: code === 401 ? 'invalid_api_key' : code === 400 ? 'invalid_request_error' : 'error', code } }),
+  state: { usage: undefined as { prompt: number; completion: number } | undefined },
+  env: ({ url, apiKey }) => ({ ANSWER_A_BASE_URL: url, ANSWER_A_API_KEY: apiKey }),
+  routes: {
+    'POST /chat/completions': checked({ body: Body }, ({ body }, fake) => {
+      const { role, content: question } = body.messages.at(-1);
+      if (role !== 'user') return fake.error(400, 'Last message must have role `user`.');
+      const prompt = fake.usage?.prompt ?? 10 + question.split(/\s+/).length;
+      const completion = fake.usage?.completion ?? Math.min(body.max_tokens ?? 1024, 40);
+      return { json: recorded('completion', { model: body.model, question, prompt, completion, total: prompt + completion }) };
+    }),
+  },
+});

@@ -18,16 +18,13 @@ const take = checked<{}>({ body: Options }, ({ body: o }) => {
   return { bytes: solidPng(width, height), headers: { 'content-type': 'image/png' } };
 }, (why) => ({ status: 400, json: shotError('request_not_valid', why) }));
 
-/** Starts the fake on 127.0.0.1 with a random port. */
-export function startFake(opts: { apiKey?: string } = {}): Promise<FakeUpstream> {
-  return fakeUpstream({
-    apiKey: opts.apiKey ?? 'shot-test-key',
-    auth: { header: 'x-access-key' },
-    error: (status, message) => shotError(status === 404 ? 'request_not_valid' : 'internal_application_error', message),
-    unauthorized: { status: 400, json: shotError('access_key_invalid', 'Access key is invalid.') },
-    rateLimited: { status: 400, json: shotError('concurrency_limit_reached') },
-    outOfCredits: { status: 400, json: shotError('screenshots_limit_reached') },
-    env: ({ url, apiKey }) => ({ SHOT_A_BASE_URL: url, SHOT_A_API_KEY: apiKey }),
-    routes: { 'POST /take': take },
-  });
-}
+/** Starts the fake on 127.0.0.1 with a random port; it takes the kit's test key. */
+export const startFake = (): Promise<FakeUpstream> => fakeUpstream({
+  auth: { header: 'x-access-key' },
+  error: (status, message) => shotError(status === 404 ? 'request_not_valid' : 'internal_application_error', message),
+  unauthorized: { status: 400, json: shotError('access_key_invalid', 'Access key is invalid.') },
+  rateLimited: { status: 400, json: shotError('concurrency_limit_reached') },
+  outOfCredits: { status: 400, json: shotError('screenshots_limit_reached') },
+  env: ({ url, apiKey }) => ({ SHOT_A_BASE_URL: url, SHOT_A_API_KEY: apiKey }),
+  routes: { 'POST /take': take },
+});

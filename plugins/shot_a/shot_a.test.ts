@@ -1,9 +1,9 @@
-/** shot_a: the real client against the fake of its contract (contracts §7a), through the executor. */
+/** shot_a: the real client against the fake of its contract (contracts §7a), through the executor; test/screenshot.test.ts proves through the server that what it cannot do is refused, free. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import plugin from './index.js';
 import { shotError, startFake } from './fake.js';
-import { exactly, like, outcome, pngSize, providerFaultSuite, withFake } from '../../core/testing/index.js';
+import { exactly, like, pngSize, providerFaultSuite, withFake } from '../../core/testing/index.js';
 
 const t = withFake(plugin, startFake);
 
@@ -28,12 +28,4 @@ test('the capability passes clipRectangle, blockCookieBanners and the flat field
   like(t.fake.last().body, { url: 'https://example.org', block_cookie_banners: false, clip_x: 10, clip_y: 20, clip_width: 300, clip_height: 150, viewport_width: 800, viewport_height: 600, delay: 1 });
   // The catalogue's price: 20, and 10 more for the wait.
   assert.deepEqual([r.data.screenshotUrl, r.credits, ...pngSize(await t.h.file(r.data.screenshotUrl))], [r.data.url, 30, 300, 150]);
-});
-
-test('what shot_a cannot do is refused, not ignored: autoScroll, a format or a scale (issue 28)', async () => {
-  for (const [extra, message] of [
-    [{ autoScroll: true }, "400 'autoScroll' is not supported by provider shot_a; use provider web or browser_a."],
-    [{ format: 'jpeg' }, "400 'format' jpeg is not supported by provider shot_a; use provider web."],
-    [{ deviceScaleFactor: 2 }, "400 'deviceScaleFactor' is not supported by provider shot_a; use provider web."],
-  ] as const) assert.equal(await outcome(t.h.capability('screenshot', { url: 'example.org', ...extra })), message);
 });
