@@ -55,11 +55,12 @@ const odsCellBomb = zip([
 /** The same sheet as a flat XML file (`.fods`): not a ZIP at all. */
 const fodsCellBomb = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><office:document ${SHEET_NS} office:mimetype="application/vnd.oasis.opendocument.spreadsheet"><office:body><office:spreadsheet>${repeatedCells}</office:spreadsheet></office:body></office:document>`);
 /**
- * The memory cap of every worker here: low, so a bomb meets it after half the work it needs to
- * fill the service's usual cap (an idle soffice.bin maps some 410 MB; a small conversion peaks
- * near 540 MB, well under it).
+ * The memory cap of every worker here: low, so a bomb meets it after less work than a higher cap
+ * needs, yet some 180 MB above what an ordinary conversion maps (a jailed soffice.bin maps some
+ * 616 MB once started and peaks near 720 MB after a small text or DOCX; at 700 MB a warm-up
+ * conversion failed under the address-space limit).
  */
-const MEMORY_MB = 700;
+const MEMORY_MB = 900;
 /** The issue's DOCX bomb, smaller: 3 million paragraphs (100 MB of XML) in 300 KB; Writer aborts on std::bad_alloc under the cap. */
 let writerBomb: Buffer;
 const overMemory = `The document needs more than the ${MEMORY_MB} MB of memory one conversion may use.`;
