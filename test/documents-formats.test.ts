@@ -3,7 +3,9 @@
  * by their bytes (EPS, EMF, WMF, Netpbm, XPM, XBM, DXF, Lotus, dBase, gzipped AbiWord through
  * LibreOffice's own detection), and files whose bytes do not match their name refused with a
  * 400 naming the format instead of becoming a charged PDF of their source text or of noise.
- * Samples are made here: by hand, with ghostscript, python3 and a cold LibreOffice.
+ * Samples are made here, by hand, with ghostscript and python3; the EMF and WMF are fixtures
+ * LibreOffice exported from `metafile.svg` (a cold LibreOffice per test run cost seconds):
+ *   soffice --headless --convert-to emf metafile.svg   (and again with wmf), in test/fixtures/documents.
  */
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,7 +31,7 @@ let origin: Server;
 let originUrl: string;
 const samples = new Map<string, Buffer>();
 
-const SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect x="10" y="10" width="80" height="50" fill="red"/><text x="10" y="90" font-size="16">Metafile label</text></svg>';
+const FIX = join(import.meta.dirname, 'fixtures', 'documents');
 const PS = '%!PS\n/Helvetica findfont 24 scalefont setfont\n72 700 moveto (PostScript sample) show\nshowpage\n';
 
 /** A Lotus 1-2-3 release 2 worksheet: BOF, a label, a number, EOF. */
@@ -76,12 +78,8 @@ before(async () => {
   await writeFile(join(scratch, 'page.ps'), PS);
   execFileSync('gs', ['-q', '-sDEVICE=eps2write', '-o', join(scratch, 'sample.eps'), join(scratch, 'page.ps')]);
   samples.set('eps', readFileSync(join(scratch, 'sample.eps')));
-  // Metafiles exported by a cold LibreOffice of its own (the service's pool only writes PDF).
-  await writeFile(join(scratch, 'draw.svg'), SVG);
-  for (const ext of ['emf', 'wmf']) {
-    execFileSync('soffice', [`-env:UserInstallation=file://${scratch}/profile`, '--headless', '--convert-to', ext, '--outdir', scratch, join(scratch, 'draw.svg')], { stdio: 'ignore', env: { ...process.env, HOME: scratch } });
-    samples.set(ext, readFileSync(join(scratch, `draw.${ext}`)));
-  }
+  // Metafiles LibreOffice exported (the service's pool only writes PDF).
+  for (const ext of ['emf', 'wmf']) samples.set(ext, readFileSync(join(FIX, `metafile.${ext}`)));
   origin = createServer((req, res) => {
     const body = samples.get(req.url!.slice(1));
     if (!body) return res.writeHead(404).end();
@@ -187,7 +185,7 @@ describe('bytes that do not match their name', () => {
   });
 
   test('a truncated .docx that still starts like one is a 400, not a page of noise', async () => {
-    const docx = readFileSync(join(import.meta.dirname, 'fixtures', 'documents', 'writer.docx'));
+    const docx = readFileSync(join(FIX, 'writer.docx'));
     samples.set('truncated.docx', docx.subarray(0, Math.floor(docx.length / 2)));
     for (const res of [
       await convert(samples.get('truncated.docx')!),

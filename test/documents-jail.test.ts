@@ -3,7 +3,8 @@
  * the real server started as its own process with secrets in its environment: the workers'
  * processes carry none of them and run under unprivileged uids of their own, a document sees
  * neither the work dir nor other jobs, and a file-name field prints a neutral path, not the data
- * directory. Two workers, tiny documents.
+ * directory; and stopping the service (SIGTERM, its graceful stop) leaves none of the workers'
+ * processes behind. Two workers, tiny documents.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -141,4 +142,11 @@ test('a document links to nothing of the work dir: neither its files nor staged 
   const list = execFileSync('pdfimages', ['-list', '-'], { input: pdf }).toString();
   const images = list.trim().split('\n').slice(2).filter((line) => line.split(/\s+/)[3] === 'image');
   assert.equal(images.length, 1, `only the inline image renders:\n${list}`);
+});
+
+test('stopping the service leaves no LibreOffice process behind', async () => {
+  // Both prewarmed workers are up, so the stop has two to end.
+  await poolProcesses(2);
+  await s.close();
+  assert.deepEqual(processesUsing(officeDir), []);
 });

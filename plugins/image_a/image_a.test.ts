@@ -2,8 +2,8 @@
  * image_a: the real client against the loopback fake of its contract (contracts §9), through the
  * executor. Proven through the real server, not here: test/image.test.ts (model aliases and prices,
  * our signed URLs and their bytes, partial output charged per image, the nsfw/fail/422/429/html
- * texts, a caller hanging up cancelling the prediction) and test/image-validation.test.ts (every
- * boundary passes the fake's upstream schemas, so no field an upstream model lacks is sent).
+ * texts, a caller hanging up cancelling the prediction; every boundary passes the fake's upstream
+ * schemas, so no field an upstream model lacks is sent).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
