@@ -3,7 +3,7 @@
  * commands run in this process (`runCli`, the CLI's whole behaviour but the process shim); a few
  * run as real processes, for the exit code and the streams a user sees, once against PostgreSQL.
  */
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
-import { EMBEDDED_DB_TEMPLATE, startServer } from './helpers/server.js';
+import { EMBEDDED_DB_TEMPLATE, startServer, type TestServer } from './helpers/server.js';
 import { postgresBackend } from './helpers/storage.js';
 import { cliInProcess as cliWith, cliProcess } from './helpers/admin-cli.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
@@ -46,15 +46,28 @@ describe('admin CLI', () => {
     }
   });
 
-  it('while a server holds the embedded store, commands go through its admin API; a second server is refused', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
-    const s = await startServer({ dataDir, processMode: true });
-    try {
+  // One server process holds the store for the next three tests, as a deployment's one instance
+  // would; the third stops it and finds on DATA_DIR what the first two did through it.
+  describe('while a server process holds the embedded store', () => {
+    let dataDir: string;
+    let s: TestServer;
+    let created: { id: string; key: string };
+    let kept: URL;
+    before(async () => {
+      dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
+      s = await startServer({ dataDir, processMode: true });
+    });
+    after(async () => {
+      await s?.close();
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it('commands go through its admin API; a second server is refused', async () => {
       // Without the admin token the CLI refuses instead of opening the store behind the server's back.
       const refused = await cli(dataDir, 'keys', 'list').then(() => null, (e) => e);
       assert.match(refused.stderr, /is in use by process \d+ \(serving http:\/\/127\.0\.0\.1:\d+\).*set ADMIN_TOKEN/);
       const withToken = { DATA_DIR: dataDir, ADMIN_TOKEN: s.adminToken };
-      const created = JSON.parse((await cliWith(withToken, 'keys', 'create', '--name', 'live', '--credits', '30')).stdout);
+      created = JSON.parse((await cliWith(withToken, 'keys', 'create', '--name', 'live', '--credits', '30')).stdout);
       assert.match(created.key, /^cia_/);
       await cliWith(withToken, 'credits', 'add', created.id, '20', '--reason', 'while running');
       // The running server sees the credits at once: they went through it, not around it.
@@ -68,26 +81,14 @@ describe('admin CLI', () => {
       assert.ok(denied, 'a wrong admin token fails');
       // A second server on the same DATA_DIR does not start.
       await assert.rejects(startServer({ dataDir }), /is in use by process/);
-    } finally {
-      await s.close();
-    }
-    // Once the server has stopped, the CLI opens the store itself again.
-    const after = JSON.parse((await cli(dataDir, 'keys', 'list')).stdout);
-    assert.equal(after.length, 1);
-    assert.equal(after[0].credits, 50);
-    await rm(dataDir, { recursive: true, force: true });
-  });
+    });
 
-  it('files delete removes a produced file: through the running server, or on DATA_DIR once it has stopped', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
-    const pdf = async () => {
-      const doc = await PDFDocument.create();
-      doc.addPage([200, 200]);
-      return Buffer.from(await doc.save()).toString('base64');
-    };
-    const s = await startServer({ dataDir, processMode: true });
-    let kept: URL;
-    try {
+    it('files delete removes a produced file through it', async () => {
+      const pdf = async () => {
+        const doc = await PDFDocument.create();
+        doc.addPage([200, 200]);
+        return Buffer.from(await doc.save()).toString('base64');
+      };
       const { key } = await s.createKey({ credits: 1000 });
       const produce = async () => {
         const merged = await s.call('POST', '/api/v1/merge-pdfs', { key, body: { inputMethod: 'base64', files: [await pdf(), await pdf()] } });
@@ -106,21 +107,24 @@ describe('admin CLI', () => {
       const again = await cliProcess(withToken, 'files', 'delete', idOf(gone)).then(() => null, (e) => e);
       assert.equal(again?.code, 1);
       assert.equal(again.stderr, `error: File not found: ${idOf(gone)}\n`);
-    } finally {
-      await s.close();
-    }
-    // With no server holding the store, the CLI deletes from DATA_DIR itself, with the same answers.
-    const id = kept.pathname.split('/').pop()!;
-    assert.deepEqual(JSON.parse((await cli(dataDir, 'files', 'delete', id)).stdout), { id, deleted: true });
-    const missing = await cli(dataDir, 'files', 'delete', id).then(() => null, (e) => e);
-    assert.equal(missing?.stderr, `error: File not found: ${id}\n`);
-    const restarted = await startServer({ dataDir });
-    try {
-      assert.equal((await fetch(`${restarted.url}${kept.pathname}${kept.search}`)).status, 404, 'the restarted server no longer serves it');
-    } finally {
-      await restarted.close();
-    }
-    await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it('once it has stopped, the CLI opens the store itself: the keys made through it, and files delete on DATA_DIR', async () => {
+      await s.close({ keepData: true });
+      const after = JSON.parse((await cli(dataDir, 'keys', 'list')).stdout);
+      assert.equal(after.find((k: { id: string }) => k.id === created.id)?.credits, 50);
+      // With no server holding the store, the CLI deletes from DATA_DIR itself, with the same answers.
+      const id = kept.pathname.split('/').pop()!;
+      assert.deepEqual(JSON.parse((await cli(dataDir, 'files', 'delete', id)).stdout), { id, deleted: true });
+      const missing = await cli(dataDir, 'files', 'delete', id).then(() => null, (e) => e);
+      assert.equal(missing?.stderr, `error: File not found: ${id}\n`);
+      const restarted = await startServer({ dataDir });
+      try {
+        assert.equal((await fetch(`${restarted.url}${kept.pathname}${kept.search}`)).status, 404, 'the restarted server no longer serves it');
+      } finally {
+        await restarted.close();
+      }
+    });
   });
 
   it('rotates a key, searches keys and prints usage stats', async () => {

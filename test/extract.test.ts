@@ -21,6 +21,10 @@ let key: string;
 let origin: Server;
 let originUrl: string;
 const spoken = speech('The meeting is moved to Thursday at noon.');
+// Just past a minute: two started minutes, and two chunks at MODEL_AUDIO_CHUNK_SECONDS=60. The
+// service normalises every second of it with ffmpeg (about 1.5 s of CPU here), so one short clip
+// serves every audio test.
+const overAMinute = tone(61, 'flac');
 const b64 = (b: Buffer) => b.toString('base64');
 
 before(async () => {
@@ -99,10 +103,10 @@ test('extract-audio by URL: speech measured and transcribed; 100 + 20 per starte
   assert.ok(Math.abs(fake.transcriptions.at(-1)!.seconds - r.json.audioDuration) < 0.5);
 });
 
-test('extract-audio: a 2 min 5 s tone costs 3 started minutes; a video file and a missing audio URL are 400', async () => {
-  const r = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(tone(125, 'flac')), prompt: 'x' });
+test('extract-audio: a 1 min 1 s tone costs 2 started minutes; a video file and a missing audio URL are 400', async () => {
+  const r = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(overAMinute), prompt: 'x' });
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual({ duration: Math.round(r.json.audioDuration), creditUsage: r.json.creditUsage }, { duration: 125, creditUsage: 160 });
+  assert.deepEqual({ duration: Math.round(r.json.audioDuration), creditUsage: r.json.creditUsage }, { duration: 61, creditUsage: 140 });
   assert.equal((await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(testVideo(1, 'mp4', false)), prompt: 'x' })).status, 400);
   assert.equal((await post('/api/v1/extract-audio', { inputMethod: 'url', audio: `${originUrl}/none.mp3`, prompt: 'x' })).status, 400);
 });
@@ -117,22 +121,22 @@ test('extract-video: 100 + 10 per started second, keyframes and soundtrack sent'
 });
 
 test('media and documents hold the price of what they measure, not of the largest allowed input; a key that cannot cover it gets 403 and pays nothing', async () => {
-  // The largest allowed audio would cost 11,500 credits: 200 are enough for a 2 min 5 s clip (160).
+  // The largest allowed audio would cost 11,500 credits: 200 are enough for a 1 min 1 s clip (140).
   const { key: small } = await s.createKey({ credits: 200 });
-  const audio = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(tone(125, 'flac')), prompt: 'x' }, small);
+  const audio = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(overAMinute), prompt: 'x' }, small);
   assert.equal(audio.status, 200, audio.text);
-  assert.equal(audio.json.creditUsage, 160);
-  assert.equal(await balance(small), 40);
-  // 40 left: not even one page's price (110) can be held, so the call is refused before any work.
+  assert.equal(audio.json.creditUsage, 140);
+  assert.equal(await balance(small), 60);
+  // 60 left: not even one page's price (110) can be held, so the call is refused before any work.
   const doc = await post('/api/v1/extract-document', { inputMethod: 'base64', files: [b64(textPdf(['One page']))], prompt: 'x' }, small);
   assert.equal(doc.status, 403, doc.text);
-  assert.equal(await balance(small), 40);
+  assert.equal(await balance(small), 60);
 
-  // 125 credits hold the first minute (120) but not the three the clip turns out to need (160):
+  // 125 credits hold the first minute (120) but not the two the clip turns out to need (140):
   // 403 once it is probed, before anything is transcribed, and the balance is whole again.
   const { key: short } = await s.createKey({ credits: 125 });
   const [chats, transcriptions] = [fake.chats.length, fake.transcriptions.length];
-  const refused = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(tone(125, 'flac')), prompt: 'x' }, short);
+  const refused = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(overAMinute), prompt: 'x' }, short);
   assert.equal(refused.status, 403, refused.text);
   assert.deepEqual([fake.chats.length, fake.transcriptions.length], [chats, transcriptions]);
   assert.equal(await balance(short), 125);

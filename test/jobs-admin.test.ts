@@ -105,33 +105,7 @@ describe('the CLI cancel with no server running', () => {
   });
 });
 
-describe('large job inputs', () => {
-  it('keeps an input over JOB_INPUT_INLINE_BYTES in the file store, runs the job from it and purges it with the job', async () => {
-    const s = await startServer({ serviceConfig: jobsConfig(), env: { JOB_INPUT_INLINE_BYTES: '1000', JOB_RETENTION_MS: '1000' } });
-    try {
-      const { key } = await s.createKey({ credits: 100 });
-      const files = async () => (await s.admin('GET', '/files')).json.items as { id: string; contentType: string; size: number }[];
-      const before = await files();
-      const input = { count: 3, fail: ['x'.repeat(5000), 'p1'] };
-      const r = await s.call('POST', '/api/v2/jobs', { key, body: { type: 'capability', id: 'test_pages', input } });
-      assert.equal(r.status, 202, r.text);
-      const added = (await files()).filter((f) => !before.some((b) => b.id === f.id));
-      assert.deepEqual(added.map((f) => [f.contentType, f.size]), [['application/json', JSON.stringify(input).length]]);
-      const done = await waitJob(s, key, r.json.data.id);
-      // The job ran with the input read back from the file: p1 failed as that input says.
-      assert.deepEqual([done.status, done.progress.done, done.progress.failed, done.creditsCharged], ['completed', 2, 1, 20]);
-      let status = 200;
-      for (let i = 0; i < 200 && status === 200; i++) {
-        await new Promise((res) => setTimeout(res, 100));
-        status = (await s.call('GET', `/api/v2/jobs/${r.json.data.id}`, { key })).status;
-      }
-      assert.equal(status, 404);
-      assert.deepEqual((await files()).filter((f) => f.id === added[0]!.id), [], 'the input file went with the job');
-    } finally {
-      await s.close();
-    }
-  });
-});
+// Large job inputs kept in the file store: jobs-input-files.test.ts, on both stores.
 
 describe('job retention', () => {
   it('purges a job and the files it produced JOB_RETENTION_MS after it ended', async () => {

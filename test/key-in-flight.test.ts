@@ -18,25 +18,39 @@ const busyText = (max: number, hold: string) =>
 const echo = (s: TestServer, key: string, input: Record<string, unknown>) => s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', input } });
 const credits = async (s: TestServer, key: string) => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
 
-describe('requests in progress per key (KEY_REQUESTS_IN_FLIGHT_MAX=2, KEY_REFUSAL_HOLD_MS=3000)', () => {
+/**
+ * Waits until `calls` echo calls of the key are running: each reserves its 10 credits after it took
+ * its place, so the reservation shows they hold their places (instead of guessing how long getting
+ * there takes on a loaded machine).
+ */
+async function running(s: TestServer, keyId: string, calls: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if ((await s.admin('GET', `/keys/${keyId}`)).json.reserved === calls * 10) return;
+    await sleep(20);
+  }
+  assert.fail(`${calls} calls never ran at once`);
+}
+
+describe('requests in progress per key (KEY_REQUESTS_IN_FLIGHT_MAX=2, KEY_REFUSAL_HOLD_MS=2000)', () => {
   let s: TestServer;
   before(async () => {
-    s = await startServer({ serviceConfig: echoOnlyConfig(), env: { KEY_REQUESTS_IN_FLIGHT_MAX: '2', KEY_REFUSAL_HOLD_MS: '3000' } });
+    s = await startServer({ serviceConfig: echoOnlyConfig(), env: { KEY_REQUESTS_IN_FLIGHT_MAX: '2', KEY_REFUSAL_HOLD_MS: '2000' } });
   });
   after(() => s.close());
 
   it('a third call while two run is a free 429 BUSY with Retry-After; another key is served meanwhile; the key is served again once its calls end', async () => {
-    const { key } = await s.createKey({ credits: 100 });
+    const { id, key } = await s.createKey({ credits: 100 });
     const { key: other } = await s.createKey({ credits: 100 });
-    const running = [echo(s, key, { text: 'a', delayMs: 3000 }), echo(s, key, { text: 'b', delayMs: 3000 })];
-    await sleep(300);
+    // Two seconds: past the third call's one second of waiting for a place.
+    const slow = [echo(s, key, { text: 'a', delayMs: 2000 }), echo(s, key, { text: 'b', delayMs: 2000 })];
+    await running(s, id, 2);
     const third = await echo(s, key, { text: 'c' });
     assert.equal(third.status, 429, third.text);
-    assert.deepEqual([third.json.code, third.json.error], ['BUSY', busyText(2, '3')]);
-    assert.equal(third.headers['retry-after'], '3');
+    assert.deepEqual([third.json.code, third.json.error], ['BUSY', busyText(2, '2')]);
+    assert.equal(third.headers['retry-after'], '2');
     const meanwhile = await echo(s, other, { text: 'other key' });
     assert.equal(meanwhile.status, 200, meanwhile.text);
-    assert.deepEqual((await Promise.all(running)).map((r) => r.status), [200, 200]);
+    assert.deepEqual((await Promise.all(slow)).map((r) => r.status), [200, 200]);
     const again = await echo(s, key, { text: 'd' });
     assert.equal(again.status, 200, again.text);
     // Three calls served at 10 each; the refusal cost nothing.
@@ -44,30 +58,31 @@ describe('requests in progress per key (KEY_REQUESTS_IN_FLIGHT_MAX=2, KEY_REFUSA
   });
 
   it('the same on the v1 lane, in its own envelope', async () => {
-    const { key } = await s.createKey({ credits: 100 });
-    const running = [echo(s, key, { text: 'a', delayMs: 3000 }), echo(s, key, { text: 'b', delayMs: 3000 })];
-    await sleep(300);
+    const { id, key } = await s.createKey({ credits: 100 });
+    const slow = [echo(s, key, { text: 'a', delayMs: 2000 }), echo(s, key, { text: 'b', delayMs: 2000 })];
+    await running(s, id, 2);
     const v1 = await s.call('POST', '/api/v1/scrape', { key, body: { url: 'https://example.com' } });
     assert.equal(v1.status, 429, v1.text);
-    assert.deepEqual(v1.json, { error: busyText(2, '3') });
-    assert.equal(v1.headers['retry-after'], '3');
-    await Promise.all(running);
+    assert.deepEqual(v1.json, { error: busyText(2, '2') });
+    assert.equal(v1.headers['retry-after'], '2');
+    await Promise.all(slow);
   });
 
   it('a call a little over the count waits for a place and is served once one frees', async () => {
-    const { key } = await s.createKey({ credits: 100 });
-    const running = [echo(s, key, { text: 'a', delayMs: 600 }), echo(s, key, { text: 'b', delayMs: 600 })];
-    await sleep(200);
+    const { id, key } = await s.createKey({ credits: 100 });
+    const slow = [echo(s, key, { text: 'a', delayMs: 600 }), echo(s, key, { text: 'b', delayMs: 600 })];
+    await running(s, id, 2);
     const third = await echo(s, key, { text: 'c' });
     assert.equal(third.status, 200, third.text);
-    assert.deepEqual((await Promise.all(running)).map((r) => r.status), [200, 200]);
+    assert.deepEqual((await Promise.all(slow)).map((r) => r.status), [200, 200]);
     assert.equal(await credits(s, key), 70);
   });
 
   it('a call whose client hangs up while it waits takes no place with it', async () => {
-    const { key } = await s.createKey({ credits: 100 });
-    const running = [echo(s, key, { text: 'a', delayMs: 1500 }), echo(s, key, { text: 'b', delayMs: 1500 })];
-    await sleep(300);
+    const { id, key } = await s.createKey({ credits: 100 });
+    // Past the 300 ms the hanging-up client waits.
+    const slow = [echo(s, key, { text: 'a', delayMs: 1000 }), echo(s, key, { text: 'b', delayMs: 1000 })];
+    await running(s, id, 2);
     const gone = fetch(s.url + '/api/v2/run', {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -75,8 +90,9 @@ describe('requests in progress per key (KEY_REQUESTS_IN_FLIGHT_MAX=2, KEY_REFUSA
       signal: AbortSignal.timeout(300),
     });
     await assert.rejects(gone);
-    assert.deepEqual((await Promise.all(running)).map((r) => r.status), [200, 200]);
-    // Both places are free again: two calls at once are both served.
+    assert.deepEqual((await Promise.all(slow)).map((r) => r.status), [200, 200]);
+    // Both places are free again: two calls at once are both served (with one place lost, the
+    // second would wait its one second for it, then be refused while the first still runs).
     const both = await Promise.all([echo(s, key, { text: 'd', delayMs: 1500 }), echo(s, key, { text: 'e', delayMs: 1500 })]);
     assert.deepEqual(both.map((r) => r.status), [200, 200]);
     assert.equal(await credits(s, key), 60);
@@ -91,9 +107,11 @@ describe('requests in progress per key (KEY_REQUESTS_IN_FLIGHT_MAX=2, KEY_REFUSA
     const held = await echo(s, key, { text: 'valid' });
     assert.equal(held.status, 429, held.text);
     assert.equal(held.json.code, 'BUSY');
-    assert.equal(held.headers['retry-after'], '3');
+    assert.equal(held.headers['retry-after'], '2');
     assert.equal((await echo(s, other, { text: 'other key' })).status, 200);
-    await sleep(2500);
+    // The held call was refused a second after the places were taken: another second and they
+    // are free, and the call below waits up to a second for one besides.
+    await sleep(1000);
     const after = await echo(s, key, { text: 'valid' });
     assert.equal(after.status, 200, after.text);
     assert.equal(await credits(s, key), 90);
@@ -115,9 +133,9 @@ describe('requests in progress per key, default settings', () => {
   after(() => s.close());
 
   it('a client sending 16 valid calls at once gets them all; a 17th meanwhile is a free 429 BUSY', async () => {
-    const { key } = await s.createKey({ credits: 1000, rateLimitPerMinute: 10_000 });
-    const calls = Array.from({ length: 16 }, (_, i) => echo(s, key, { text: `n${i}`, delayMs: 3000 }));
-    await sleep(500);
+    const { id, key } = await s.createKey({ credits: 1000, rateLimitPerMinute: 10_000 });
+    const calls = Array.from({ length: 16 }, (_, i) => echo(s, key, { text: `n${i}`, delayMs: 2000 }));
+    await running(s, id, 16);
     const extra = await echo(s, key, { text: 'one too many' });
     assert.equal(extra.status, 429, extra.text);
     assert.deepEqual([extra.json.code, extra.json.error], ['BUSY', busyText(16, '5')]);
