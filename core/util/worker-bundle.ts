@@ -7,6 +7,8 @@
  * database's thread does (core/storage/pglite-thread-entry.ts).
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { isBuiltin } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
@@ -74,8 +76,8 @@ export function startWorker(entry: URL, options: WorkerOptions): Worker {
 /**
  * Strips the types and bundles the relative imports. A bare import stays an import, of the
  * package's resolved file URL (a `data:` module cannot resolve bare names; the package is loaded
- * once, not copied). `import.meta.url` in each file is that file's own URL, so paths made from it
- * (`createRequire`, `new URL('./x', import.meta.url)`) point where they did.
+ * once, not copied). `import.meta` in each file stays that file's own (see ownImportMeta), so
+ * paths made from it (`createRequire`, `new URL('./x', import.meta.url)`) point where they did.
  */
 async function bundle(file: string): Promise<string> {
   const esbuild = await import('esbuild');
@@ -98,10 +100,9 @@ async function bundle(file: string): Promise<string> {
             return { path: import.meta.resolve(args.path), external: true };
           });
           build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
-            const { readFile } = await import('node:fs/promises');
             const text = await readFile(args.path, 'utf8');
             const loader = /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js';
-            return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader };
+            return { contents: ownImportMeta(text, args.path), loader };
           });
         },
       },
@@ -109,4 +110,17 @@ async function bundle(file: string): Promise<string> {
   });
   const js = Buffer.from(out.outputFiles[0]!.contents).toString('base64');
   return `data:text/javascript;base64,${js}`;
+}
+
+/**
+ * `import.meta` of the file at `path` as it would be unbundled: its URL, path and folder, and
+ * `import.meta.resolve('literal')` resolved now (a `data:` module resolves no bare name).
+ */
+function ownImportMeta(text: string, path: string): string {
+  const url = pathToFileURL(path).href;
+  return text
+    .replace(/import\.meta\.resolve\(\s*(['"])([^'"]+)\1\s*\)/g, (_, _q, spec: string) => JSON.stringify(spec.startsWith('.') ? new URL(spec, url).href : import.meta.resolve(spec)))
+    .replaceAll('import.meta.url', JSON.stringify(url))
+    .replaceAll('import.meta.filename', JSON.stringify(path))
+    .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)));
 }
