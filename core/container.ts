@@ -17,7 +17,6 @@ import { KeyStore } from './keys/key-store.js';
 import { MemoryLedger } from './credits/memory-ledger.js';
 import { SqlLedger } from './credits/sql-ledger.js';
 import { MemoryRateLimiter } from './ratelimit/memory.js';
-import { RedisRateLimiter } from './ratelimit/redis.js';
 import type { RateLimiter } from './ratelimit/types.js';
 import { UsageLog } from './usage/usage-log.js';
 import { createEngines, type EngineSet } from './engines/index.js';
@@ -72,6 +71,8 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
 
     let limiter: RateLimiter;
     if (settings.redisUrl) {
+      // ioredis loads only where Redis is configured (~40 modules at every embedded start otherwise).
+      const { RedisRateLimiter } = await import('./ratelimit/redis.js');
       const redis = new RedisRateLimiter(settings.redisUrl, (err) => logger.error({ err: err.message }, 'Redis (rate limits) is unreachable; reconnecting'));
       await redis.ping();
       limiter = redis;

@@ -10,8 +10,20 @@ node --no-node-snapshot --import tsx scripts/readme-tables.ts
 npx tsc -p tsconfig.json --noEmit
 npx tsc -p tsconfig.test.json --noEmit
 npx tsc -p console/tsconfig.json
-mapfile -t files < <(find core plugins server test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
-if [ ${#files[@]} -eq 0 ]; then echo "no test files found" >&2; exit 1; fi
+mapfile -t found < <(find core plugins server test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
+if [ ${#found[@]} -eq 0 ]; then echo "no test files found" >&2; exit 1; fi
+# Longest first (LPT): the runner starts files in the order given, so a multi-minute file started
+# last would run alone on one core at the end. scripts/slow-tests.txt names the known slow files,
+# slowest first (from scratch/test-durations.txt of a full run; refresh it when the order drifts);
+# the rest follow alphabetically. A listed file that no longer exists is skipped.
+files=()
+declare -A listed=()
+while read -r f; do
+  [[ -z "$f" || "$f" == \#* || ! -f "$f" || -n "${listed[$f]:-}" ]] && continue
+  files+=("$f")
+  listed[$f]=1
+done < scripts/slow-tests.txt
+for f in "${found[@]}"; do [ -n "${listed[$f]:-}" ] || files+=("$f"); done
 # Two reporters: the runner's usual one on stdout (spec on a terminal, TAP otherwise, as without
 # flags), and per-file wall-clock seconds, slowest first, in scratch/test-durations.txt (gitignored)
 # so the next run can see which files grow.

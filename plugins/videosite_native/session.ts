@@ -13,7 +13,7 @@
  * AsyncLocalStorage: this plugin was the only user of one in the service, and one switches on
  * promise hooks for every promise of the whole process from the first video-site call on.
  */
-import { HTTPClient, Innertube, Log, type Types } from 'youtubei.js';
+import type { HTTPClient, Innertube, Types } from 'youtubei.js';
 import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import { UpstreamError, UpstreamRateLimitError, type RunContext } from '../../core/sdk.js';
 
@@ -26,7 +26,7 @@ export interface NativeConfig {
 
 /** What `setup` builds: one session shared by every call. */
 export interface NativeState {
-  session: Promise<Innertube>;
+  readonly session: Promise<Innertube>;
   proxy?: ProxyAgent;
 }
 
@@ -161,28 +161,52 @@ async function siteFetch(ctx: RunContext<NativeState>, input: RequestInfo | URL,
   return new SiteResponse(res.status, url, res.contentType || 'application/octet-stream', res.status === 204 || res.status === 304 ? null : res.body) as unknown as Response;
 }
 
-/** Builds the shared session: made locally (no request), player script not loaded (not needed). */
+/**
+ * youtubei.js, imported at the plugin's first call: it is ~670 modules (about 2 s of CPU under
+ * tsx, more than the rest of the service's boot) that an instance never asked for a video skips.
+ */
+let library: Promise<typeof import('youtubei.js')> | undefined;
+function youtubei(): Promise<typeof import('youtubei.js')> {
+  library ??= import('youtubei.js');
+  library.catch(() => (library = undefined));
+  return library;
+}
+
+/**
+ * Builds the shared state; the session (made locally, no request; player script not loaded, not
+ * needed) is made at its first use.
+ */
 export function createState(cfg: NativeConfig): NativeState {
-  Log.setLevel(Log.Level.NONE); // Parser warnings about renderers it does not know go to stdout otherwise.
+  let session: Promise<Innertube> | undefined;
   return {
-    session: Innertube.create({
-      // Requests go through a per-call client (`clientOf`); the session itself never fetches.
-      fetch: (async () => {
-        throw new Error('videosite_native: site request outside a call');
-      }) as Types.FetchFunction,
-      generate_session_locally: true,
-      retrieve_player: false,
-      retrieve_innertube_config: false,
-      enable_session_cache: false,
-      lang: 'en',
-      location: 'US',
-    }),
+    get session() {
+      session ??= openSession();
+      return session;
+    },
     proxy: cfg.proxyUrl ? new ProxyAgent(cfg.proxyUrl) : undefined,
   };
 }
 
+async function openSession(): Promise<Innertube> {
+  const { Innertube, Log } = await youtubei();
+  Log.setLevel(Log.Level.NONE); // Parser warnings about renderers it does not know go to stdout otherwise.
+  return Innertube.create({
+    // Requests go through a per-call client (`clientOf`); the session itself never fetches.
+    fetch: (async () => {
+      throw new Error('videosite_native: site request outside a call');
+    }) as Types.FetchFunction,
+    generate_session_locally: true,
+    retrieve_player: false,
+    retrieve_innertube_config: false,
+    enable_session_cache: false,
+    lang: 'en',
+    location: 'US',
+  });
+}
+
 /** youtubei.js's HTTP client of the shared session (client context, headers), fetching for this call. */
-function clientOf(ctx: RunContext<NativeState>, yt: Innertube): HTTPClient {
+async function clientOf(ctx: RunContext<NativeState>, yt: Innertube): Promise<HTTPClient> {
+  const { HTTPClient } = await youtubei();
   return new HTTPClient(yt.session, undefined, ((input: RequestInfo | URL, init?: RequestInit) => siteFetch(ctx, input, init)) as Types.FetchFunction);
 }
 
@@ -199,7 +223,7 @@ export async function innertube<T = any>(ctx: RunContext<NativeState>, endpoint:
     // What `yt.actions.execute(endpoint, { ...payload, client, parse: false })` sends, through
     // this call's client: the library adds the client's context and headers.
     const body = JSON.stringify({ ...payload, ...(opts.client && opts.client !== 'WEB' ? { client: opts.client } : {}) });
-    const res = await clientOf(ctx, yt).fetch(endpoint, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
+    const res = await (await clientOf(ctx, yt)).fetch(endpoint, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
     const data: unknown = await res.json();
     if (!data || typeof data !== 'object') throw new UpstreamError(`Received invalid data structure from ${SERVICE} service.`, { cause: new Error(`${endpoint}: not a JSON object`) });
     return data as T;

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { BusyError } from '../../errors.js';
 import type { PluginLogger } from '../../plugin/types.js';
 import { attachByteMeter, type ByteMeter } from './byte-meter.js';
@@ -328,6 +328,9 @@ export class BrowserPool {
     const profile = await fs.mkdtemp(path.join(this.settings.profileRoot, 'chromium-'));
     let browser: Browser;
     try {
+      // Loaded at the first launch, not at boot: puppeteer-core is ~150 modules (about 1 s of CPU
+      // under tsx) that an instance which never renders a page does not need.
+      const { default: puppeteer } = await import('puppeteer-core');
       browser = await puppeteer.launch({
         executablePath: this.settings.executablePath,
         headless: headlessModeFor(this.settings.executablePath),

@@ -4,7 +4,7 @@
  * instance. A call that overruns its time, is aborted or exhausts its worker's heap costs that
  * worker, which is replaced; the service goes on.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { EngineOptions } from '../options.js';
 import type { ComputeEngine, ComputeOptions, ComputeStats, ComputeWork } from './types.js';
@@ -12,6 +12,7 @@ import type { ComputeMessage, ComputeReply } from './worker.js';
 import { BusyError, UpstreamError } from '../../errors.js';
 import { intOr } from '../../util/int-setting.js';
 import { FairQueue } from '../../util/fair-queue.js';
+import { FROM_SOURCES, bundlesForWorkers, startWorker, workerModuleUrl } from '../../util/worker-bundle.js';
 
 interface Job {
   /** The API key the work is for; calls without one share one owner (first come, first served). */
@@ -36,6 +37,8 @@ interface Slot {
 interface Registered {
   module: number;
   url: string;
+  /** What the workers import (worker-bundle.ts); unset while it is being bundled. */
+  workerUrl?: string;
   handle: ComputeWork<unknown>;
 }
 
@@ -82,9 +85,23 @@ class ComputePool implements ComputeEngine {
     if (!reg) {
       const n = this.modules.size + 1;
       const handle: ComputeWork<unknown> = { url, run: (fn, arg, opts) => this.call(n, fn, arg, opts) as never };
-      reg = { module: n, url, handle };
+      const registered: Registered = { module: n, url, handle };
+      reg = registered;
       this.modules.set(url, reg);
-      for (const slot of this.slots) if (slot.ready) this.load(slot, reg);
+      if (bundlesForWorkers(url)) {
+        // From sources: the workers import the module's bundle. Its calls wait for it; this
+        // continuation runs before theirs (attached first), so each ready worker is told to load
+        // the module before any call to it is dispatched.
+        const bundled = workerModuleUrl(url).then((workerUrl) => {
+          registered.workerUrl = workerUrl;
+          for (const slot of this.slots) if (slot.ready) this.load(slot, registered);
+        });
+        bundled.catch(() => undefined); // Each call reports a failed bundle; an unused module does not crash the process.
+        handle.run = (fn, arg, opts) => bundled.then(() => this.call(n, fn, arg, opts)) as never;
+      } else {
+        reg.workerUrl = url;
+        for (const slot of this.slots) if (slot.ready) this.load(slot, reg);
+      }
     }
     return reg.handle as ComputeWork<M>;
   }
@@ -127,16 +144,14 @@ class ComputePool implements ComputeEngine {
   }
 
   private spawn(): Slot {
-    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const entry = new URL(`./worker${ext}`, import.meta.url).href;
-    // Under tsx the worker registers tsx's loader first, as the embedded database thread does.
-    const source = ext === '.ts' ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })` : `import(${JSON.stringify(entry)})`;
-    const worker = new Worker(source, { eval: true, workerData: { nice: this.nice }, resourceLimits: { maxOldGenerationSizeMb: this.memoryMb } });
+    // From sources the worker runs a bundle of worker.ts, without a TypeScript loader (worker-bundle.ts).
+    const worker = startWorker(new URL(`./worker${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url), { workerData: { nice: this.nice }, resourceLimits: { maxOldGenerationSizeMb: this.memoryMb } });
     const slot: Slot = { worker, ready: false };
     worker.on('message', (reply: ComputeReply) => {
       if (reply.id === 0) {
         slot.ready = true;
-        for (const reg of this.modules.values()) this.load(slot, reg);
+        // A module still being bundled is loaded here when its bundle is done (see register).
+        for (const reg of this.modules.values()) if (reg.workerUrl !== undefined) this.load(slot, reg);
         return this.dispatch();
       }
       const job = slot.job;
@@ -157,7 +172,7 @@ class ComputePool implements ComputeEngine {
    * a worker that joins under load (or replaces one) does not spend its first call loading parsers.
    */
   private load(slot: Slot, reg: Registered): void {
-    slot.worker.postMessage({ kind: 'load', module: reg.module, url: reg.url } satisfies ComputeMessage);
+    slot.worker.postMessage({ kind: 'load', module: reg.module, url: reg.workerUrl!, name: reg.url } satisfies ComputeMessage);
   }
 
   private dispatch(): void {

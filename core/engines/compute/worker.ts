@@ -6,7 +6,7 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /** A message from the pool: import a registered module, or call one of its exports. */
-export type ComputeMessage = { kind: 'load'; module: number; url: string } | { kind: 'call'; id: number; module: number; fn: string; arg: unknown; transferResult?: boolean };
+export type ComputeMessage = { kind: 'load'; module: number; url: string; /** The URL the plugin gave, for messages (`url` may be a bundle's `data:` URL). */ name?: string } | { kind: 'call'; id: number; module: number; fn: string; arg: unknown; transferResult?: boolean };
 
 /** An answer to a call; `id` 0 says the worker is ready for messages. */
 export interface ComputeReply {
@@ -37,7 +37,7 @@ port.on('message', async (msg: ComputeMessage) => {
     const exports = import(msg.url) as Promise<Record<string, unknown>>;
     // A module that fails to load fails each call to it, with the import's error; not the worker.
     exports.catch(() => undefined);
-    modules.set(msg.module, { url: msg.url, exports });
+    modules.set(msg.module, { url: msg.name ?? msg.url, exports });
     return;
   }
   const reply: ComputeReply = { id: msg.id };

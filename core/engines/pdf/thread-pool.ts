@@ -6,7 +6,8 @@
  * thread, which is terminated (its memory goes with it) and replaced on demand. Waiting jobs are
  * served in turns across callers' keys, like the office pool.
  */
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
+import { FROM_SOURCES, startWorker } from '../../util/worker-bundle.js';
 import { BusyError, InputError, OperationFailedError } from '../../errors.js';
 import { FairQueue } from '../../util/fair-queue.js';
 import type { PdfJobs } from './jobs.js';
@@ -60,7 +61,7 @@ export class PdfThreadPool {
   constructor(
     private readonly cfg: PdfThreadSettings,
     private readonly log: { warn(o: object, m?: string): void },
-    private readonly makeWorker: (source: string, options: WorkerOptions) => Worker = (source, options) => new Worker(source, options),
+    private readonly makeWorker: (entry: URL, options: WorkerOptions) => Worker = startWorker,
   ) {}
 
   /** Runs `op` in a thread; rejects with the caller's abort reason, a 400 or a 500 (see the module comment). */
@@ -113,12 +114,8 @@ export class PdfThreadPool {
   }
 
   private spawn(surge: boolean): Slot {
-    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const entry = new URL(`./thread${ext}`, import.meta.url).href;
-    // Under tsx the thread registers tsx's loader first, as the compute engine's workers do.
-    const source = ext === '.ts' ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })` : `import(${JSON.stringify(entry)})`;
-    const worker = this.makeWorker(source, {
-      eval: true,
+    // From sources the thread runs a bundle of thread.ts, without a TypeScript loader (worker-bundle.ts).
+    const worker = this.makeWorker(new URL(`./thread${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url), {
       workerData: { decodeLimitBytes: this.cfg.decodeLimitBytes },
       resourceLimits: { maxOldGenerationSizeMb: this.cfg.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.cfg.memoryMb / 8)) },
     });
