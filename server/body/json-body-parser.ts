@@ -21,7 +21,7 @@ import { BusyError } from '../../core/errors.js';
 // A full parse queue is the body budget's refusal in other words: the instance (or this key) has
 // more bodies arriving than it handles at once, so the same documented 429 text.
 import { bytesBusy } from '../../core/engines/http/byte-budget.js';
-import { MAX_JSON_DEPTH } from '../json-depth.js';
+import { MAX_JSON_DEPTH, textNestedDeeperThan } from '../json-depth.js';
 import type * as JsonWork from './json-work.js';
 import { movableChunks, receiveChunks } from './receive-chunks.js';
 
@@ -33,12 +33,16 @@ function invalidJson(): Error {
   return Object.assign(new Error('Body is not valid JSON'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 });
 }
 
-/** A value one level deeper than allowed: the depth hook refuses it with its usual answer. */
-function tooDeep(): unknown {
-  let v: unknown = {};
-  for (let i = 0; i < MAX_JSON_DEPTH; i++) v = { a: v };
+/**
+ * What a body nested too deep is parsed as: a value one level deeper than allowed, which the
+ * depth hook refuses with its usual answer (on every lane, after authentication). Built once
+ * and frozen: it stands for every such body, and no route code runs on it.
+ */
+const TOO_DEEP: unknown = (() => {
+  let v: unknown = Object.freeze({});
+  for (let i = 0; i < MAX_JSON_DEPTH; i++) v = Object.freeze({ a: v });
   return v;
-}
+})();
 
 /** Each request's response, for the parser to know when the request has ended (parsers see no reply). */
 const responses = new WeakMap<object, ServerResponse>();
@@ -95,14 +99,19 @@ export function installJsonBodyParser(app: FastifyInstance, compute: () => Compu
   app.addContentTypeParser('application/json', (req, payload, done) => {
     const limit = req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024;
     receiveChunks(req, payload, limit).then(({ chunks, length }) => {
-      if (length < minBytes || length === 0) return small(req, Buffer.concat(chunks, length).toString('utf8'), done);
+      if (length < minBytes || length === 0) {
+        const bytes = Buffer.concat(chunks, length);
+        // Refused before parsing: a deep body's parse builds one container per level, for nothing.
+        if (textNestedDeeperThan(bytes)) return done(null, TOO_DEEP);
+        return small(req, bytes.toString('utf8'), done);
+      }
       work ??= compute().register<typeof JsonWork>(new URL('./json-work.js', import.meta.url));
       const { parts, transfer } = movableChunks(chunks);
       work
         .run('parseJsonBody', { chunks: parts, minDecode: MIN_DECODE_CHARS, placeholders: takesPlaceholders(req) }, { owner: req.call?.key?.id, transfer, transferResult: true })
         .then((parsed) => {
           if (parsed.kind === 'invalid') return done(invalidJson(), undefined);
-          if (parsed.kind === 'deep') return done(null, tooDeep());
+          if (parsed.kind === 'deep') return done(null, TOO_DEEP);
           register(req, parsed);
           done(null, parsed.value);
         }, (err: unknown) => {

@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { base64Text, decodeBase64Text } from '../../core/plugin/inputs.js';
-import { nestedDeeperThan } from '../json-depth.js';
+import { nestedDeeperThan, textNestedDeeperThan } from '../json-depth.js';
 
 type SecureParse = (text: string, reviver: undefined, options: { protoAction: 'error'; constructorAction: 'error' }) => unknown;
 // Fastify's own dependency, loaded from where Fastify finds it: the parse refuses what Fastify's
@@ -63,9 +63,12 @@ function fileField(value: unknown, path: BodyPath): boolean {
  */
 export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; placeholders?: boolean }): ParsedBody {
   let value: unknown;
+  // The body's chunks as they arrived are joined here, off the serving thread.
+  const bytes = Buffer.concat(arg.chunks);
+  // Read before parsing, as on the serving thread (json-body-parser.ts): a deep body is not built.
+  if (textNestedDeeperThan(bytes)) return { kind: 'deep' };
   try {
-    // The body's chunks as they arrived are joined here, off the serving thread.
-    value = secureParse(Buffer.concat(arg.chunks).toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
+    value = secureParse(bytes.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch {
     return { kind: 'invalid' };
   }

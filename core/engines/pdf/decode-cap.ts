@@ -70,6 +70,11 @@ export function decodeExceeded(): boolean {
   return budget?.exceeded ?? false;
 }
 
+/** Bytes the running job may still decode (undefined outside a job). */
+export function decodeRemaining(): number | undefined {
+  return budget ? Math.max(0, budget.limit - budget.used) : undefined;
+}
+
 /** The running job's cap in bytes (undefined outside a job). */
 export function decodeLimit(): number | undefined {
   return budget?.limit;

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { PDFDocument, EncryptedPDFError } from 'pdf-lib';
 import { InputError } from '../../errors.js';
 import { runTool, withScratch } from './tools.js';
-import { DecodeLimitError, decodeExceeded, decodeLimit } from './decode-cap.js';
+import { DecodeLimitError, decodeExceeded, decodeLimit, decodeRemaining } from './decode-cap.js';
+import { eagerFlateStreams, inflatedSize } from './eager-streams.js';
 
 /** Address space of the qpdf that repairs an input (it inflates object streams in memory). */
 const QPDF_MEMORY_BYTES = 1024 * 1024 * 1024;
@@ -19,7 +20,18 @@ function looksLikePdf(bytes: Uint8Array): boolean {
   return head.includes('%PDF-');
 }
 
+/**
+ * Refuses a file whose object and cross-reference streams inflate past what the job may still
+ * decode, counted natively before pdf-lib decodes them in JavaScript (eager-streams.ts).
+ */
+async function precheck(bytes: Uint8Array): Promise<void> {
+  const remaining = decodeRemaining();
+  if (remaining === undefined) return;
+  if ((await inflatedSize(eagerFlateStreams(bytes), remaining)) > remaining) throw new DecodeLimitError(decodeLimit() ?? 0);
+}
+
 async function parse(bytes: Uint8Array): Promise<PDFDocument> {
+  await precheck(bytes);
   const doc = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false });
   // pdf-lib skips an object whose stream went over the decode cap: the document is not what it says.
   if (decodeExceeded()) throw new DecodeLimitError(decodeLimit() ?? 0);
