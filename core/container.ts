@@ -119,7 +119,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
 
     // Jobs (issue 25) on pg-boss in the same store; stopped first (closers run in reverse), so
     // running turns hand their work back while the ledger and database are still open.
-    const jobSettings = loadJobSettings(opts.env);
+    const jobSettings = loadJobSettings(opts.env, db.kind);
     const boss = await startBoss(db, settings.databaseUrl, jobSettings, (err) => logger.error({ err }, 'job queue error'));
     c.register(TOKENS.JobBoss, { useValue: boss });
     // Webhooks (job events, monitor changes) are queued on the jobs' pg-boss; the dispatcher

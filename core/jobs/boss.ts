@@ -17,7 +17,8 @@ export async function startBoss(db: Db, databaseUrl: string | undefined, setting
     schema: 'pgboss',
     // Expired claims (killed instances) are found by maintenance, so it runs often.
     maintenanceIntervalSeconds: settings.maintenanceSeconds,
-    monitorStateIntervalSeconds: Math.max(settings.maintenanceSeconds, 10),
+    // No `monitorStateIntervalSeconds`: nothing here listens for pg-boss's queue-state counts, and
+    // counting every state of the whole job table each 10 s was idle work (issue 27).
     // Job turns are short-lived queue entries; our own tables keep the job's record.
     retentionDays: 1,
     deleteAfterHours: 1,

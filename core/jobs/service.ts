@@ -17,6 +17,7 @@ import { jobView } from './view.js';
 import { jobOutput } from './job-output.js';
 import { INPUT_PENDING, jobInput, keepInput, largeInput, orphanInputs } from './job-input.js';
 import type { JobEventDelivery, JobWebhookConfig, JobWebhookSink } from './webhooks.js';
+import { WorkerWakeups } from './wakeups.js';
 
 /** A job submission. */
 export interface Submission extends JobRequest {
@@ -30,6 +31,9 @@ export interface JobServiceDeps extends Omit<RunnerDeps, 'emit' | 'requeue' | 'o
   /** Resolved at each event, so a dispatcher registered after boot is used. */
   webhooks: () => JobWebhookSink;
 }
+
+/** When this instance looks again for a turn that threw (pg-boss offers it again at once). */
+const RETRY_AFTER_MS = 1000;
 
 /** A produced file's signed link (`/files/<id>?expires=…`, core/engines/files). */
 const FILE_LINK = /\/files\/([A-Za-z0-9_-]{8,128})\?expires=/g;
@@ -46,6 +50,10 @@ export function newJobId(): string {
 export class JobService {
   private readonly runner: JobRunner;
   private workerIds: string[] = [];
+  /** This instance's workers are woken by what it queues; they poll only every JOB_POLL_SECONDS. */
+  private readonly wakeups = new WorkerWakeups(() => {
+    for (const id of this.workerIds) this.d.boss.notifyWorker(id);
+  });
   private sweeper?: NodeJS.Timeout;
   private orphanSweeper?: NodeJS.Timeout;
   private orphanSweep?: Promise<unknown>;
@@ -62,7 +70,19 @@ export class JobService {
   /** Starts this instance's workers and the retention sweep. */
   async start(): Promise<void> {
     for (let i = 0; i < this.d.settings.workers; i++) {
-      this.workerIds.push(await this.d.boss.work<{ jobId: string }>(JOB_QUEUE, { pollingIntervalSeconds: 1 }, async ([entry]) => this.runner.turn(entry!.data.jobId)));
+      let id = '';
+      id = await this.d.boss.work<{ jobId: string }>(JOB_QUEUE, { pollingIntervalSeconds: this.d.settings.pollSeconds }, async ([entry]) => {
+        try {
+          await this.turn(entry!.data.jobId);
+        } finally {
+          // A pg-boss worker that ran a turn sleeps what is left of its poll interval before it
+          // looks again, even with more turns queued (a stale turn of an ended job takes
+          // milliseconds): told now, it looks again as soon as this one is recorded, and sleeps
+          // only once the queue has nothing for it.
+          this.d.boss.notifyWorker(id);
+        }
+      });
+      this.workerIds.push(id);
     }
     const every = Math.min(60_000, Math.max(1000, this.d.settings.retentionMs));
     this.sweeper = setInterval(() => void this.purge().catch((err) => this.log.error({ err }, 'job retention sweep failed')), every);
@@ -115,11 +135,27 @@ export class JobService {
     return job;
   }
 
-  /** Queues a turn of `jobId`; wakes this instance's workers when it may run now. */
+  /**
+   * One turn (the pg-boss handler). A turn that throws is failed by pg-boss and offered again
+   * (the queue's retry policy, no delay): this instance's workers look again a second later, the
+   * pace the old once-a-second polling kept, so a turn that keeps failing (its database gone)
+   * neither spins nor waits for a rare poll.
+   */
+  private async turn(jobId: string): Promise<void> {
+    try {
+      await this.runner.turn(jobId);
+    } catch (err) {
+      this.wakeups.after(RETRY_AFTER_MS);
+      throw err;
+    }
+  }
+
+  /** Queues a turn of `jobId` and wakes this instance's workers when it may run (wakeups.ts). */
   private async requeue(jobId: string, delaySeconds = 0): Promise<void> {
     await this.d.boss.send(JOB_QUEUE, { jobId }, delaySeconds > 0 ? { startAfter: delaySeconds } : {});
-    // pg-boss polls at most twice a second; a worker told at once makes a short job's overhead milliseconds.
-    if (delaySeconds === 0) for (const id of this.workerIds) this.d.boss.notifyWorker(id);
+    // A worker told at once makes a short job's overhead milliseconds, not a poll interval.
+    if (delaySeconds === 0) this.wakeups.now();
+    else this.wakeups.after(delaySeconds * 1000);
   }
 
   /** `keyId`'s job, or 404 `NOT_FOUND` (another key's job looks exactly like an unknown one). */
@@ -226,6 +262,7 @@ export class JobService {
     this.stopped ??= (async () => {
       clearInterval(this.sweeper);
       clearInterval(this.orphanSweeper);
+      this.wakeups.stop();
       await this.orphanSweep;
       this.runner.stopAll();
       await this.d.boss.stop({ graceful: true, wait: true, timeout: 10_000, close: true });
