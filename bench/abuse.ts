@@ -9,7 +9,10 @@
  * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`; the same words
  * may be given as BENCH_ATTACKS=convert,doc-to-text (either way, or both). The instance runs with
  * the deployment's malloc settings (BENCH_MALLOC=off: glibc's defaults) and passes
- * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and KEY_REFUSAL_HOLD_MS through.
+ * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, TOOLS_NICE, OFFICE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and
+ * KEY_REFUSAL_HOLD_MS through. Each phase also prints the serving thread's time on a core and
+ * its time runnable but waiting for one (the kernel's schedstat): the wait is what tools at the
+ * service's priority cause, and, unlike a latency, it is not timed across two loaded processes.
  */
 import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'node:http';
@@ -127,6 +130,11 @@ async function main() {
   const model = await startFake();
   const server = await startServer({
     processMode: true,
+    // A session of its own, as a deployed service has (systemd, a container's init): where the
+    // kernel schedules by session (autogroup), an instance left in this one shared a single CPU
+    // share with this client's own work (the attacker's bodies, the 400 MB origin, the probes),
+    // which no deployment does. BENCH_SHARED_SESSION=true keeps the old shape, to compare.
+    ownSession: process.env.BENCH_SHARED_SESSION !== 'true',
     // JSON_OFF_THREAD_BYTES and COMPUTE_NICE pass through, so a run can compare large bodies parsed on and off the serving thread, at one priority or below it.
     // glibc reads its malloc settings only when a process starts: the instance gets them here.
     env: {
@@ -136,11 +144,22 @@ async function main() {
       DOCUMENTS_PREWARM: 'true',
       JSON_OFF_THREAD_BYTES: process.env.JSON_OFF_THREAD_BYTES,
       COMPUTE_NICE: process.env.COMPUTE_NICE,
+      // The tools' and LibreOffice's priority, to compare them niced and at the service's in one tree.
+      TOOLS_NICE: process.env.TOOLS_NICE,
+      OFFICE_NICE: process.env.OFFICE_NICE,
       // The per-key cap on requests in progress and the hold of refused ones, to compare settings in one tree.
       KEY_REQUESTS_IN_FLIGHT_MAX: process.env.KEY_REQUESTS_IN_FLIGHT_MAX,
       KEY_REFUSAL_HOLD_MS: process.env.KEY_REFUSAL_HOLD_MS,
       ...mallocEnv(),
     },
+  });
+  // Its own session is not ended with this process's group: a bench that dies stops it here.
+  process.once('exit', () => {
+    try {
+      process.kill(server.pid);
+    } catch {
+      // Already gone.
+    }
   });
   const victim = (await server.createKey({ name: 'victim', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 })).key;
   const sampler = new MemorySampler(server.pid);
@@ -212,12 +231,15 @@ async function main() {
       toolsOk &&= !over;
       return `${t} ${mb.toFixed(0)} MB${over ? ' (over cap)' : ''}`;
     });
+    const th = sampler.thread;
+    const niced = [...sampler.priorities].filter(([t]) => t !== 'python3').map(([t, p]) => `${t} ${[...p].join(',')}`);
     rows.push(
       [
         `■ ${a.name}`,
         `  attacker got: ${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ')}`,
         `  victim quiet ${fmt(quiet)}; under attack ${fmt(underAttack)}; p99 ratio ${ratio.toFixed(2)}× (target ≤ 3×)`,
         `  /healthz under attack ${fmt(h)} (target p99 ≤ 100 ms)`,
+        `  serving thread: ${th ? `${th.cpuMs.toFixed(0)} ms on a core, ${th.waitMs.toFixed(0)} ms runnable waiting for one (${((100 * th.waitMs) / th.phaseMs).toFixed(1)}% of the ${(th.phaseMs / 1000).toFixed(0)} s phase; ${(th.waitMs / Math.max(1, th.slices)).toFixed(2)} ms per wake-up)` : 'unreadable'}; tools' nice/group nice: ${niced.join('; ') || 'none seen'}`,
         `  peak RSS: instance ${sampler.instancePeak.toFixed(0)} MB (${rssMb(server.pid)!.toFixed(0)} MB 2 s after)${tools.length ? '; ' + tools.join(', ') : '; no tool process seen'}`,
       ].join('\n'),
     );

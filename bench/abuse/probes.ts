@@ -1,10 +1,12 @@
 /**
  * What bench:abuse watches while an attack runs: a victim key's calls in a loop, `/healthz`
  * polled every 100 ms, and the resident memory of every external tool and of the instance, read
- * from /proc (tools run under their own uids in their jails, but /proc shows them to root).
+ * from /proc (tools run under their own uids in their jails, but /proc shows them to root). Only
+ * the instance's own tools count: on a shared machine other processes of the same names are not its.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { percentile } from '../load.js';
+import { descendsFrom } from '../../core/engines/processes.js';
 
 /** Latencies of one probe over a phase. */
 export interface Latencies {
@@ -68,24 +70,67 @@ export function memoryParts(pid: number): string {
   }
 }
 
+/**
+ * The serving thread's scheduler counters (/proc/<pid>/task/<pid>/schedstat): time on a core and
+ * time runnable but waiting for one, in ms. The wait is what a niced tool flood should shrink, and
+ * unlike a latency it is read off the kernel, not timed across two loaded processes.
+ */
+export function servingThread(pid: number): { cpuMs: number; waitMs: number; slices: number } | undefined {
+  try {
+    const [run, wait, slices] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return { cpuMs: run! / 1e6, waitMs: wait! / 1e6, slices: slices! };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process's nice value (stat field 19) and its session group's (autogroup), as `10/10`; `?` when unreadable. */
+function priority(pid: string): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const nice = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16];
+    let group = '-';
+    try {
+      group = / nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1] ?? '-';
+    } catch {
+      // No autogroup in this kernel.
+    }
+    return `${nice}/${group}`;
+  } catch {
+    return '?';
+  }
+}
+
 /** Samples the tools' and the instance's memory every 100 ms and keeps the peaks. */
 export class MemorySampler {
   private timer: NodeJS.Timeout | undefined;
   peaks = new Map<string, number>();
+  /** Per tool, the priorities (nice/group nice) its processes were seen at. */
+  priorities = new Map<string, Set<string>>();
   instancePeak = 0;
+  private threadStart: { cpuMs: number; waitMs: number; slices: number } | undefined;
+  private startedAt = 0;
+  /** The serving thread over the last phase: CPU and run-queue wait in ms, times it got a core, and the phase's length. */
+  thread: { cpuMs: number; waitMs: number; slices: number; phaseMs: number } | undefined;
 
   constructor(private readonly instancePid: number) {}
 
   /** Starts sampling with fresh peaks. */
   start(): void {
     this.peaks = new Map();
+    this.priorities = new Map();
     this.instancePeak = 0;
+    this.threadStart = servingThread(this.instancePid);
+    this.startedAt = performance.now();
     this.timer = setInterval(() => this.sample(), 100);
   }
 
   /** Stops sampling; the peaks stay readable. */
   stop(): void {
     clearInterval(this.timer);
+    const end = servingThread(this.instancePid);
+    const start = this.threadStart;
+    this.thread = end && start ? { cpuMs: end.cpuMs - start.cpuMs, waitMs: end.waitMs - start.waitMs, slices: end.slices - start.slices, phaseMs: performance.now() - this.startedAt } : undefined;
   }
 
   private sample(): void {
@@ -98,9 +143,12 @@ export class MemorySampler {
       } catch {
         continue;
       }
-      if (!TOOLS.includes(comm)) continue;
+      if (!TOOLS.includes(comm) || !descendsFrom(Number(pid), this.instancePid)) continue;
       const rss = rssMb(pid);
       if (rss !== undefined) this.peaks.set(comm, Math.max(this.peaks.get(comm) ?? 0, rss));
+      let seen = this.priorities.get(comm);
+      if (!seen) this.priorities.set(comm, (seen = new Set()));
+      if (seen.size < 4) seen.add(priority(pid));
     }
   }
 }

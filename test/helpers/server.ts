@@ -30,6 +30,12 @@ export interface StartOptions {
    * with `serviceConfig` set to the test plugins, `test/fixtures/echo-server.ts` (echoOnlyConfig).
    */
   processMode?: boolean;
+  /**
+   * With `processMode`: the child in a session of its own, as a deployed service is (systemd,
+   * a container's init). Where the kernel schedules by session (autogroup), a child left in this
+   * process's session shares one CPU share with everything this process does.
+   */
+  ownSession?: boolean;
 }
 
 /** A server under test. */
@@ -77,9 +83,10 @@ export async function request(url: string, method: string, opts: { token?: strin
   return { status: res.status, headers: Object.fromEntries(res.headers), json, text };
 }
 
-async function spawnServer(entry: string, env: Record<string, string | undefined>): Promise<{ url: string; child: ChildProcess }> {
+async function spawnServer(entry: string, env: Record<string, string | undefined>, ownSession = false): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', entry], {
     cwd: join(import.meta.dirname, '..', '..'),
+    detached: ownSession,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -111,7 +118,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     // The child is known to be up from its `listening on` log line, an info-level line.
     if (opts.env?.LOG_LEVEL === undefined) env.LOG_LEVEL = 'info';
     const entry = opts.serviceConfig ? 'test/fixtures/echo-server.ts' : 'server/main.ts';
-    const s = await spawnServer(entry, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>);
+    const s = await spawnServer(entry, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>, opts.ownSession === true);
     url = s.url;
     child = s.child;
   } else {

@@ -9,7 +9,8 @@
  * entry over 1 MB, default 100) and `OFFICE_ZIP_MAX_ENTRIES` (default 10000). Each worker's
  * memory is capped at `OFFICE_MEMORY_MB` (default 1536; 0: no cap) by a memory cgroup where one
  * can be made (unless `OFFICE_MEMORY_CGROUP` is false), else by an address-space limit per
- * process (memory.ts).
+ * process (memory.ts). Workers run `OFFICE_NICE` (default 10) below the service's priority
+ * (tools/priority.ts), so conversions yield a busy core to the thread that answers every call.
  *
  * Each worker runs confined (jail.ts): bubblewrap (`OFFICE_BWRAP_BIN`) with no network, only `/usr`,
  * fonts, its own profile and its current job (at `/job`), an environment of its own, and, when
@@ -27,6 +28,7 @@ import { withOwnUids } from '../sandbox/confinement/uid-block.js';
 import { canSwitchUid } from '../sandbox/confinement/os-sandbox.js';
 import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from '../sandbox/confinement/cgroup.js';
 import { intOr } from '../../util/int-setting.js';
+import { niceSetting } from '../tools/settings.js';
 
 /** Creates the LibreOffice pool; processes start at `warm()` or at the first conversion. */
 export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(): Promise<void> } {
@@ -69,6 +71,7 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
     env,
     memoryBytes: memoryMb * 1024 * 1024,
     cgroups,
+    nice: niceSetting(env, 'OFFICE_NICE'),
     log: opts.log,
   });
   // None left behind: if the service dies without a graceful close, kill the process groups.

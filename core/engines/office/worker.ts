@@ -16,6 +16,7 @@ import { clearDir, ownDir, placeInput, readOutput } from './job-dir.js';
 import { exited, killGroup } from './process-group.js';
 import { JobFailure, type FailureKind, type JobDone, type WorkerJob } from './job.js';
 import { withMemoryCap } from './memory.js';
+import { atLowPriority } from '../tools/priority.js';
 import type { SandboxCgroups } from '../sandbox/confinement/cgroup.js';
 
 export { JobFailure } from './job.js';
@@ -41,6 +42,8 @@ export interface WorkerConfig {
   memoryBytes?: number;
   /** Memory cgroups, when they can be made here; otherwise each process gets an address-space limit. */
   cgroups?: SandboxCgroups;
+  /** Nice value of the worker's whole tree (OFFICE_NICE, 0 to 19; 0 or unset: the service's). */
+  nice?: number;
   log: PluginLogger;
 }
 
@@ -157,7 +160,9 @@ export class OfficeWorker {
     // Each worker has its own group (named by its uid, or its index when it keeps the service's).
     this.group = this.cfg.memoryBytes ? this.cfg.cgroups?.prepare(launch.uid ?? this.index, this.cfg.memoryBytes) : undefined;
     this.oomSeen = this.cfg.cgroups?.oomKills(this.group) ?? 0;
-    const argv = this.cfg.memoryBytes ? withMemoryCap(launch.argv, this.group, this.cfg.memoryBytes) : launch.argv;
+    const capped = this.cfg.memoryBytes ? withMemoryCap(launch.argv, this.group, this.cfg.memoryBytes) : launch.argv;
+    // Below the service's priority, so a flood of conversions leaves a core to the serving thread.
+    const argv = atLowPriority(capped, this.cfg.nice ?? 0);
     const [bin, ...args] = argv;
     const driver = spawn(bin!, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: launch.env });
     this.driver = driver;

@@ -9,9 +9,11 @@
  * - an environment of PATH, HOME, locale and thread limits only;
  * - as root: a uid of its own from a host-wide block and the block's shared tool group (scratch
  *   folders are that group's, so successive tools of one call read each other's files), the
- *   memory cgroup joined before anything of the run starts; rlimits through `prlimit`.
+ *   memory cgroup joined before anything of the run starts; rlimits through `prlimit`;
+ * - a nice value below the service's, its session's scheduling group lowered alike (priority.ts).
  */
 import { bwrapBase, prlimitArgs } from '../sandbox/confinement/bwrap-base.js';
+import { atLowPriority } from './priority.js';
 
 /** Read-only host files tools need besides `/usr` (bound when present). */
 const TOOL_ETC = ['/etc/ld.so.cache', '/etc/alternatives', '/etc/fonts', '/etc/localtime', '/etc/mime.types'];
@@ -56,6 +58,8 @@ export interface ToolJail {
   seccomp: boolean;
   /** Which of `TOOL_ETC` exist here. */
   etc: string[];
+  /** Nice value of the run (TOOLS_NICE); 0 or unset: the service's own priority. */
+  nice?: number;
 }
 
 /** The host files of `TOOL_ETC` that exist, for {@link ToolJail.etc}. */
@@ -63,12 +67,21 @@ export function presentEtc(exists: (p: string) => boolean): string[] {
   return TOOL_ETC.filter(exists);
 }
 
-/** The whole argv of one run: [sh → setpriv →] prlimit → bwrap → the tool. */
+/** The whole argv of one run: [nice → sh →] [sh → setpriv →] prlimit → bwrap → the tool. */
 export function toolArgv(jail: ToolJail, argv: string[]): string[] {
+  return atLowPriority(confinedArgv(jail, argv), jail.nice ?? 0);
+}
+
+/** The argv of one run at the service's priority: [sh → setpriv →] prlimit → bwrap → the tool. */
+function confinedArgv(jail: ToolJail, argv: string[]): string[] {
   const l = jail.limits;
   const prlimit = prlimitArgs({ ...l, nofile: 256 });
   const bw = [
-    ...bwrapBase(jail.bwrapBin ?? '', 'tools'),
+    // Without bwrap's second session: the runner spawns each run detached, a session of its own
+    // with no controlling terminal (so nothing to push keystrokes into, which is what
+    // `--new-session` guards against), and a second session would be a new scheduling group at
+    // the service's priority, undoing TOOLS_NICE under autogroup scheduling (priority.ts).
+    ...bwrapBase(jail.bwrapBin ?? '', 'tools').filter((a) => a !== '--new-session'),
     '--remount-ro', '/dev',
     '--size', String(TMPFS_MB * 1024 * 1024), '--tmpfs', '/tmp',
   ];

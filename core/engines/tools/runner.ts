@@ -165,6 +165,7 @@ export class ToolRunner {
         cgroup,
         seccomp: program !== undefined,
         etc: this.etc,
+        nice: s.nice,
       },
       [binary, ...args],
     );

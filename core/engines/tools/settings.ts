@@ -25,6 +25,8 @@ export interface ToolSettings {
   uidBase: number;
   /** Largest image (width × height) any image entry point admits. */
   imageMaxPixels: number;
+  /** Nice value of every tool run (0 to 19): how readily it yields a core to the serving thread. */
+  nice: number;
 }
 
 /** Documented variables: name → description and default (README "Engine settings"). */
@@ -36,6 +38,7 @@ export const TOOL_SETTINGS_DOC: Record<string, { description: string; default: s
   TOOLS_MAX_FILE_MB: { description: 'Largest file one tool run may write.', default: '2048' },
   TOOLS_MAX_PROCESSES: { description: 'Processes and threads of one tool run.', default: '64' },
   TOOLS_SLOTS: { description: 'Tool runs at once on the instance, one uid each.', default: '16' },
+  TOOLS_NICE: { description: 'How much lower than the service every tool run is scheduled (Linux nice and its session group, 0 to 19), so tool floods leave a core to the thread that answers every call.', default: '10' },
   IMAGE_MAX_PIXELS: { description: 'Largest image (width × height, read from its header) any image input admits; larger is a free 400.', default: '50000000' },
 };
 
@@ -51,5 +54,13 @@ export function loadToolSettings(env: Record<string, string | undefined>): ToolS
     slots: intSetting(env, 'TOOLS_SLOTS', 16),
     uidBase: intSetting(env, 'SANDBOX_UID_BASE', 61_000, 1000),
     imageMaxPixels: intSetting(env, 'IMAGE_MAX_PIXELS', 50_000_000, 1),
+    nice: niceSetting(env, 'TOOLS_NICE'),
   };
+}
+
+/** A nice value from 0 (the service's own priority) to 19 (Linux's lowest); 10 when unset. */
+export function niceSetting(env: Record<string, string | undefined>, name: string): number {
+  const n = intSetting(env, name, 10, 0);
+  if (n > 19) throw new Error(`${name} must be an integer from 0 to 19, got '${env[name]}'.`);
+  return n;
 }
