@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import { pluginsConfig } from './helpers/plugins.js';
 import { request, startServer, type TestServer } from './helpers/server.js';
-import { textPdf } from './fixtures/extract/make.js';
+import { assemble, textPdf } from './fixtures/extract/make.js';
 
 let s: TestServer;
 let key: string;
@@ -31,17 +31,7 @@ function bomb(mb: number): Buffer {
     Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>'),
     Buffer.concat([Buffer.from(`<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${packed.length} >>\nstream\n`), packed, Buffer.from('\nendstream')]),
   ];
-  const parts: Buffer[] = [Buffer.from('%PDF-1.5\n')];
-  let size = parts[0]!.length;
-  const offsets: number[] = [];
-  objects.forEach((o, i) => {
-    offsets.push(size);
-    const b = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
-    parts.push(b);
-    size += b.length;
-  });
-  parts.push(Buffer.from(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`));
-  return Buffer.concat(parts);
+  return assemble(objects, '1.5');
 }
 
 const big = bomb(64);

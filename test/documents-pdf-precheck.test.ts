@@ -15,24 +15,12 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { textPdf } from './fixtures/extract/make.js';
+import { assemble, textPdf } from './fixtures/extract/make.js';
 
 const REFUSED = (label: string) => `${label} is refused: its compressed streams expand past the 20 MB this service decodes for one request.`;
 
 /** A PDF of the numbered objects `objects` (1: catalog) with a classic cross-reference table. */
-function pdfOf(objects: Buffer[]): Buffer {
-  const parts: Buffer[] = [Buffer.from('%PDF-1.5\n')];
-  let size = parts[0]!.length;
-  const offsets: number[] = [];
-  objects.forEach((o, i) => {
-    offsets.push(size);
-    const b = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
-    parts.push(b);
-    size += b.length;
-  });
-  parts.push(Buffer.from(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`));
-  return Buffer.concat(parts);
-}
+const pdfOf = (objects: Buffer[]) => assemble(objects, '1.5');
 
 /** A stream object: `dict` entries, Flate data of `inflated`. */
 const flate = (dict: string, inflated: Buffer) => {
