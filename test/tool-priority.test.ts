@@ -16,6 +16,10 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 import { descendsFrom } from '../core/engines/processes.js';
 import { priorityOf } from '../core/engines/tools/priority.js';
+import { createOfficeEngine } from '../core/engines/office/index.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let fake: ModelFake;
 let s: TestServer;
@@ -178,4 +182,48 @@ test('a LibreOffice worker is scheduled below the service (OFFICE_NICE, default 
   });
   assert.ok(driver, 'its driver found');
   assert.equal(priorityOf(driver, read)!.nice, 5);
+});
+
+test('a pooled LibreOffice worker is reniced per job: a key\'s only conversion at OFFICE_NICE, its second at once TOOLS_NICE_STEP lower, and back up for the next key', async () => {
+  // The pool itself (three workers), owners given as the documents lane gives ctx.caller: three
+  // long conversions at once (owners A, A, B), then three of three other keys.
+  const dataDir = await mkdtemp(join(tmpdir(), 'office-nice-'));
+  const office = createOfficeEngine({ dataDir, publicBaseUrl: () => '', env: { OFFICE_POOL_SIZE: '3', OFFICE_NICE: '4', TOOLS_NICE_STEP: '3' }, log: { debug() {}, info() {}, warn() {}, error() {} } });
+  // Plain text of some thousand pages: long enough to be looked at while it converts.
+  const long = { data: new TextEncoder().encode('A line of text that LibreOffice lays out on a page.\n'.repeat(60_000)), extension: 'txt' };
+  /** The nice values of every soffice.bin of this pool (process and group), sorted, once all three workers are busy. */
+  const whileBusy = async (owners: string[]) => {
+    const jobs = owners.map((owner) => office.convert(long, { owner }));
+    try {
+      for (let i = 0; office.stats().workers.some((w) => w.state !== 'busy'); i++) {
+        assert.ok(i < 3000, 'three conversions at once');
+        await sleep(20);
+      }
+      const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+        try {
+          return read(`/proc/${p}/comm`).trim() === 'soffice.bin' && read(`/proc/${p}/cmdline`).includes(dataDir);
+        } catch {
+          return false;
+        }
+      });
+      assert.equal(pids.length, 3, 'one soffice.bin per worker');
+      const seen = pids.map((p) => priorityOf(Number(p), read)!);
+      assert.equal(office.stats().workers.filter((w) => w.state === 'busy').length, 3, 'still all converting when read');
+      return { nice: seen.map((p) => p.nice).sort((a, b) => a - b), group: seen.map((p) => p.group).sort((a, b) => (a ?? 0) - (b ?? 0)) };
+    } finally {
+      await Promise.allSettled(jobs);
+    }
+  };
+  try {
+    await office.warm();
+    const flood = await whileBusy(['A', 'A', 'B']);
+    assert.deepEqual(flood.nice, [4, 4, 7], "A's second conversion one step below A's first and B's only one");
+    if (autogroups) assert.deepEqual(flood.group, [4, 4, 7]);
+    const lone = await whileBusy(['C', 'D', 'E']);
+    assert.deepEqual(lone.nice, [4, 4, 4], 'the lowered worker is raised back for a key\'s only conversion');
+    if (autogroups) assert.deepEqual(lone.group, [4, 4, 4]);
+  } finally {
+    await office.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
 });
