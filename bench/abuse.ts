@@ -9,7 +9,7 @@
  * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`; the same words
  * may be given as BENCH_ATTACKS=convert,doc-to-text (either way, or both). The instance runs with
  * the deployment's malloc settings (BENCH_MALLOC=off: glibc's defaults) and passes
- * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, TOOLS_NICE, OFFICE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and
+ * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, TOOLS_NICE, TOOLS_NICE_STEP, OFFICE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and
  * KEY_REFUSAL_HOLD_MS through. Each phase also prints the serving thread's time on a core and
  * its time runnable but waiting for one (the kernel's schedstat): the wait is what tools at the
  * service's priority cause, and, unlike a latency, it is not timed across two loaded processes.
@@ -146,6 +146,7 @@ async function main() {
       COMPUTE_NICE: process.env.COMPUTE_NICE,
       // The tools' and LibreOffice's priority, to compare them niced and at the service's in one tree.
       TOOLS_NICE: process.env.TOOLS_NICE,
+      TOOLS_NICE_STEP: process.env.TOOLS_NICE_STEP,
       OFFICE_NICE: process.env.OFFICE_NICE,
       // The per-key cap on requests in progress and the hold of refused ones, to compare settings in one tree.
       KEY_REQUESTS_IN_FLIGHT_MAX: process.env.KEY_REQUESTS_IN_FLIGHT_MAX,

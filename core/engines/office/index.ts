@@ -9,7 +9,7 @@
  * entry over 1 MB, default 100) and `OFFICE_ZIP_MAX_ENTRIES` (default 10000). Each worker's
  * memory is capped at `OFFICE_MEMORY_MB` (default 1536; 0: no cap) by a memory cgroup where one
  * can be made (unless `OFFICE_MEMORY_CGROUP` is false), else by an address-space limit per
- * process (memory.ts). Workers run `OFFICE_NICE` (default 10) below the service's priority
+ * process (memory.ts). Workers run `OFFICE_NICE` (default 5; a key's further concurrent jobs lower, `TOOLS_NICE_STEP`) below the service's priority
  * (tools/priority.ts), so conversions yield a busy core to the thread that answers every call.
  *
  * Each worker runs confined (jail.ts): bubblewrap (`OFFICE_BWRAP_BIN`) with no network, only `/usr`,
@@ -71,7 +71,8 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
     env,
     memoryBytes: memoryMb * 1024 * 1024,
     cgroups,
-    nice: niceSetting(env, 'OFFICE_NICE'),
+    nice: niceSetting(env, 'OFFICE_NICE', 5),
+    niceStep: niceSetting(env, 'TOOLS_NICE_STEP', 3),
     log: opts.log,
   });
   // None left behind: if the service dies without a graceful close, kill the process groups.

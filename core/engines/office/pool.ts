@@ -18,6 +18,7 @@ import type { OfficeConvertInput, OfficeConvertOptions, OfficeConvertResult, Off
 import { OfficeWorker, WorkerStopped, type WorkerConfig } from './worker.js';
 import { JobFailure, type WorkerJob } from './job.js';
 import { FairQueue } from '../../util/fair-queue.js';
+import { fairNice, RunsByKey } from '../tools/priority.js';
 import { admitZip, isZip, type ZipCaps } from './zip-admission.js';
 
 /** Pool settings (read from the environment by the factory). */
@@ -29,6 +30,8 @@ export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
   workDir: string;
   /** What a ZIP-based input (OOXML, ODF) may declare before LibreOffice is given it. */
   zip: ZipCaps;
+  /** How much lower each further concurrent job of the same key runs than `nice` (TOOLS_NICE_STEP). */
+  niceStep?: number;
 }
 
 /** The owner of jobs whose caller is not known: they share one turn, in arrival order. */
@@ -79,6 +82,8 @@ export class OfficePool {
   private readonly workers: OfficeWorker[];
   /** Jobs whose input is written, served in turns across owners. */
   private readonly queue = new FairQueue<Queued>();
+  /** Jobs running per key: a key's further concurrent jobs run at a lower priority. */
+  private readonly byKey = new RunsByKey();
   /** Jobs accepted whose input is still being written: they count against the queue limit. */
   private staging = 0;
   private started: Promise<void> | null = null;
@@ -249,6 +254,8 @@ export class OfficePool {
   private async runOn(w: OfficeWorker, item: Queued): Promise<void> {
     const queuedMs = Date.now() - item.enqueuedAt;
     const started = Date.now();
+    // A key's only job runs at OFFICE_NICE, each further one of the same key lower (fair CPU across keys).
+    w.setNice(fairNice(this.cfg.nice ?? 0, this.cfg.niceStep ?? 0, this.byKey.start(item.owner)));
     try {
       const { pages, type, pdf } = await this.runAndRecycle(w, item.job, this.cfg.timeoutMs, item.signal);
       if (!pdf || pdf.byteLength === 0) throw new JobFailure('export', 'LibreOffice produced no output');
@@ -258,6 +265,7 @@ export class OfficePool {
       if (err instanceof JobFailure && err.kind === 'aborted') item.reject(item.signal?.reason ?? new Error('aborted'));
       else item.reject(publicError(err, item.ext));
     } finally {
+      this.byKey.end(item.owner);
       this.queue.done(item.owner);
       this.dispatch();
     }

@@ -16,7 +16,7 @@ import { clearDir, ownDir, placeInput, readOutput } from './job-dir.js';
 import { exited, killGroup } from './process-group.js';
 import { JobFailure, type FailureKind, type JobDone, type WorkerJob } from './job.js';
 import { withMemoryCap } from './memory.js';
-import { atLowPriority } from '../tools/priority.js';
+import { atLowPriority, renice } from '../tools/priority.js';
 import type { SandboxCgroups } from '../sandbox/confinement/cgroup.js';
 
 export { JobFailure } from './job.js';
@@ -81,8 +81,21 @@ export class OfficeWorker {
   private oomSeen = 0;
   /** The driver said LibreOffice died for want of memory (an allocation refused under `prlimit --as`). */
   private diedOfMemory = false;
+  /** The nice value the running process tree was last set to (at start: OFFICE_NICE). */
+  private niceNow = 0;
 
   constructor(readonly index: number, private readonly cfg: WorkerConfig, private readonly onDeath: (w: OfficeWorker, crashed: boolean) => void) {}
+
+  /**
+   * Schedules the whole tree at `nice` for the job it is about to run (the pool lowers a key's
+   * further concurrent jobs: priority.ts `fairNice`); nothing is done when it is already there.
+   */
+  setNice(nice: number): void {
+    const driver = this.driver;
+    if (!driver?.pid || nice === this.niceNow) return;
+    this.niceNow = nice;
+    renice(driver.pid, nice, () => this.driver === driver && this.niceNow === nice);
+  }
 
   /** Pid of the soffice launcher this worker's driver started (null before it is up). */
   get sofficePid(): number | null {
@@ -162,7 +175,8 @@ export class OfficeWorker {
     this.oomSeen = this.cfg.cgroups?.oomKills(this.group) ?? 0;
     const capped = this.cfg.memoryBytes ? withMemoryCap(launch.argv, this.group, this.cfg.memoryBytes) : launch.argv;
     // Below the service's priority, so a flood of conversions leaves a core to the serving thread.
-    const argv = atLowPriority(capped, this.cfg.nice ?? 0);
+    this.niceNow = this.cfg.nice ?? 0;
+    const argv = atLowPriority(capped, this.niceNow);
     const [bin, ...args] = argv;
     const driver = spawn(bin!, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: launch.env });
     this.driver = driver;

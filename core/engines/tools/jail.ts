@@ -58,7 +58,7 @@ export interface ToolJail {
   seccomp: boolean;
   /** Which of `TOOL_ETC` exist here. */
   etc: string[];
-  /** Nice value of the run (TOOLS_NICE); 0 or unset: the service's own priority. */
+  /** Nice value of the run (TOOLS_NICE, lower for a key's further runs: priority.ts `fairNice`); 0 or unset: the service's own priority. */
   nice?: number;
 }
 

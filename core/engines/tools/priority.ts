@@ -13,8 +13,43 @@
  * the service runs inside a cpu cgroup (a container), the process nice value is what counts.
  */
 
+import { readdirSync, writeFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { groupMembers } from '../processes.js';
+
 /** Highest nice value Linux knows. */
 const LOWEST = 19;
+
+/**
+ * The nice value of a run that its key starts while `alreadyRunning` other runs of the same key
+ * are going (issue 24: a flood at one fixed nice made a victim's single run yield to all of it):
+ * the key's first run gets `base`, each further one `step` lower, capped at 19. So one key's
+ * flood sinks below another key's single call, in the spirit of the fair gates, while a lone call
+ * keeps `base`. Fixed for the life of the run: a run already going is not raised again when its
+ * key's other runs end (raising a priority needs CAP_SYS_NICE).
+ */
+export function fairNice(base: number, step: number, alreadyRunning: number): number {
+  return Math.min(LOWEST, Math.max(0, Math.trunc(base)) + Math.max(0, Math.trunc(step)) * Math.max(0, alreadyRunning));
+}
+
+/** How many runs each key has going now, for {@link fairNice}; one per engine (tools, office). */
+export class RunsByKey {
+  private readonly counts = new Map<string, number>();
+
+  /** Counts a run of `key` as started; returns how many of that key were going before it. */
+  start(key: string): number {
+    const before = this.counts.get(key) ?? 0;
+    this.counts.set(key, before + 1);
+    return before;
+  }
+
+  /** Counts a run of `key` as ended. */
+  end(key: string): void {
+    const n = (this.counts.get(key) ?? 1) - 1;
+    if (n > 0) this.counts.set(key, n);
+    else this.counts.delete(key);
+  }
+}
 
 /**
  * `argv` prefixed so it runs at nice `nice` (0 to 19), its session's scheduling group lowered
@@ -28,6 +63,43 @@ export function atLowPriority(argv: string[], nice: number): string[] {
   const n = Math.min(LOWEST, Math.max(0, Math.trunc(nice)));
   if (n === 0) return argv;
   return ['/usr/bin/nice', '-n', String(n), '/bin/sh', '-c', `echo ${n} > /proc/self/autogroup 2>/dev/null; exec "$@"`, 'low-priority', ...argv];
+}
+
+/**
+ * Moves a running process group (a pooled LibreOffice worker, between jobs) to nice `nice`: its
+ * session's scheduling group (what counts under autogroup scheduling; any value from 0 up may be
+ * written by the group's owner, root or not) and every thread of its members (a service that is not
+ * root may only lower their priority, never raise it back: the threads then keep the lowest value
+ * they had, and the group's value still decides its share). Every refusal is ignored: a job always
+ * runs. The kernel allows one group write per 100 ms host-wide without CAP_SYS_ADMIN, so a write
+ * refused for that is tried once more a little later.
+ */
+export function renice(pgid: number, nice: number, stillWanted: () => boolean = () => true): void {
+  const n = Math.min(LOWEST, Math.max(0, Math.trunc(nice)));
+  const group = () => {
+    try {
+      writeFileSync(`/proc/${pgid}/autogroup`, String(n));
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code !== 'EAGAIN';
+    }
+  };
+  if (!group()) setTimeout(() => stillWanted() && group(), 110).unref();
+  for (const pid of groupMembers(pgid)) {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      try {
+        setPriority(Number(tid), n);
+      } catch {
+        // Gone, or a raise refused without CAP_SYS_NICE.
+      }
+    }
+  }
 }
 
 /** A program's nice value and its scheduling group's, read from /proc (for tests and the bench); undefined once it is gone. */

@@ -17,6 +17,7 @@ import { seccompProgram } from '../sandbox/confinement/seccomp.js';
 import { withOwnUids, type UidBlock } from '../sandbox/confinement/uid-block.js';
 import { UidPool } from '../sandbox/confinement/uid-pool.js';
 import { presentEtc, toolArgv, toolEnv } from './jail.js';
+import { fairNice, RunsByKey } from './priority.js';
 import type { ToolSettings } from './settings.js';
 import { ToolError, type ToolResult, type ToolRunOptions } from './types.js';
 
@@ -39,6 +40,8 @@ export class ToolRunner {
   private readonly etc: string[];
   private readonly env: Record<string, string>;
   private readonly running = new Set<Promise<unknown>>();
+  /** Runs going per key: a key's further runs start at a lower priority (priority.ts `fairNice`). */
+  private readonly byKey = new RunsByKey();
   /** Aborted by `close()`: runs still going are killed rather than waited for. */
   private readonly closing = new AbortController();
 
@@ -127,7 +130,13 @@ export class ToolRunner {
       throw err;
     }
     const signal = opts.signal ? AbortSignal.any([opts.signal, this.closing.signal]) : this.closing.signal;
-    const work = this.runAs(lease.uid, cmd, args, { ...opts, signal }).finally(() => lease.release());
+    // Counted from the lease (where the fair slot queue admitted it) until the slot is freed.
+    const key = opts.owner ?? '';
+    const nice = fairNice(this.settings.nice, this.settings.niceStep, this.byKey.start(key));
+    const work = this.runAs(lease.uid, cmd, args, { ...opts, signal }, nice).finally(() => {
+      this.byKey.end(key);
+      lease.release();
+    });
     this.running.add(work);
     try {
       return await work;
@@ -140,7 +149,7 @@ export class ToolRunner {
     }
   }
 
-  private async runAs(uid: number | null, cmd: string, args: string[], opts: ToolRunOptions): Promise<ToolResult> {
+  private async runAs(uid: number | null, cmd: string, args: string[], opts: ToolRunOptions, nice: number): Promise<ToolResult> {
     const s = this.settings;
     const memory = Math.min(opts.memoryBytes ?? s.memoryBytes, s.memoryBytes);
     const cgroup = this.cgroups.prepare(uid, memory, 'code', s.maxProcesses);
@@ -165,7 +174,7 @@ export class ToolRunner {
         cgroup,
         seccomp: program !== undefined,
         etc: this.etc,
-        nice: s.nice,
+        nice,
       },
       [binary, ...args],
     );

@@ -25,8 +25,10 @@ export interface ToolSettings {
   uidBase: number;
   /** Largest image (width × height) any image entry point admits. */
   imageMaxPixels: number;
-  /** Nice value of every tool run (0 to 19): how readily it yields a core to the serving thread. */
+  /** Nice value of a key's only running tool run (0 to 19): how readily it yields a core to the serving thread. */
   nice: number;
+  /** How much lower each further concurrent run of the same key is scheduled (priority.ts `fairNice`). */
+  niceStep: number;
 }
 
 /** Documented variables: name → description and default (README "Engine settings"). */
@@ -38,7 +40,8 @@ export const TOOL_SETTINGS_DOC: Record<string, { description: string; default: s
   TOOLS_MAX_FILE_MB: { description: 'Largest file one tool run may write.', default: '2048' },
   TOOLS_MAX_PROCESSES: { description: 'Processes and threads of one tool run.', default: '64' },
   TOOLS_SLOTS: { description: 'Tool runs at once on the instance, one uid each.', default: '16' },
-  TOOLS_NICE: { description: 'How much lower than the service every tool run is scheduled (Linux nice and its session group, 0 to 19), so tool floods leave a core to the thread that answers every call.', default: '10' },
+  TOOLS_NICE: { description: 'How much lower than the service a tool run is scheduled when it is its key\'s only run going (Linux nice and its session group, 0 to 19): tools leave a core to the thread that answers every call, yet a lone call is not starved by the instance\'s own work.', default: '5' },
+  TOOLS_NICE_STEP: { description: 'How much lower again each further concurrent tool run of the same key is scheduled (capped at 19): one key\'s flood sinks below another key\'s single run. Also applies to LibreOffice jobs (OFFICE_NICE). 0: every run at TOOLS_NICE.', default: '3' },
   IMAGE_MAX_PIXELS: { description: 'Largest image (width × height, read from its header) any image input admits; larger is a free 400.', default: '50000000' },
 };
 
@@ -54,13 +57,14 @@ export function loadToolSettings(env: Record<string, string | undefined>): ToolS
     slots: intSetting(env, 'TOOLS_SLOTS', 16),
     uidBase: intSetting(env, 'SANDBOX_UID_BASE', 61_000, 1000),
     imageMaxPixels: intSetting(env, 'IMAGE_MAX_PIXELS', 50_000_000, 1),
-    nice: niceSetting(env, 'TOOLS_NICE'),
+    nice: niceSetting(env, 'TOOLS_NICE', 5),
+    niceStep: niceSetting(env, 'TOOLS_NICE_STEP', 3),
   };
 }
 
-/** A nice value from 0 (the service's own priority) to 19 (Linux's lowest); 10 when unset. */
-export function niceSetting(env: Record<string, string | undefined>, name: string): number {
-  const n = intSetting(env, name, 10, 0);
+/** A nice value from 0 (the service's own priority) to 19 (Linux's lowest); `fallback` when unset. */
+export function niceSetting(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const n = intSetting(env, name, fallback, 0);
   if (n > 19) throw new Error(`${name} must be an integer from 0 to 19, got '${env[name]}'.`);
   return n;
 }
