@@ -19,6 +19,7 @@ import { deflateSync } from 'node:zlib';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { bwrapWitness, type BwrapWitness } from './helpers/bwrap-witness.js';
+import { wav } from './helpers/wav.js';
 import { textPng } from './fixtures/extract/make.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 import { descendsFrom } from '../core/engines/processes.js';
@@ -50,25 +51,6 @@ function greyPng(width: number, height: number, rows = 16): Buffer {
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc((width + 1) * Math.min(rows, height)))), chunk('IEND', Buffer.alloc(0))]);
 }
 
-/** A mono 8 kHz WAV of `seconds`: 8-bit silence, or 16-bit noise (unique bytes, to find its copy on disk). */
-function wav(seconds: number, noise = false): Buffer {
-  const bits = noise ? 16 : 8;
-  const data = noise ? randomBytes(seconds * 8000 * 2) : Buffer.alloc(seconds * 8000, 128);
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVEfmt ', 8, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(8000, 24);
-  h.writeUInt32LE((8000 * bits) / 8, 28);
-  h.writeUInt16LE(bits / 8, 32);
-  h.writeUInt16LE(bits, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(data.length, 40);
-  return Buffer.concat([h, data]);
-}
 
 /** Tool runs so far (the engine's one-off bubblewrap probe, which runs `true`, left out). */
 const toolRuns = () => bwrap.runs();

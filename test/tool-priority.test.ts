@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { wav } from './helpers/wav.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 import { descendsFrom } from '../core/engines/processes.js';
 import { priorityOf } from '../core/engines/tools/priority.js';
@@ -31,24 +32,6 @@ const read = (p: string) => readFileSync(p, 'utf8');
 const autogroups = existsSync('/proc/self/autogroup');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A mono 8 kHz 8-bit WAV of silence: long enough that ffmpeg is still reading it when looked at. */
-function wav(seconds: number): Buffer {
-  const data = Buffer.alloc(seconds * 8000, 128);
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVEfmt ', 8, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(8000, 24);
-  h.writeUInt32LE(8000, 28);
-  h.writeUInt16LE(1, 32);
-  h.writeUInt16LE(8, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(data.length, 40);
-  return Buffer.concat([h, data]);
-}
 
 /** The first process named `comm` under this test process (where the servers run), polled for at most `ms`. */
 async function findProcess(comm: string, ms: number, exclude = new Set<number>(), giveUp?: AbortSignal): Promise<number | undefined> {
