@@ -4,7 +4,7 @@
  * loader thread and esbuild, ~0.5 s of CPU per worker, and every module it imports goes through
  * the loader. Instead a module's source is bundled once per process here (esbuild, which tsx
  * itself uses to strip types) into a `data:` URL the worker imports directly, as the embedded
- * database's thread does (core/storage/pglite-thread-entry.ts).
+ * database's thread does too (core/storage/pglite-thread-entry.ts).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
