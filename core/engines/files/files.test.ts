@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createFileStore } from './index.js';
 import { NotFoundError } from '../../errors.js';
 import { PERMANENT_EXPIRES } from './types.js';
+import { ID_RE, newId } from './signing.js';
 
 const log = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -180,4 +181,10 @@ test('an owned file outlives FILES_MAX_RETENTION_MS and the sweep, is listed as 
   } finally {
     await done();
   }
+});
+
+test('file ids never start with a dash, which a command line would read as an option', () => {
+  const ids = Array.from({ length: 5000 }, newId);
+  assert.ok(ids.every((id) => ID_RE.test(id) && !id.startsWith('-')));
+  assert.equal(new Set(ids).size, ids.length);
 });
