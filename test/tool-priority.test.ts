@@ -176,7 +176,9 @@ test('a pooled LibreOffice worker is reniced per job: a key\'s only conversion a
   const long = { data: new TextEncoder().encode('A line of text that LibreOffice lays out on a page.\n'.repeat(60_000)), extension: 'txt' };
   /** The nice values of every soffice.bin of this pool (process and group), sorted, once all three workers are busy. */
   const whileBusy = async (owners: string[]) => {
-    const jobs = owners.map((owner) => office.convert(long, { owner }));
+    // Cancelled once read: a hang-up kills the conversion, so the test does not wait out six of them.
+    const stop = new AbortController();
+    const jobs = owners.map((owner) => office.convert(long, { owner, signal: stop.signal }));
     try {
       for (let i = 0; office.stats().workers.some((w) => w.state !== 'busy'); i++) {
         assert.ok(i < 3000, 'three conversions at once');
@@ -194,6 +196,7 @@ test('a pooled LibreOffice worker is reniced per job: a key\'s only conversion a
       assert.equal(office.stats().workers.filter((w) => w.state === 'busy').length, 3, 'still all converting when read');
       return { nice: seen.map((p) => p.nice).sort((a, b) => a - b), group: seen.map((p) => p.group).sort((a, b) => (a ?? 0) - (b ?? 0)) };
     } finally {
+      stop.abort(new Error('read'));
       await Promise.allSettled(jobs);
     }
   };
