@@ -20,6 +20,9 @@ import { groupMembers } from '../processes.js';
 /** Highest nice value Linux knows. */
 const LOWEST = 19;
 
+/** `nice` as a whole nice value Linux accepts for a lower priority (0 to 19). */
+const niceValue = (nice: number): number => Math.min(LOWEST, Math.max(0, Math.trunc(nice)));
+
 /**
  * The nice value of a run that its key starts while `alreadyRunning` other runs of the same key
  * are going (issue 24: a flood at one fixed nice made a victim's single run yield to all of it):
@@ -29,7 +32,7 @@ const LOWEST = 19;
  * key's other runs end (raising a priority needs CAP_SYS_NICE).
  */
 export function fairNice(base: number, step: number, alreadyRunning: number): number {
-  return Math.min(LOWEST, Math.max(0, Math.trunc(base)) + Math.max(0, Math.trunc(step)) * Math.max(0, alreadyRunning));
+  return niceValue(niceValue(base) + Math.max(0, Math.trunc(step)) * Math.max(0, alreadyRunning));
 }
 
 /** How many runs each key has going now, for {@link fairNice}; one per engine (tools, office). */
@@ -60,7 +63,7 @@ export class RunsByKey {
  * ignored (the run then keeps its process nice), never a reason not to run.
  */
 export function atLowPriority(argv: string[], nice: number): string[] {
-  const n = Math.min(LOWEST, Math.max(0, Math.trunc(nice)));
+  const n = niceValue(nice);
   if (n === 0) return argv;
   return ['/usr/bin/nice', '-n', String(n), '/bin/sh', '-c', `echo ${n} > /proc/self/autogroup 2>/dev/null; exec "$@"`, 'low-priority', ...argv];
 }
@@ -75,7 +78,7 @@ export function atLowPriority(argv: string[], nice: number): string[] {
  * refused for that is tried once more a little later.
  */
 export function renice(pgid: number, nice: number, stillWanted: () => boolean = () => true): void {
-  const n = Math.min(LOWEST, Math.max(0, Math.trunc(nice)));
+  const n = niceValue(nice);
   const group = () => {
     try {
       writeFileSync(`/proc/${pgid}/autogroup`, String(n));
