@@ -1,0 +1,74 @@
+/**
+ * The CPU priority of sandboxed code (issue 24): a run is user work as CPU-heavy as any tool,
+ * yet it ran at the service's own priority, so one key's 16 concurrent loops competed equally
+ * with `/healthz` and with another key's single run. Runs now get what the tools and LibreOffice
+ * get (tools/priority.ts): a key's only run at `CODE_NICE`, each further run of that key going at
+ * once `CODE_NICE_STEP` lower, both as the processes' nice and as their session's scheduling group
+ * (autogroup), fixed for the run.
+ *
+ * A sandbox is spawned already at `CODE_NICE` (os-sandbox.ts puts the `nice` prefix before the
+ * jail: nothing of the jail is asked for it). A run of a key that already has runs going is
+ * moved lower from the host when it is admitted — a pre-started Python sandbox and a pooled
+ * JavaScript worker exist before anyone knows whose run they will serve — before the run's code
+ * is handed over, so every process the code starts inherits the value.
+ */
+import { readdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { fairNice, RunsByKey, renice } from '../tools/priority.js';
+
+/** A run counted for its key: its nice value, and the call that counts it as ended (once). */
+export interface RunPriority {
+  nice: number;
+  end(): void;
+}
+
+/** The fair nice values of one engine's runs (`CODE_NICE`, `CODE_NICE_STEP`). */
+export class RunPriorities {
+  private readonly byKey = new RunsByKey();
+
+  constructor(
+    /** Nice of a key's only run, and of every sandbox or worker before a run is admitted to it. */
+    readonly base: number,
+    private readonly step: number,
+  ) {}
+
+  /** Counts a run of `owner` (runs without one share a single owner) as admitted now. */
+  start(owner: string | undefined): RunPriority {
+    const key = owner ?? '';
+    const nice = fairNice(this.base, this.step, this.byKey.start(key));
+    let ended = false;
+    return {
+      nice,
+      end: () => {
+        if (ended) return;
+        ended = true;
+        this.byKey.end(key);
+      },
+    };
+  }
+}
+
+/**
+ * Moves a running sandbox to nice `nice`. `ownSession`: the process was spawned in a session and
+ * process group of its own (every bubblewrap sandbox), so its session's scheduling group and every
+ * thread of its group move (priority.ts `renice`). Otherwise (a JavaScript worker forked without
+ * bubblewrap shares the service's session, and its group is the service's too) only that
+ * process's own threads move: writing its session's group would move the service itself.
+ */
+export function moveRun(pid: number | undefined, nice: number, ownSession: boolean, stillWanted: () => boolean): void {
+  if (pid === undefined) return;
+  if (ownSession) return renice(pid, nice, stillWanted);
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return;
+  }
+  for (const tid of tids) {
+    try {
+      setPriority(Number(tid), nice);
+    } catch {
+      // Gone, or a raise refused without CAP_SYS_NICE: the thread keeps its lower priority.
+    }
+  }
+}
