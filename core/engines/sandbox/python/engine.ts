@@ -133,20 +133,21 @@ export class PythonSandboxEngine implements PythonSandbox {
   }
 
   private async runWarm(req: SandboxRunRequest, limits: AppliedLimits): Promise<SandboxResult> {
-    let entry = this.takeWarm();
-    const lease = entry ? undefined : await this.pool.acquire(req.signal);
+    const warm = this.takeWarm();
+    const lease = warm ? warm.lease : await this.pool.acquire(req.signal);
     // Counted from here, where the run holds its slot, to its end.
     const priority = this.priorities.start(req.owner);
-    if (lease) {
-      const cgroup = this.cgroupFor(lease.uid);
-      entry = { lease, cgroup, child: this.spawn(lease.uid, undefined, cgroup, priority.nice) };
-    } else if (priority.nice !== this.priorities.base) {
-      // Before the code is handed over: whatever it starts inherits the value.
-      const child = entry!.child;
-      moveRun(child.pid, priority.nice, true, () => child.exitCode === null && child.signalCode === null);
-    }
-    entry = entry!;
     try {
+      let entry: Warm;
+      if (warm) {
+        entry = warm;
+        // Before the code is handed over: whatever it starts inherits the value.
+        const child = warm.child;
+        if (priority.nice !== this.priorities.base) moveRun(child.pid, priority.nice, true, () => child.exitCode === null && child.signalCode === null);
+      } else {
+        const cgroup = this.cgroupFor(lease.uid);
+        entry = { lease, cgroup, child: this.spawn(lease.uid, undefined, cgroup, priority.nice) };
+      }
       // Less memory than the cap: the uid's group is lowered for this run (each lease sets it again).
       if (limits.memoryMb < this.settings.pythonMemoryMb) entry.cgroup = this.cgroupFor(entry.lease.uid, limits.memoryMb);
       const ooms = this.cgroups.oomKills(entry.cgroup);
@@ -154,7 +155,7 @@ export class PythonSandboxEngine implements PythonSandbox {
       return pythonResult(outcome, limits, this.cgroups.oomKills(entry.cgroup) > ooms);
     } finally {
       priority.end();
-      entry.lease.release();
+      lease.release();
       this.prewarm();
     }
   }
