@@ -257,7 +257,8 @@ describe('run-python-code', () => {
     assert.equal(mem.name, 'MemoryError');
     const fork = failed(await py({ code: 'import os\nwhile True:\n    os.fork()' }));
     assert.equal(fork.name, 'BlockingIOError');
-    const bg = ok(await py({ code: 'import subprocess\nsubprocess.Popen(["sleep", "1000"], start_new_session=True)\nprint("spawned")' }));
+    // A process group of its own (a new session is refused: code-priority.test.ts) still ends with the run.
+    const bg = ok(await py({ code: 'import subprocess\nsubprocess.Popen(["sleep", "1000"], process_group=0)\nprint("spawned")' }));
     assert.deepEqual(bg.stdout, ['spawned']);
     assert.deepEqual((await sandboxProcesses()).filter((p) => /sleep/.test(p)), []);
     assert.equal((await lane.server.call('GET', '/healthz')).status, 200);
@@ -279,10 +280,31 @@ for i in range(4):
 for pid in children:
     os.waitpid(pid, 0)
 print("all children finished")`;
+    // Under load the children may be killed for memory only after the clock has run out (the parent
+    // waits for them meanwhile): the answer is still the memory limit, never a timeout.
     const e = failed(await py({ code, memory: 256 }));
-    assert.equal(e.name, 'MemoryError');
+    assert.equal(e.name, 'MemoryError', JSON.stringify(e));
     assert.equal(e.value, 'The run exceeded its memory limit of 256 MB.');
     assert.ok(ok(await py({ code: 'print(sum(range(10)))' })).stdout[0] === '45', 'the next run is served');
+  });
+
+  it('names the memory limit, not the clock, when a child killed for memory leaves its run to time out', { skip: !existsSync('/sys/fs/cgroup/memory/cgroup.procs') && 'no cgroup v1 memory controller here' }, async () => {
+    // Two children of 150 MB under a 256 MB run: the kernel kills one (they ask to be the ones
+    // chosen, not the parent), and the parent, which never looks, sleeps on into the time limit.
+    const code = `import os, time
+for i in range(2):
+    if os.fork() == 0:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+        block = b"x" * (150 * 1024 * 1024)
+        time.sleep(60)
+        os._exit(0)
+time.sleep(60)`;
+    const before = await credits();
+    const e = failed(await py({ code, memory: 256, timeout: 3000 }));
+    assert.equal(e.name, 'MemoryError', JSON.stringify(e));
+    assert.equal(e.value, 'The run exceeded its memory limit of 256 MB.');
+    assert.equal(await credits(), before, 'a failed run is free');
   });
 
   it('cannot read host files, DATA_DIR or the server environment', async () => {

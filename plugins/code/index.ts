@@ -35,8 +35,9 @@ async function guardedFetch(ctx: RunContext<unknown>, req: SandboxFetchRequest, 
 
 /**
  * The calling API key's id, when the executor hands plugins one (`ctx.caller`): the JavaScript
- * pool shares its workers fairly between keys by it (issue 18, item 9). Without it every run has
- * the same owner and the pool serves them first come first served.
+ * pool shares its workers fairly between keys by it (issue 18, item 9), and both sandboxes
+ * schedule a key's further concurrent runs lower (`CODE_NICE_STEP`). Without it every run has the
+ * same owner.
  */
 function callerOf(ctx: RunContext<unknown>): string | undefined {
   const caller = (ctx as { caller?: unknown }).caller;
@@ -105,7 +106,7 @@ const runPython = defineEndpoint({
   messages: runPythonCode.messages,
   examples: runPythonCode.examples,
   async run(input, ctx) {
-    const result = await ctx.engines.python.run({ code: input.code, commands: input.commands, ...runOptions(input), signal: ctx.signal });
+    const result = await ctx.engines.python.run({ code: input.code, commands: input.commands, ...runOptions(input), signal: ctx.signal, owner: callerOf(ctx) });
     return answer(ctx, result, input);
   },
 });

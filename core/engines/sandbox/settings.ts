@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { guardPolicyFromEnv, type GuardPolicy } from '../http/guard.js';
 import { intSetting } from '../../util/int-setting.js';
+import { niceSetting } from '../tools/settings.js';
 
 /** Limits and pool sizes shared by both sandboxes. */
 export interface SandboxSettings {
@@ -48,6 +49,10 @@ export interface SandboxSettings {
   egress: GuardPolicy;
   /** Package indexes the `commands` step may reach whatever their address (operator-trusted). */
   packageHosts: Set<string>;
+  /** Nice value of a key's only run (0 to 19), and of every sandbox and worker before it has a run. */
+  nice: number;
+  /** How much lower each further concurrent run of the same key is scheduled (run-priority.ts). */
+  niceStep: number;
 }
 
 /** Documented sandbox variables: name → description and default, for the README table. */
@@ -77,6 +82,11 @@ export const SANDBOX_SETTINGS_DOC: Record<string, { description: string; default
     description: 'Package indexes `commands` may reach even at a non-public address (other hosts must be public; ports 80/443 only).',
     default: 'registry.npmjs.org,pypi.org,files.pythonhosted.org',
   },
+  CODE_NICE: {
+    description: 'How much lower than the service a code run is scheduled when it is its key\'s only run going, 0 to 19: its processes\' nice value and their session\'s scheduling group (autogroup).',
+    default: '5',
+  },
+  CODE_NICE_STEP: { description: 'How much lower again each further concurrent code run of the same key is scheduled (capped at 19).', default: '3' },
 };
 
 /** Reads the sandbox settings; throws with the variable's name on a bad value. */
@@ -107,5 +117,7 @@ export function loadSandboxSettings(env: Record<string, string | undefined>): Sa
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
     ),
+    nice: niceSetting(env, 'CODE_NICE', 5),
+    niceStep: niceSetting(env, 'CODE_NICE_STEP', 3),
   };
 }

@@ -95,6 +95,12 @@ export interface SandboxRunRequest {
   saveFiles?: { maxFiles: number };
   /** Aborts the run (the client went away or the server is stopping). */
   signal?: AbortSignal;
+  /**
+   * Whom the run is for (the calling API key's id): each further run of an owner going at once is
+   * scheduled lower (`CODE_NICE_STEP`), and JavaScript workers are shared fairly between owners
+   * (issue 18, item 9). Runs without one share a single owner.
+   */
+  owner?: string;
 }
 
 /** A JavaScript run: as above plus the `fetch` bridge. */
@@ -104,11 +110,6 @@ export interface JsRunRequest extends SandboxRunRequest {
    * through the HTTP engine's SSRF guard with size and time limits (spec §4.8, issue 6).
    */
   fetch?(req: SandboxFetchRequest, signal: AbortSignal): Promise<SandboxFetchResponse>;
-  /**
-   * Whom the run is for (the calling API key's id): workers are shared fairly between owners
-   * (issue 18, item 9). Runs without one share a single owner, served first come first served.
-   */
-  owner?: string;
 }
 
 /** Counters of the JavaScript pool since the engine started (metrics, tests). */

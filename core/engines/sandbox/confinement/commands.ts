@@ -14,6 +14,7 @@ import { makeRunDir } from './run-dir.js';
 import { driveProcess, type ProcessOutcome } from './process-run.js';
 import type { ChildProcess } from 'node:child_process';
 import { PROXY_ENV, forwarderSource, startEgressProxy } from './egress-proxy.js';
+import type { RunPriorities } from '../run-priority.js';
 
 /** Environment of the commands step: caches and installs stay inside `/work`. */
 const COMMANDS_ENV: Record<string, string> = {
@@ -43,6 +44,8 @@ export interface CommandsOptions {
   runDir: string;
   signal?: AbortSignal;
   cgroup?: string;
+  /** Nice value of everything the run starts in its directory (its key's fair share, ../run-priority.ts). */
+  nice?: number;
 }
 
 /** Runs the commands; resolves with an error object when they fail or time out. */
@@ -81,6 +84,7 @@ function spawnCommands(commands: string, opts: CommandsOptions, socketPath: stri
     env: { ...COMMANDS_ENV, ...PROXY_ENV, SANDBOX_COMMANDS: commands },
     binds: [[socketPath, '/run/egress.sock']],
     cgroup: opts.cgroup,
+    nice: opts.nice,
     limits: {
       nproc: Math.max(256, s.maxProcesses),
       asBytes: s.commandsMemoryMb * 1024 * 1024,
@@ -123,22 +127,24 @@ export interface CommandsStep {
  * Leases a uid from `pool` and a fresh run directory, runs `req.commands` there when there are
  * any, then `next` (unless they failed, which `failed` turns into the answer). The directory is a
  * `SANDBOX_RUN_DIR_MB` tmpfs for a run with commands (packages), else one of `SANDBOX_TMPFS_MB`
- * like a run's own work dir. Whatever happens, every process of the uid is killed, the directory
- * removed and the uid given back.
+ * like a run's own work dir. The run counts for its key in `o.priorities` from the lease on, and
+ * everything it starts runs at the nice value that gives (`opts.nice`). Whatever happens, every
+ * process of the uid is killed, the directory removed, the uid given back and the run uncounted.
  */
 export async function inRunDir<T>(
   req: SandboxRunRequest,
-  o: { pool: UidPool; cgroups: SandboxCgroups; settings: SandboxSettings },
+  o: { pool: UidPool; cgroups: SandboxCgroups; settings: SandboxSettings; priorities?: RunPriorities },
   failed: (err: ExecutionErrorInfo) => T,
   next: (step: CommandsStep) => Promise<T>,
 ): Promise<T> {
   const commands = req.commands?.trim() ? req.commands : undefined;
   const lease = await o.pool.acquire(req.signal);
+  const priority = o.priorities?.start(req.owner);
   try {
     const dir = await makeRunDir(lease.uid, commands ? o.settings.runDirMb : o.settings.tmpfsMb);
     try {
       const cgroup = commands ? o.cgroups.prepare(lease.uid, o.settings.commandsMemoryMb * 1024 * 1024, 'commands', Math.max(256, o.settings.maxProcesses)) : undefined;
-      const opts = { settings: o.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup };
+      const opts = { settings: o.settings, uid: lease.uid, runDir: dir.path, signal: req.signal, cgroup, nice: priority?.nice };
       const err = commands ? await runCommands(commands, opts) : undefined;
       if (err) return failed(err);
       return await next({ lease, opts });
@@ -147,6 +153,7 @@ export async function inRunDir<T>(
       await dir.remove();
     }
   } finally {
+    priority?.end();
     lease.release();
   }
 }

@@ -13,6 +13,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { seccompProgram } from './seccomp.js';
 import { bwrapBase, prlimitArgs } from './bwrap-base.js';
+import { atLowPriority } from '../../tools/priority.js';
 
 /** Size of the sandbox's `/dev/shm` (POSIX semaphores and shared memory of multiprocessing). */
 export const DEV_SHM_MB = 16;
@@ -59,6 +60,11 @@ export interface OsSandboxSpec {
   ipc?: boolean;
   /** Memory cgroup directory the sandbox joins before it starts (see `SandboxCgroups`). */
   cgroup?: string;
+  /**
+   * Nice value the sandbox starts at, its session's scheduling group too (`CODE_NICE`,
+   * ../run-priority.ts); 0 or unset: the service's priority.
+   */
+  nice?: number;
 }
 
 /** True when this process can start sandboxes under other uids. */
@@ -77,7 +83,11 @@ export function sandboxArgv(spec: OsSandboxSpec, seccomp = false): string[] {
   const prlimit = l ? prlimitArgs(l) : [];
   const bw = [
     // Every namespace, network included: even `commands` only get out through the egress proxy.
-    ...bwrapBase(spec.bwrapBin, 'sandbox'),
+    // Without bwrap's second session, as the tools' jail: the sandbox is spawned detached, a
+    // session of its own with no controlling terminal (nothing to push keystrokes into, which is
+    // what `--new-session` guards against), and a second session would be a new scheduling group
+    // at the service's priority, undoing CODE_NICE under autogroup scheduling (../run-priority.ts).
+    ...bwrapBase(spec.bwrapBin, 'sandbox').filter((a) => a !== '--new-session'),
     // `--dev` is a tmpfs of its own that the read-only root does not cover: bound /dev/shm, then
     // make the rest of /dev read-only.
     '--size', String(DEV_SHM_MB * 1024 * 1024), '--tmpfs', '/dev/shm',
@@ -105,7 +115,8 @@ export function sandboxArgv(spec: OsSandboxSpec, seccomp = false): string[] {
 
 /** Spawns the sandbox in its own process group; stdio are pipes (plus fd 3 when asked). */
 export function spawnOsSandbox(spec: OsSandboxSpec): ChildProcess {
-  const program = seccompProgram();
+  // No new sessions inside: one would be a scheduling group of its own, out of CODE_NICE.
+  const program = seccompProgram({ sessions: false });
   const child = startSandbox(spec, program !== undefined);
   if (program) {
     const fd = child.stdio[seccompFd(spec)] as Writable | null;
@@ -117,19 +128,22 @@ export function spawnOsSandbox(spec: OsSandboxSpec): ChildProcess {
 
 function startSandbox(spec: OsSandboxSpec, seccomp: boolean): ChildProcess {
   const argv = sandboxArgv(spec, seccomp);
+  // The nice prefix runs first, before the cgroup shell and the uid drop: the session's group is
+  // written while still root, and the jail is asked for nothing (it execs away, no process stays).
+  const low = (a: string[]) => atLowPriority(a, spec.nice ?? 0);
   const stdio: ('pipe' | 'ignore' | 'ipc')[] = spec.ipc ? ['ignore', 'ignore', 'pipe', 'ipc'] : spec.resultFd ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'];
   if (seccomp) stdio.push('pipe');
   const serialization = spec.ipc ? ({ serialization: 'json' } as const) : {};
   if (spec.uid !== null && spec.cgroup) {
     // A root shell moves itself into the run's cgroup, then setpriv drops to the run's uid (and
     // with it every capability) before the launchers start: nothing of the run is ever outside.
-    const [bin, ...args] = [
+    const [bin, ...args] = low([
       '/bin/sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', spec.cgroup,
       '/usr/bin/setpriv', `--reuid=${spec.uid}`, `--regid=${spec.uid}`, '--clear-groups', '--', ...argv,
-    ];
+    ]);
     return spawn(bin!, args, { stdio, ...serialization, detached: true, env: { PATH: '/usr/bin:/bin' } });
   }
-  const [bin, ...args] = argv;
+  const [bin, ...args] = low(argv);
   return spawn(bin!, args, {
     stdio,
     ...serialization,

@@ -22,6 +22,12 @@ const DENY_X64: Record<string, number> = {
   fsconfig: 431, fsmount: 432, fspick: 433, pidfd_getfd: 438, mount_setattr: 442, quotactl_fd: 443,
 };
 /**
+ * Refused in the code sandboxes only (`sessions: false`): a new session is a new scheduling group
+ * at the service's priority under autogroup scheduling, so code could lift its own loops out of
+ * CODE_NICE (../run-priority.ts). A sandbox already runs in a session of its own.
+ */
+const SETSID_X64 = 112;
+/**
  * Answered ENOSYS so callers take their fallback: glibc retries thread and process creation with
  * `clone` (whose flags the filter can inspect, unlike clone3's struct), libuv drops io_uring.
  */
@@ -81,23 +87,28 @@ function assemble(body: Insn[]): Buffer {
   return buf;
 }
 
-let cached: Buffer | null | undefined;
+const cached = new Map<boolean, Buffer | null>();
 
-/** The compiled filter for this machine's architecture, or undefined where there is no table. */
-export function seccompProgram(): Buffer | undefined {
-  if (cached === undefined) cached = build(process.arch);
-  return cached ?? undefined;
+/**
+ * The compiled filter for this machine's architecture, or undefined where there is no table.
+ * `sessions: false` also refuses `setsid` (the code sandboxes; the local tools keep it).
+ */
+export function seccompProgram(opts: { sessions?: boolean } = {}): Buffer | undefined {
+  const sessions = opts.sessions ?? true;
+  if (!cached.has(sessions)) cached.set(sessions, build(process.arch, sessions));
+  return cached.get(sessions) ?? undefined;
 }
 
-function build(arch: string): Buffer | null {
+function build(arch: string, sessions: boolean): Buffer | null {
   if (arch !== 'x64') return null;
+  const deny = sessions ? Object.values(DENY_X64) : [...Object.values(DENY_X64), SETSID_X64];
   const body: Insn[] = [
     { code: LD_W_ABS, k: OFF_ARCH },
     // Another ABI (i386 through int 0x80) has other numbers: a process that tries it is killed.
     { code: JEQ_K, k: AUDIT_ARCH_X86_64, jt: 0, jf: 'kill' },
     { code: LD_W_ABS, k: OFF_NR },
     { code: JGE_K, k: X32_SYSCALL_BIT, jt: 'eperm', jf: 0 },
-    ...Object.values(DENY_X64).map((nr): Insn => ({ code: JEQ_K, k: nr, jt: 'eperm', jf: 0 })),
+    ...deny.map((nr): Insn => ({ code: JEQ_K, k: nr, jt: 'eperm', jf: 0 })),
     ...Object.values(NOSYS_X64).map((nr): Insn => ({ code: JEQ_K, k: nr, jt: 'enosys', jf: 0 })),
     { code: JEQ_K, k: CLONE_X64, jt: 0, jf: 'allow' },
     { code: LD_W_ABS, k: OFF_ARG0_LOW },

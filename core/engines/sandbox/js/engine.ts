@@ -30,6 +30,7 @@ import { installAndBundle } from './packages.js';
 import { capResult } from '../output.js';
 import { crashError, startFailure } from './errors.js';
 import { prepareWorkerFiles, signalOf, type WorkerFiles } from './worker-process.js';
+import { moveRun, RunPriorities } from '../run-priority.js';
 
 /** Grace after the in-worker limit before the pool kills the worker itself. */
 const BACKSTOP_MS = 800;
@@ -44,6 +45,8 @@ export class JsSandboxEngine implements JsSandbox {
   private readonly commandsPool: UidPool;
   /** Cgroups of the worker processes and of the `commands` and bundling steps. */
   private readonly cgroups: SandboxCgroups;
+  /** Runs going per key: a key's further runs are scheduled lower (CODE_NICE, CODE_NICE_STEP). */
+  private readonly priorities: RunPriorities;
   private nextId = 1;
   private closed = false;
   private failures = 0;
@@ -66,6 +69,7 @@ export class JsSandboxEngine implements JsSandbox {
     // JS `commands` steps get their own uid range, apart from the Python sandboxes'.
     this.commandsPool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase + 1000 : null, settings.maxQueue);
     this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log), cgroupUnavailableWarning(log, 'JavaScript workers and commands'));
+    this.priorities = new RunPriorities(settings.nice, settings.niceStep);
   }
 
   /** Bundles the worker module, checks bubblewrap, then starts the worker processes. */
@@ -122,6 +126,7 @@ export class JsSandboxEngine implements JsSandbox {
     w.job = undefined;
     w.runStderr = '';
     clearTimeout(w.backstop);
+    job.priority?.end();
     this.queue.done(job.owner);
     this.counts.jobs++;
     for (const ac of job.fetches.values()) ac.abort();
@@ -172,6 +177,7 @@ export class JsSandboxEngine implements JsSandbox {
       const job = this.queue.take()!;
       w.job = job;
       w.runStderr = '';
+      this.prioritise(w, job);
       w.oomsAtStart = this.cgroups.oomKills(w.cgroup);
       w.backstop = setTimeout(() => {
         w.backstopFired = true;
@@ -186,6 +192,19 @@ export class JsSandboxEngine implements JsSandbox {
       });
     }
     this.balance();
+  }
+
+  /**
+   * Counts the run for its owner and moves its worker to the nice value that gives, before the
+   * run is sent: a pooled worker served whichever key came before (and a worker that cannot be
+   * raised back without CAP_SYS_NICE keeps its threads' lower value; its group's still moves).
+   */
+  private prioritise(w: Worker, job: Job): void {
+    job.priority = this.priorities.start(job.owner);
+    const nice = job.priority.nice;
+    if (nice === w.nice) return;
+    moveRun(w.child.pid, nice, w.ownSession, () => w.job === job);
+    w.nice = nice;
   }
 
   /**
@@ -247,7 +266,7 @@ export class JsSandboxEngine implements JsSandbox {
     if (this.closed) throw new BusyError(BUSY_MESSAGE);
     let bundle: string | undefined;
     if (req.commands?.trim()) {
-      const prepared = await installAndBundle(req, { pool: this.commandsPool, cgroups: this.cgroups, settings: this.settings });
+      const prepared = await installAndBundle(req, { pool: this.commandsPool, cgroups: this.cgroups, settings: this.settings, priorities: this.priorities });
       if ('error' in prepared) return { stdout: [], stderr: [], truncated: false, error: prepared.error, durationMs: 0 };
       bundle = prepared.bundle;
     }
@@ -268,6 +287,7 @@ export class JsSandboxEngine implements JsSandbox {
       const job: Job = { msg, req, owner: req.owner ?? '', resolve, fetches: new Map(), fetchedBytes: 0 };
       const onAbort = () => {
         this.queue.remove(job);
+        job.priority?.end();
         const w = this.workers.find((x) => x.job === job);
         if (w) this.killForRun(w);
         resolve({ stdout: [], stderr: [], truncated: false, error: { name: 'AbortError', value: 'The run was stopped.', traceback: '' }, durationMs: 0 });

@@ -53,9 +53,12 @@ export function cleanStack(stack: string, wrapperLine: number): string {
 }
 
 /**
- * The error of a run whose worker process died under it: the pool's backstop (time), the
- * cgroup's OOM killer or V8 giving up on memory (isolated-vm's Map bug aborts the process), or
- * anything else.
+ * The error of a run whose worker process died under it: the cgroup's OOM killer, the pool's
+ * backstop (time), V8 giving up on memory (isolated-vm's Map bug aborts the process), or anything
+ * else. The OOM killer comes first: its count is the worker's own cgroup's, read when the run
+ * started, so a kill for memory is this run's even when the backstop fired too (a worker stalled
+ * at its memory limit can outlast the clock before the kernel kills it). The stderr text is no
+ * such evidence, so the clock still comes before it.
  */
 export function crashError(o: {
   timedOut: boolean;
@@ -66,10 +69,10 @@ export function crashError(o: {
   code: number | null;
   msg: { timeoutMs: number; memoryMb: number };
 }): ExecutionErrorInfo {
+  const overMemory: ExecutionErrorInfo = { name: 'MemoryLimitError', value: `The code exceeded the memory limit of ${o.msg.memoryMb} MB.`, traceback: '' };
+  if (o.oom) return overMemory;
   if (o.timedOut) return timeoutError(o.msg.timeoutMs);
-  if (o.oom || /heap|memory|allocation|OOM/i.test(o.stderr) || o.signal === 'SIGABRT' || o.signal === 'SIGTRAP') {
-    return { name: 'MemoryLimitError', value: `The code exceeded the memory limit of ${o.msg.memoryMb} MB.`, traceback: '' };
-  }
+  if (/heap|memory|allocation|OOM/i.test(o.stderr) || o.signal === 'SIGABRT' || o.signal === 'SIGTRAP') return overMemory;
   return { name: 'SandboxCrashError', value: `The sandbox stopped unexpectedly (${o.signal ?? `exit ${o.code}`}).`, traceback: '' };
 }
 

@@ -15,6 +15,7 @@ import type { UidPool } from '../confinement/uid-pool.js';
 import type { SandboxCgroups } from '../confinement/cgroup.js';
 import { killSandbox, spawnOsSandbox } from '../confinement/os-sandbox.js';
 import { inRunDir } from '../confinement/commands.js';
+import type { RunPriorities } from '../run-priority.js';
 import { driveProcess } from '../confinement/process-run.js';
 import { NODE_BUILTINS } from './runtime.js';
 
@@ -34,7 +35,7 @@ const BUNDLE_CAP = 32 * 1024 * 1024;
 /** Bundles `/work/main.js` of the run directory; returns the module source or an error object. */
 export async function bundleRun(
   code: string,
-  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal; cgroup?: string },
+  opts: { settings: SandboxSettings; uid: number | null; runDir: string; signal?: AbortSignal; cgroup?: string; nice?: number },
 ): Promise<{ bundle: string } | { error: ExecutionErrorInfo }> {
   const entry = join(opts.runDir, '.sandbox-main.mjs');
   await writeFile(entry, code, { mode: 0o600, flag: 'wx' });
@@ -63,6 +64,7 @@ export async function bundleRun(
     env: { HOME: '/work', PATH: '/usr/bin:/bin' },
     roBinds: [[findEsbuild(), '/opt/esbuild']],
     cgroup: opts.cgroup,
+    nice: opts.nice,
     limits: { nproc: 256, asBytes: opts.settings.commandsMemoryMb * 1024 * 1024, fsizeBytes: 64 * 1024 * 1024, nofile: 1024, cpuSeconds: 60 },
   });
   const outcome = await driveProcess(child, { uid: opts.uid, timeoutMs: 30_000, maxLines: 10_000_000, maxBytes: BUNDLE_CAP, signal: opts.signal });
@@ -82,7 +84,7 @@ export async function bundleRun(
  */
 export async function installAndBundle(
   req: SandboxRunRequest,
-  o: { pool: UidPool; cgroups: SandboxCgroups; settings: SandboxSettings },
+  o: { pool: UidPool; cgroups: SandboxCgroups; settings: SandboxSettings; priorities?: RunPriorities },
 ): Promise<{ bundle: string } | { error: ExecutionErrorInfo }> {
   return inRunDir<{ bundle: string } | { error: ExecutionErrorInfo }>(
     req,

@@ -8,6 +8,7 @@ import type { SandboxSettings } from '../settings.js';
 import type { SandboxCgroups } from '../confinement/cgroup.js';
 import { canSwitchUid } from '../confinement/os-sandbox.js';
 import type { RunFetches } from './fetch-bridge.js';
+import type { RunPriority } from '../run-priority.js';
 import type { FromWorker, RunMessage } from './protocol.js';
 import { launchWorker, workerMemoryBytes, type WorkerFiles } from './worker-process.js';
 
@@ -17,6 +18,8 @@ export interface Job extends RunFetches {
   /** The API key the run is for ('' when the caller names none). */
   owner: string;
   resolve(r: SandboxResult): void;
+  /** Counts the run for its owner while a worker serves it (CODE_NICE_STEP). */
+  priority?: RunPriority;
 }
 
 /** A worker process and its state. */
@@ -44,6 +47,10 @@ export interface Worker {
   oomsAtStart: number;
   /** Killing the worker and sweeping its uid; a successor starts once this is done. */
   killing?: Promise<void>;
+  /** The nice value the worker was started at or last moved to (run-priority.ts). */
+  nice: number;
+  /** In a session of its own (bubblewrap): its session's scheduling group moves with it. */
+  ownSession: boolean;
 }
 
 /** What the pool hears from a worker. */
@@ -62,7 +69,12 @@ export function startPoolWorker(o: { settings: SandboxSettings; files: WorkerFil
   const uid = canSwitchUid() ? s.uidBase + 2000 + o.index : null;
   const cgroup = o.cgroups.prepare(uid, workerMemoryBytes(s), 'code', 128);
   const child = launchWorker({ settings: s, files: o.files, uid, cgroup });
-  const w: Worker = { child, index: o.index, surge: o.surge, uid, cgroup, ready: false, started: false, runs: 0, stderrTail: '', runStderr: '', oomsAtStart: 0 };
+  // Forked without bubblewrap, a worker shares the service's session and starts at its priority.
+  const ownSession = o.files.bundle !== undefined;
+  const w: Worker = {
+    child, index: o.index, surge: o.surge, uid, cgroup, ready: false, started: false, runs: 0, stderrTail: '', runStderr: '', oomsAtStart: 0,
+    nice: ownSession ? s.nice : 0, ownSession,
+  };
   child.stderr?.on('data', (d: Buffer) => {
     const text = d.toString('utf8');
     w.stderrTail = (w.stderrTail + text).slice(-4000);

@@ -132,6 +132,8 @@ export function launchWorker(o: LaunchOptions): ChildProcess {
       [o.files.ivmDir, '/opt/node_modules/isolated-vm'],
     ],
     cgroup: o.cgroup,
+    // CODE_NICE until a run of a busy key moves it lower (engine.ts, ../run-priority.ts).
+    nice: s.nice,
     limits: {
       // Node's own threads (libuv, V8 platform, isolated-vm) with room; the uid is the worker's own.
       nproc: o.uid !== null ? 128 : undefined,

@@ -20,6 +20,7 @@ import { collectWorkFiles, snapshotWork } from '../confinement/work-files.js';
 import { appliedLimits, MIN_PYTHON_MEMORY_MB } from '../limits.js';
 import { pythonResult } from './result.js';
 import { removeRunRoot } from '../confinement/run-dir.js';
+import { moveRun, RunPriorities } from '../run-priority.js';
 
 const PY_ENV: Record<string, string> = {
   HOME: '/work',
@@ -46,6 +47,8 @@ export class PythonSandboxEngine implements PythonSandbox {
   private readonly warm: Warm[] = [];
   private readonly warmTarget: number;
   private readonly cgroups: SandboxCgroups;
+  /** Runs going per key: a key's further runs are scheduled lower (CODE_NICE, CODE_NICE_STEP). */
+  private readonly priorities: RunPriorities;
   private closed = false;
   /** Counted where each happens (see {@link PythonSandboxStats}). */
   private readonly counts = { jobs: 0, crashes: 0 };
@@ -63,6 +66,7 @@ export class PythonSandboxEngine implements PythonSandbox {
     this.pool = new UidPool(settings.maxConcurrent, canSwitchUid() ? settings.uidBase : null, settings.maxQueue);
     this.warmTarget = Math.min(3, settings.maxConcurrent - 1);
     this.cgroups = new SandboxCgroups(canSwitchUid(), cgroupWarning(log), cgroupUnavailableWarning(log, 'Python runs'));
+    this.priorities = new RunPriorities(settings.nice, settings.niceStep);
   }
 
   /** Starts the pre-started sandboxes (called at engine creation). */
@@ -92,7 +96,8 @@ export class PythonSandboxEngine implements PythonSandbox {
     return this.cgroups.prepare(uid, memoryMb * 1024 * 1024, 'code', this.settings.maxProcesses);
   }
 
-  private spawn(uid: number | null, runDir: string | undefined, cgroup: string | undefined): ChildProcess {
+  /** A sandbox at nice `nice`: pre-started ones at CODE_NICE, until a run of a busy key moves them lower. */
+  private spawn(uid: number | null, runDir: string | undefined, cgroup: string | undefined, nice = this.priorities.base): ChildProcess {
     const s = this.settings;
     return spawnOsSandbox({
       bwrapBin: s.bwrapBin,
@@ -111,6 +116,7 @@ export class PythonSandboxEngine implements PythonSandbox {
       env: PY_ENV,
       resultFd: true,
       cgroup,
+      nice,
     });
   }
 
@@ -127,20 +133,29 @@ export class PythonSandboxEngine implements PythonSandbox {
   }
 
   private async runWarm(req: SandboxRunRequest, limits: AppliedLimits): Promise<SandboxResult> {
-    let entry = this.takeWarm();
-    if (!entry) {
-      const lease = await this.pool.acquire(req.signal);
-      const cgroup = this.cgroupFor(lease.uid);
-      entry = { lease, cgroup, child: this.spawn(lease.uid, undefined, cgroup) };
-    }
+    const warm = this.takeWarm();
+    const lease = warm ? warm.lease : await this.pool.acquire(req.signal);
+    // Counted from here, where the run holds its slot, to its end.
+    const priority = this.priorities.start(req.owner);
     try {
+      let entry: Warm;
+      if (warm) {
+        entry = warm;
+        // Before the code is handed over: whatever it starts inherits the value.
+        const child = warm.child;
+        if (priority.nice !== this.priorities.base) moveRun(child.pid, priority.nice, true, () => child.exitCode === null && child.signalCode === null);
+      } else {
+        const cgroup = this.cgroupFor(lease.uid);
+        entry = { lease, cgroup, child: this.spawn(lease.uid, undefined, cgroup, priority.nice) };
+      }
       // Less memory than the cap: the uid's group is lowered for this run (each lease sets it again).
       if (limits.memoryMb < this.settings.pythonMemoryMb) entry.cgroup = this.cgroupFor(entry.lease.uid, limits.memoryMb);
       const ooms = this.cgroups.oomKills(entry.cgroup);
       const outcome = await this.drive(entry, req.code, limits, req.signal);
       return pythonResult(outcome, limits, this.cgroups.oomKills(entry.cgroup) > ooms);
     } finally {
-      entry.lease.release();
+      priority.end();
+      lease.release();
       this.prewarm();
     }
   }
@@ -173,7 +188,7 @@ export class PythonSandboxEngine implements PythonSandbox {
   private runInDir(req: SandboxRunRequest, limits: AppliedLimits): Promise<SandboxResult> {
     return inRunDir(
       req,
-      { pool: this.pool, cgroups: this.cgroups, settings: this.settings },
+      { pool: this.pool, cgroups: this.cgroups, settings: this.settings, priorities: this.priorities },
       (error): SandboxResult => ({ stdout: [], stderr: [], truncated: false, error, durationMs: 0 }),
       async ({ lease, opts }) => {
         // Nothing the commands left running may share the code's run.
@@ -182,7 +197,7 @@ export class PythonSandboxEngine implements PythonSandbox {
         const before = req.saveFiles && req.commands?.trim() ? await snapshotWork(opts.runDir) : undefined;
         const cgroup = this.cgroupFor(lease.uid, limits.memoryMb);
         const ooms = this.cgroups.oomKills(cgroup);
-        const outcome = await this.drive({ lease, cgroup, child: this.spawn(lease.uid, opts.runDir, cgroup) }, req.code, limits, req.signal);
+        const outcome = await this.drive({ lease, cgroup, child: this.spawn(lease.uid, opts.runDir, cgroup, opts.nice) }, req.code, limits, req.signal);
         const result = pythonResult(outcome, limits, this.cgroups.oomKills(cgroup) > ooms);
         if (!req.saveFiles || result.error) return result;
         // Every process of the run is gone before its files are read: nothing changes under the walk.

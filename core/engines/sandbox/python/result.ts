@@ -11,7 +11,12 @@ import { capError, timeoutError } from '../output.js';
 /** The result of a run that ended with `o`, under `limits`; `outOfMemory`: the cgroup's OOM killer acted. */
 export function pythonResult(o: ProcessOutcome, limits: AppliedLimits, outOfMemory: boolean): SandboxResult {
   const base = { stdout: o.stdout, stderr: o.stderr, truncated: o.truncated, durationMs: o.durationMs };
-  if (o.timedOut) return { ...base, error: timeoutError(limits.timeoutMs) };
+  const overMemory = (): ExecutionErrorInfo => ({ name: 'MemoryError', value: `The run exceeded its memory limit of ${limits.memoryMb} MB.`, traceback: o.stderr.slice(-20).join('\n') });
+  // A run the OOM killer acted in during this run broke on its memory even when the clock then
+  // stopped it: a parent left waiting for a child killed for memory runs into the time limit,
+  // and "timed out" would send the caller after the wrong limit. The count is the run's own
+  // cgroup's, read before and after it, so the evidence is this run's.
+  if (o.timedOut) return { ...base, error: outOfMemory ? capError(overMemory()) : timeoutError(limits.timeoutMs) };
   if (o.aborted) return { ...base, error: { name: 'AbortError', value: 'The run was stopped.', traceback: '' } };
   const reported = readResult(o.result);
   let error = reported === 'unreadable' || reported === 'ok' ? undefined : reported;
@@ -19,9 +24,7 @@ export function pythonResult(o: ProcessOutcome, limits: AppliedLimits, outOfMemo
     error.value = `The run exceeded its memory limit of ${limits.memoryMb} MB.`;
   }
   // The cgroup's OOM killer stopped a process of the run: the run as a whole used too much.
-  if (!error && outOfMemory) {
-    error = { name: 'MemoryError', value: `The run exceeded its memory limit of ${limits.memoryMb} MB.`, traceback: o.stderr.slice(-20).join('\n') };
-  }
+  if (!error && outOfMemory) error = overMemory();
   if (!error && o.flooded) return base; // stopped for flooding output: the capped logs are the answer
   if (!error && o.signal === 'SIGXCPU') error = timeoutError(limits.timeoutMs);
   // No readable result means the run did not finish as the runner intended (killed, exited
