@@ -11,10 +11,13 @@ node --no-node-snapshot --import tsx scripts/readme-tables.ts
 # otherwise, while tsx runs the tests without checking types); their errors are printed after the
 # test report and fail the run. tsconfig.test.json extends tsconfig.json with the same options and
 # includes every file it does (plus tests and scripts, which declare no global or module types), so
-# checking it alone also proves what `tsc -p tsconfig.json` (the build) would check.
+# checking it alone also proves what `tsc -p tsconfig.json` (the build) would check. Incremental:
+# what a previous run found is kept in scratch/ (gitignored), so a run after a small change checks
+# again only what it touches (about 5 s of CPU instead of 16 for tsconfig.test.json).
 mkdir -p scratch
 typecheck_log=scratch/typecheck.txt
-(node_modules/.bin/tsc -p tsconfig.test.json --noEmit && node_modules/.bin/tsc -p console/tsconfig.json) >"$typecheck_log" 2>&1 &
+(node_modules/.bin/tsc -p tsconfig.test.json --noEmit --incremental --tsBuildInfoFile scratch/tsc-test.tsbuildinfo \
+  && node_modules/.bin/tsc -p console/tsconfig.json --incremental --tsBuildInfoFile scratch/tsc-console.tsbuildinfo) >"$typecheck_log" 2>&1 &
 typecheck=$!
 # A run ended early (Ctrl-C, a failed step) does not leave the checks running behind it.
 trap 'pkill -P "$typecheck" 2>/dev/null; kill "$typecheck" 2>/dev/null; true' EXIT
