@@ -162,16 +162,22 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   let running: RunningServer | undefined;
   let child: ChildProcess | undefined;
   let url: string;
-  if (opts.processMode) {
-    // The child is known to be up from its `listening on` log line, an info-level line.
-    if (opts.env?.LOG_LEVEL === undefined) env.LOG_LEVEL = 'info';
-    const entry = opts.serviceConfig ? 'test/fixtures/echo-server.ts' : 'server/main.ts';
-    const s = await spawnServer(entry, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>, opts.ownSession === true);
-    url = s.url;
-    child = s.child;
-  } else {
-    running = await startService(env, opts.serviceConfig ? { serviceConfig: opts.serviceConfig } : {});
-    url = running.url;
+  try {
+    if (opts.processMode) {
+      // The child is known to be up from its `listening on` log line, an info-level line.
+      if (opts.env?.LOG_LEVEL === undefined) env.LOG_LEVEL = 'info';
+      const entry = opts.serviceConfig ? 'test/fixtures/echo-server.ts' : 'server/main.ts';
+      const s = await spawnServer(entry, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>, opts.ownSession === true);
+      url = s.url;
+      child = s.child;
+    } else {
+      running = await startService(env, opts.serviceConfig ? { serviceConfig: opts.serviceConfig } : {});
+      url = running.url;
+    }
+  } catch (err) {
+    // A start refused on purpose (boot validation tests) leaves no data directory behind.
+    if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+    throw err;
   }
   const server: TestServer = {
     url,
