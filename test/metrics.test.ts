@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, type TestServer } from './helpers/server.js';
+import { EMBEDDED_DB_TEMPLATE, startServer, type TestServer } from './helpers/server.js';
 import { startService } from '../server/start.js';
 import { echoOnlyConfig, testServiceConfig } from './fixtures/test-plugins.js';
 
@@ -78,7 +78,7 @@ describe('metrics on the main port, behind ADMIN_TOKEN', () => {
 describe('metrics on METRICS_PORT', () => {
   it('serve /metrics without a token on their own listener, and not on the main port', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'cia-metrics-'));
-    const running = await startService({ PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: 't', LOG_LEVEL: 'error' }, { serviceConfig: echoOnlyConfig() });
+    const running = await startService({ PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: 't', LOG_LEVEL: 'error', EMBEDDED_DB_TEMPLATE }, { serviceConfig: echoOnlyConfig() });
     try {
       assert.ok(running.metricsUrl);
       const res = await fetch(running.metricsUrl + '/metrics');

@@ -9,16 +9,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request, startServer } from './helpers/server.js';
+import { EMBEDDED_DB_TEMPLATE, request, startServer } from './helpers/server.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const ADMIN = 'journal-admin';
 
+/** The echo service in a child process (it is killed), on the suite's embedded database template. */
 function spawnEcho(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'test/fixtures/echo-server.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', DOCUMENTS_PREWARM: 'false' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'error', DOCUMENTS_PREWARM: 'false', EMBEDDED_DB_TEMPLATE },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
