@@ -18,8 +18,8 @@ export interface LoadedInput {
 }
 
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
-/** A `data:` URL's prefix up to its base64 (the media type captured). */
-const DATA_URL = /^data:([^;,]*)(?:;[^,]*)?;base64,/i;
+/** A `data:` URL's prefix up to its base64 (the media type captured); the body worker reads it too (server/body/plain-base64.ts). */
+export const DATA_URL = /^data:([^;,]*)(?:;[^,]*)?;base64,/i;
 /** A byte limit as people read it (`50 MB`, `10 KB`). */
 export function sizeText(bytes: number): string {
   return bytes >= 1e6 ? `${Math.round(bytes / 1e6)} MB` : `${Math.round(bytes / 1e3)} KB`;
@@ -67,25 +67,6 @@ export function base64Text(value: string): { text: string; contentType?: string 
   text = text.replace(/\s+/g, '');
   if (!BASE64.test(text) || text.length % 4 === 1) return undefined;
   return { text, contentType };
-}
-
-/**
- * `value` read the quick way, when it is exactly what Node would write for some bytes (standard
- * alphabet, padded, no whitespace), after an optional `data:` URL prefix: the bytes, the URL's
- * media type and the prefix. Undefined for anything else, which {@link base64Text} then reads
- * (whitespace, URL-safe or unpadded base64, not base64 at all). Issue 24: checking a megabyte
- * string with regular expressions cost more than decoding it; this costs one decode, one encode
- * (native) and one comparison, and where it answers, `base64Text` and `decodeBase64Text` would
- * give the same text, media type and bytes: what Node writes has no whitespace, only the
- * standard alphabet and a length that is a multiple of four.
- */
-export function canonicalBase64(value: string): { data: Buffer; contentType?: string; prefix: string } | undefined {
-  const dataUrl = DATA_URL.exec(value);
-  const prefix = dataUrl?.[0] ?? '';
-  const text = prefix ? value.slice(prefix.length) : value;
-  const data = Buffer.from(text, 'base64');
-  if (data.toString('base64') !== text) return undefined;
-  return { data, contentType: dataUrl?.[1] || undefined, prefix };
 }
 
 /** Decodes what {@link base64Text} kept (standard or URL-safe alphabet). */

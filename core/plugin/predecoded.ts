@@ -70,7 +70,7 @@ export function decodedFields(): { made: number; rebuilt: number } {
 /**
  * How a {@link DecodedBase64} gets its string back: the string's UTF-8 bytes, or, for a string
  * that was exactly Node's base64 of the bytes after an optional `data:` URL prefix (what nearly
- * every client sends; core/plugin/inputs.ts `canonicalBase64`), that prefix: the rest is the
+ * every client sends; server/body/plain-base64.ts), that prefix: the rest is the
  * bytes' own encoding, so a copy of the string need not be kept (issue 24: keeping one cost the
  * serving thread a megabyte of fresh memory per megabyte of file, and the collections that go
  * with it). Handlers only read an input's bytes; none writes into them.

@@ -7,9 +7,10 @@
  */
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { base64Text, canonicalBase64, decodeBase64Text } from '../../core/plugin/inputs.js';
+import { base64Text, decodeBase64Text } from '../../core/plugin/inputs.js';
 import { nestedDeeperThan, textNestedDeeperThan } from '../json-depth.js';
-import { plainStringValues } from './plain-strings.js';
+import { plainStringValues, type PlainString } from './plain-strings.js';
+import { plainBase64, type PlainBase64 } from './plain-base64.js';
 
 type SecureParse = (text: string, reviver: undefined, options: { protoAction: 'error'; constructorAction: 'error' }) => unknown;
 // Fastify's own dependency, loaded from where Fastify finds it: the parse refuses what Fastify's
@@ -42,7 +43,7 @@ export interface DecodedString {
    * Set when the string was taken out of `value` (left `null` there) because it is a file field:
    * its length, and how to get the string back should anything need it: where its UTF-8 bytes
    * are in `sources`, or, for a string that is exactly what Node writes for its bytes (most
-   * files; see canonicalBase64), the prefix to put before their base64 (nothing is sent).
+   * files; see plain-base64.ts), the prefix to put before their base64 (nothing is sent).
    */
   removed?: { length: number; source: number } | { length: number; prefix: string };
 }
@@ -62,14 +63,13 @@ function fileField(value: unknown, path: BodyPath): boolean {
 
 /** A long string value cut out of the text before parsing, read from its bytes. */
 interface CutString {
-  /** The string itself (its bytes are ASCII, so read as Latin-1 they are its characters). */
-  text: string;
-  /** Its bytes, prefix and media type as canonicalBase64 read them. */
-  read: NonNullable<ReturnType<typeof canonicalBase64>>;
+  /** Where its characters are in the body (ASCII: read as Latin-1, the bytes are the characters). */
+  at: PlainString;
+  read: PlainBase64;
 }
 
 /**
- * The text with every long string value that is plain base64 (canonicalBase64) replaced by a
+ * The text with every long string value that is plain base64 (plain-base64.ts) replaced by a
  * stand-in: `marker` and its number, a string no caller can guess. JSON.parse then neither turns
  * those megabytes into text nor copies them into strings, and the prototype-key scan of
  * secure-json-parse reads a short text (the keys, which that scan is about, are all still there).
@@ -79,14 +79,13 @@ function cutBase64(bytes: Buffer, minDecode: number): { text: Buffer; marker: st
   const cut: CutString[] = [];
   const parts: Buffer[] = [];
   let from = 0;
-  for (const s of plainStringValues(bytes, minDecode)) {
-    const text = bytes.toString('latin1', s.start, s.end);
-    const read = canonicalBase64(text);
+  for (const at of plainStringValues(bytes, minDecode)) {
+    const read = plainBase64(bytes, at.start, at.end);
     // Not plain base64 (not base64, or wrapped, URL-safe, unpadded): parsed and read as before.
     if (!read) continue;
-    parts.push(bytes.subarray(from, s.start), Buffer.from(marker + cut.length, 'latin1'));
-    cut.push({ text, read });
-    from = s.end;
+    parts.push(bytes.subarray(from, at.start), Buffer.from(marker + cut.length, 'latin1'));
+    cut.push({ at, read });
+    from = at.end;
   }
   if (cut.length === 0) return { text: bytes, marker, cut };
   parts.push(bytes.subarray(from));
@@ -129,12 +128,13 @@ export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; pl
       if (stand) {
         // A string cut out before parsing: already decoded; back in place unless it leaves as bytes.
         const { data, contentType, prefix } = stand.read;
+        const length = stand.at.end - stand.at.start;
         buffers.push(data);
-        decoded.push({ path, contentType, textLength: stand.text.length - prefix.length });
+        decoded.push({ path, contentType, textLength: length - prefix.length });
         if (arg.placeholders && fileField(value, path)) {
-          decoded.at(-1)!.removed = { length: stand.text.length, prefix };
+          decoded.at(-1)!.removed = { length, prefix };
           put(path, null);
-        } else put(path, stand.text);
+        } else put(path, bytes.toString('latin1', stand.at.start, stand.at.end));
         continue;
       }
       const parts = base64Text(v);
