@@ -5,14 +5,16 @@
  * work is not counted as the server's (fetch copies every body it sends: 27 MB a request);
  * bodies are built once and written with node:http, which sends the bytes as they are. The
  * server's event-loop delay during the flood is read from its /metrics (prom-client's monitor,
- * reset at each read). Both runs happen back to back on the same machine: compare their ratio,
- * not the absolute figures (which depend on the load, printed with each run).
+ * reset at each read), and the server's CPU time per body it read, the serving thread's apart
+ * (from /proc). Both runs happen back to back on the same machine: compare their ratio, not the
+ * absolute figures (which depend on the load, printed with each run).
  *
  * Run: npm run bench:body-parse [-- bodies=40 images=20 [worker]] — `worker`: the second run only.
  * BENCH_CPU_PROF=<module>: the server imports it first (NODE_OPTIONS --import; --cpu-prof is not
  * allowed there), e.g. a module that starts the inspector's profiler.
  */
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { startServer, type TestServer } from '../test/helpers/server.js';
@@ -39,6 +41,19 @@ async function loopDelay(server: TestServer): Promise<Record<string, number>> {
   const text = (await server.call('GET', '/metrics', { key: server.adminToken })).text;
   const read = (name: string) => Number(new RegExp(`^cia_nodejs_eventloop_lag_${name}_seconds (\\S+)`, 'm').exec(text)?.[1] ?? NaN) * 1000;
   return { p50: read('p50'), p99: read('p99'), max: read('max') };
+}
+
+/**
+ * CPU time (ms) the server process has used, and its serving thread alone (the task whose id is
+ * the process id), from /proc: less sensitive to the machine's load than the latencies are.
+ */
+function cpuMs(pid: number): { process: number; thread: number } {
+  const read = (path: string) => {
+    const stat = readFileSync(path, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  };
+  return { process: read(`/proc/${pid}/stat`), thread: read(`/proc/${pid}/task/${pid}/stat`) };
 }
 
 /** One run: `bodies` requests (two at a time) of `images` 1 MB base64 files each, while /healthz is polled. */
@@ -68,6 +83,7 @@ async function run(offThreadBytes: string, profile: string | undefined): Promise
   })();
   const statuses = new Map<number, number>();
   let left = bodies;
+  const cpu0 = cpuMs(server.pid);
   const t0 = performance.now();
   await Promise.all(
     [0, 1].map(async () => {
@@ -78,6 +94,7 @@ async function run(offThreadBytes: string, profile: string | undefined): Promise
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
+  const cpu1 = cpuMs(server.pid);
   stop = true;
   await poll;
   const delay = await loopDelay(server);
@@ -87,6 +104,8 @@ async function run(offThreadBytes: string, profile: string | undefined): Promise
   const pct = (p: number) => health[Math.min(health.length - 1, Math.floor((p / 100) * health.length))]!;
   return [
     `  ${bodies} bodies of ${(body.length / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s (${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ')}); load average ${loadBefore} before, ${load()} after`,
+    // Per body read (the 400s): a 429 is refused before its body is parsed.
+    `  server CPU per body read: ${((cpu1.process - cpu0.process) / Math.max(1, statuses.get(400) ?? 0)).toFixed(0)} ms, of which the serving thread ${((cpu1.thread - cpu0.thread) / Math.max(1, statuses.get(400) ?? 0)).toFixed(0)} ms`,
     `  server event-loop delay p50 ${delay.p50!.toFixed(0)} ms, p99 ${delay.p99!.toFixed(0)} ms, max ${delay.max!.toFixed(0)} ms`,
     `  /healthz p50 ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms (${health.length} calls)`,
   ].join('\n');

@@ -18,6 +18,8 @@ export interface LoadedInput {
 }
 
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
+/** A `data:` URL's prefix up to its base64 (the media type captured); the body worker reads it too (server/body/plain-base64.ts). */
+export const DATA_URL = /^data:([^;,]*)(?:;[^,]*)?;base64,/i;
 /** A byte limit as people read it (`50 MB`, `10 KB`). */
 export function sizeText(bytes: number): string {
   return bytes >= 1e6 ? `${Math.round(bytes / 1e6)} MB` : `${Math.round(bytes / 1e3)} KB`;
@@ -57,7 +59,7 @@ export function fromBase64(value: string | DecodedBase64, label: string, maxByte
 export function base64Text(value: string): { text: string; contentType?: string } | undefined {
   let text = value.trim();
   let contentType: string | undefined;
-  const dataUrl = /^data:([^;,]*)(?:;[^,]*)?;base64,/i.exec(text);
+  const dataUrl = DATA_URL.exec(text);
   if (dataUrl) {
     contentType = dataUrl[1] || undefined;
     text = text.slice(dataUrl[0].length);

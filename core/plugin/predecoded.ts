@@ -68,6 +68,16 @@ export function decodedFields(): { made: number; rebuilt: number } {
 }
 
 /**
+ * How a {@link DecodedBase64} gets its string back: the string's UTF-8 bytes, or, for a string
+ * that was exactly Node's base64 of the bytes after an optional `data:` URL prefix (what nearly
+ * every client sends; server/body/plain-base64.ts), that prefix: the rest is the
+ * bytes' own encoding, so a copy of the string need not be kept (issue 24: keeping one cost the
+ * serving thread a megabyte of fresh memory per megabyte of file, and the collections that go
+ * with it). Handlers only read an input's bytes; none writes into them.
+ */
+export type SentText = Buffer | { prefix: string };
+
+/**
  * A base64 file field of a large body, decoded off the serving thread and never turned back into
  * a string there (issue 24: receiving a 27 MB body's strings from the worker cost that thread
  * more than everything else it did for the request). It stands in the input where the string was,
@@ -84,19 +94,19 @@ export class DecodedBase64 {
   readonly #contentType: string | undefined;
   readonly #textLength: number;
   readonly #length: number;
-  readonly #source: Buffer;
+  readonly #sent: SentText;
 
   /**
    * `data`: the decoded bytes; `contentType`: the `data:` URL's media type, if any; `textLength`:
    * characters of base64 once the prefix and whitespace were dropped; `length`: the string's
-   * length as sent; `source`: the string as sent, in UTF-8.
+   * length as sent; `sent`: how to get the string as sent back (see {@link SentText}).
    */
-  constructor(data: Buffer, contentType: string | undefined, textLength: number, length: number, source: Buffer) {
+  constructor(data: Buffer, contentType: string | undefined, textLength: number, length: number, sent: SentText) {
     this.#data = data;
     this.#contentType = contentType;
     this.#textLength = textLength;
     this.#length = length;
-    this.#source = source;
+    this.#sent = sent;
     made += 1;
   }
 
@@ -123,7 +133,8 @@ export class DecodedBase64 {
   /** The string as sent, built only when something asks for it. */
   text(): string {
     rebuilt += 1;
-    return this.#source.toString('utf8');
+    const sent = this.#sent;
+    return Buffer.isBuffer(sent) ? sent.toString('utf8') : sent.prefix + this.#data.toString('base64');
   }
 
   toString(): string {

@@ -60,8 +60,10 @@ function register(req: FastifyRequest, parsed: Extract<JsonWork.ParsedBody, { ki
     for (const step of d.path.slice(0, -1)) at = (at as Record<string | number, unknown>)?.[step];
     const key = d.path.at(-1)!;
     if (d.removed) {
-      const src = parsed.sources[d.removed.source]!;
-      (at as Record<string | number, unknown>)[key] = new DecodedBase64(data, d.contentType, d.textLength, d.removed.length, Buffer.from(src.buffer, src.byteOffset, src.byteLength));
+      // The string as sent: its bytes, or (plain base64, most files) a prefix and the bytes' own encoding.
+      const src = 'source' in d.removed ? parsed.sources[d.removed.source]! : undefined;
+      const sent = src ? Buffer.from(src.buffer, src.byteOffset, src.byteLength) : { prefix: (d.removed as { prefix: string }).prefix };
+      (at as Record<string | number, unknown>)[key] = new DecodedBase64(data, d.contentType, d.textLength, d.removed.length, sent);
       return;
     }
     const text = (at as Record<string | number, unknown>)?.[key];

@@ -43,4 +43,38 @@ describe('parseJsonBody', () => {
     assert.equal((out.value as { note: string }).note, 'café ☕');
     assert.equal(Buffer.from(out.buffers[0]!).toString(), 'split across chunks');
   });
+
+  it('reads plain base64 values from the bytes, and gives every string and refusal JSON.parse would', () => {
+    const file = Buffer.from('a file of some bytes, plain base64 once encoded');
+    const b64 = file.toString('base64');
+    const wrapped = `${b64.slice(0, 8)}\n${b64.slice(8)}`;
+    const body = { inputMethod: 'base64', files: [b64, `data:application/pdf;base64,${b64}`, wrapped, 'not base64 at all!'.repeat(3)], [b64]: 'a key, not a value', other: { top: b64.replace(/=+$/, '') } };
+    const text = JSON.stringify(body);
+    for (const placeholders of [false, true]) {
+      const out = parseJsonBody({ chunks: [new Uint8Array(Buffer.from(text))], minDecode: 8, placeholders });
+      assert.equal(out.kind, 'ok');
+      if (out.kind !== 'ok') return;
+      const value = out.value as typeof body;
+      // Every string the parse gives back is the one sent; decoded files leave only with placeholders.
+      assert.deepEqual(value.files, placeholders ? [null, null, null, body.files[3]] : body.files);
+      assert.equal(value[b64], 'a key, not a value');
+      assert.equal(value.other.top, body.other.top, 'unpadded base64 outside a file field stays a string');
+      const byPath = new Map(out.decoded.map((d, i) => [d.path.join('/'), { d, bytes: Buffer.from(out.buffers[i]!) }]));
+      for (const p of ['files/0', 'files/1', 'files/2', 'other/top']) assert.ok(byPath.get(p)?.bytes.equals(file), p);
+      assert.equal(byPath.get('files/1')!.d.contentType, 'application/pdf');
+      assert.equal(byPath.get('files/1')!.d.textLength, b64.length);
+      // The plain ones are rebuilt from their bytes (no copy sent); the wrapped one comes back as sent.
+      if (placeholders) {
+        assert.deepEqual(byPath.get('files/1')!.d.removed, { length: body.files[1]!.length, prefix: 'data:application/pdf;base64,' });
+        assert.deepEqual(byPath.get('files/0')!.d.removed, { length: b64.length, prefix: '' });
+        assert.equal(Buffer.from(out.sources[(byPath.get('files/2')!.d.removed as { source: number }).source]!).toString(), wrapped);
+      }
+    }
+    // A whole body that is one long string; an invalid body whose only long string is plain base64.
+    const whole = parseJsonBody({ chunks: [new Uint8Array(Buffer.from(JSON.stringify(b64)))], minDecode: 8 });
+    assert.equal(whole.kind === 'ok' && whole.value, b64);
+    assert.equal(parse(`{"files":["${b64}"] "x":1}`).kind, 'invalid');
+    assert.equal(parse(`{"files":["${b64}",]}`).kind, 'invalid');
+    assert.equal(parse(`{"__proto__":{"files":["${b64}"]}}`).kind, 'invalid');
+  });
 });

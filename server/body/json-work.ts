@@ -6,8 +6,11 @@
  * bytes back (moved, not copied) with the path of the string they came from.
  */
 import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
 import { base64Text, decodeBase64Text } from '../../core/plugin/inputs.js';
 import { nestedDeeperThan, textNestedDeeperThan } from '../json-depth.js';
+import { plainStringValues, type PlainString } from './plain-strings.js';
+import { plainBase64, type PlainBase64 } from './plain-base64.js';
 
 type SecureParse = (text: string, reviver: undefined, options: { protoAction: 'error'; constructorAction: 'error' }) => unknown;
 // Fastify's own dependency, loaded from where Fastify finds it: the parse refuses what Fastify's
@@ -27,7 +30,7 @@ export type ParsedBody =
       /** The decoded bytes, one per entry of `decoded` (moved to the serving thread). */
       buffers: Uint8Array[];
       decoded: DecodedString[];
-      /** The removed strings' UTF-8 bytes (moved too), named by `removed.source`. */
+      /** The removed strings' UTF-8 bytes (moved too), named by `removed.source` (none for those rebuilt from their bytes). */
       sources: Uint8Array[];
     };
 
@@ -38,9 +41,11 @@ export interface DecodedString {
   textLength: number;
   /**
    * Set when the string was taken out of `value` (left `null` there) because it is a file field:
-   * its length, and where its UTF-8 bytes are in `sources`, should anything need the string back.
+   * its length, and how to get the string back should anything need it: where its UTF-8 bytes
+   * are in `sources`, or, for a string that is exactly what Node writes for its bytes (most
+   * files; see plain-base64.ts), the prefix to put before their base64 (nothing is sent).
    */
-  removed?: { length: number; source: number };
+  removed?: { length: number; source: number } | { length: number; prefix: string };
 }
 
 /**
@@ -56,6 +61,37 @@ function fileField(value: unknown, path: BodyPath): boolean {
   return !!parent && typeof parent === 'object' && !Array.isArray(parent) && (parent as { inputMethod?: unknown }).inputMethod === 'base64';
 }
 
+/** A long string value cut out of the text before parsing, read from its bytes. */
+interface CutString {
+  /** Where its characters are in the body (ASCII: read as Latin-1, the bytes are the characters). */
+  at: PlainString;
+  read: PlainBase64;
+}
+
+/**
+ * The text with every long string value that is plain base64 (plain-base64.ts) replaced by a
+ * stand-in: `marker` and its number, a string no caller can guess. JSON.parse then neither turns
+ * those megabytes into text nor copies them into strings, and the prototype-key scan of
+ * secure-json-parse reads a short text (the keys, which that scan is about, are all still there).
+ */
+function cutBase64(bytes: Buffer, minDecode: number): { text: Buffer; marker: string; cut: CutString[] } {
+  const marker = `${randomBytes(12).toString('hex')}#`;
+  const cut: CutString[] = [];
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const at of plainStringValues(bytes, minDecode)) {
+    const read = plainBase64(bytes, at.start, at.end);
+    // Not plain base64 (not base64, or wrapped, URL-safe, unpadded): parsed and read as before.
+    if (!read) continue;
+    parts.push(bytes.subarray(from, at.start), Buffer.from(marker + cut.length, 'latin1'));
+    cut.push({ at, read });
+    from = at.end;
+  }
+  if (cut.length === 0) return { text: bytes, marker, cut };
+  parts.push(bytes.subarray(from));
+  return { text: Buffer.concat(parts), marker, cut };
+}
+
 /**
  * Parses the body (UTF-8 JSON, in the chunks it arrived in). With `placeholders`, decoded file
  * fields leave `value` (see {@link DecodedString.removed}). Strings of at least `minDecode` characters that read as base64 are
@@ -67,8 +103,9 @@ export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; pl
   const bytes = Buffer.concat(arg.chunks);
   // Read before parsing, as on the serving thread (json-body-parser.ts): a deep body is not built.
   if (textNestedDeeperThan(bytes)) return { kind: 'deep' };
+  const { text, marker, cut } = cutBase64(bytes, arg.minDecode);
   try {
-    value = secureParse(bytes.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
+    value = secureParse(text.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch {
     return { kind: 'invalid' };
   }
@@ -76,11 +113,30 @@ export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; pl
   const buffers: Uint8Array[] = [];
   const decoded: DecodedString[] = [];
   const sources: Uint8Array[] = [];
+  /** Sets the string at `path` (the whole body when the path is empty). */
+  const put = (path: BodyPath, v: unknown) => {
+    if (path.length === 0) value = v;
+    else (path.slice(0, -1).reduce((at: unknown, step) => (at as Record<string | number, unknown>)[step], value) as Record<string | number, unknown>)[path.at(-1)!] = v;
+  };
+  const worth = (v: unknown) => worthVisiting(v, arg.minDecode) || (typeof v === 'string' && v.startsWith(marker));
   // Depth is bounded by the check above, so the explicit stack stays short.
-  const stack: [unknown, BodyPath][] = worthVisiting(value, arg.minDecode) ? [[value, []]] : [];
+  const stack: [unknown, BodyPath][] = worth(value) ? [[value, []]] : [];
   while (stack.length > 0) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'string') {
+      const stand = v.startsWith(marker) ? cut[Number(v.slice(marker.length))] : undefined;
+      if (stand) {
+        // A string cut out before parsing: already decoded; back in place unless it leaves as bytes.
+        const { data, contentType, prefix } = stand.read;
+        const length = stand.at.end - stand.at.start;
+        buffers.push(data);
+        decoded.push({ path, contentType, textLength: length - prefix.length });
+        if (arg.placeholders && fileField(value, path)) {
+          decoded.at(-1)!.removed = { length, prefix };
+          put(path, null);
+        } else put(path, bytes.toString('latin1', stand.at.start, stand.at.end));
+        continue;
+      }
       const parts = base64Text(v);
       if (!parts) continue;
       buffers.push(decodeBase64Text(parts.text));
@@ -88,14 +144,14 @@ export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; pl
       if (arg.placeholders && fileField(value, path)) {
         decoded.at(-1)!.removed = { length: v.length, source: sources.push(Buffer.from(v, 'utf8')) - 1 };
         // The serving thread gets the bytes, not the string (about 27 MB per attack body to rebuild there).
-        (path.slice(0, -1).reduce((at: unknown, step) => (at as Record<string | number, unknown>)[step], value) as Record<string | number, unknown>)[path.at(-1)!] = null;
+        put(path, null);
       }
     } else if (Array.isArray(v)) {
       v.forEach((item, i) => {
-        if (worthVisiting(item, arg.minDecode)) stack.push([item, [...path, i]]);
+        if (worth(item)) stack.push([item, [...path, i]]);
       });
     } else if (v && typeof v === 'object') {
-      for (const [k, item] of Object.entries(v)) if (worthVisiting(item, arg.minDecode)) stack.push([item, [...path, k]]);
+      for (const [k, item] of Object.entries(v)) if (worth(item)) stack.push([item, [...path, k]]);
     }
   }
   return { kind: 'ok', value, buffers, decoded, sources };
