@@ -64,6 +64,10 @@ before(async () => {
       res.setHeader('content-type', 'text/html');
       return res.end(`<title>W</title><p id=out>small</p><script>new Worker('/worker.js').onmessage = (e) => { out.textContent = 'got ' + e.data; };</script>`);
     }
+    if (u.pathname === '/fetches-blob') {
+      res.setHeader('content-type', 'text/html');
+      return res.end(`<title>B</title><p id=out>small</p><script>fetch('/blob').then((r) => r.arrayBuffer()).then((b) => { out.textContent = 'got ' + b.byteLength; })</script>`);
+    }
     if (u.pathname === '/secret') {
       secretHits++;
       return res.end('secret');
@@ -197,6 +201,29 @@ test("maxBytes counts what the page downloads, a worker's fetches included: past
     );
     // A page within the cap renders as usual.
     const small = await engine.render({ url: `http://127.0.0.1:${port}/js`, maxBytes: 1_000_000 });
+    assert.match(small.html, /built by script/);
+  } finally {
+    await engine.close();
+  }
+});
+
+test("maxBytes counts the page's own downloads in a key's warm context too, call after call", async () => {
+  // The meter reads the page's traffic from puppeteer's own session of the page (byte-meter.ts):
+  // a kept page must go on reporting it to every later job of its key.
+  const engine = createBrowserEngine({ dataDir: os.tmpdir(), env: { ALLOW_PRIVATE_NETWORK: 'true' }, log, publicBaseUrl: () => '' });
+  try {
+    const url = `http://127.0.0.1:${port}/fetches-blob`;
+    const owner = 'key-meter';
+    for (let call = 0; call < 2; call++) {
+      const free = await engine.render({ url, owner, waitMs: 200 });
+      assert.match(free.html, /got 3000000/);
+      await assert.rejects(
+        engine.render({ url, owner, maxBytes: 1_000_000, waitMs: 200 }),
+        (e: unknown) => e instanceof ServiceError && e.status === 413 && /larger than the 1 MB limit/.test(e.message),
+      );
+    }
+    // A call within the cap still renders as usual in the same key's context.
+    const small = await engine.render({ url: `http://127.0.0.1:${port}/js`, owner, maxBytes: 1_000_000 });
     assert.match(small.html, /built by script/);
   } finally {
     await engine.close();
