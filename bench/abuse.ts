@@ -143,6 +143,25 @@ function threadSplit(pid: number, before: ReturnType<typeof threadTimes>): strin
   return `other threads' CPU: ${parts.join(', ') || 'none lowered'}; at the service's nice ${rest.toFixed(0)} ms`;
 }
 
+/** The serving thread's garbage collections so far by kind (prom-client's `gc_duration_seconds`, the main isolate only): seconds and count. */
+async function gcTotals(server: TestServer): Promise<Map<string, { s: number; n: number }>> {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.adminToken}` } })).text();
+  const out = new Map<string, { s: number; n: number }>();
+  for (const m of text.matchAll(/^cia_nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} ([\d.e+-]+)$/gm)) {
+    const t = out.get(m[2]!) ?? { s: 0, n: 0 };
+    if (m[1] === 'sum') t.s = Number(m[3]);
+    else t.n = Number(m[3]);
+    out.set(m[2]!, t);
+  }
+  return out;
+}
+
+/** The serving thread's collections over a phase, e.g. `major 12× 340 ms`. */
+function gcSplit(before: Map<string, { s: number; n: number }>, after: Map<string, { s: number; n: number }>): string {
+  const parts = [...after].map(([kind, t]) => ({ kind, n: t.n - (before.get(kind)?.n ?? 0), ms: 1000 * (t.s - (before.get(kind)?.s ?? 0)) })).filter((p) => p.n > 0);
+  return `serving thread's GC: ${parts.map((p) => `${p.kind} ${p.n}× ${p.ms.toFixed(0)} ms`).join(', ') || 'none'}`;
+}
+
 const fmt = (l: Latencies) => `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms (${l.count} calls${l.errors ? `, ${l.errors} failed` : ''})`;
 
 async function main() {
@@ -241,13 +260,16 @@ async function main() {
     const victimCall = (signal: AbortSignal) => call(server, victim, a.victim.method ?? 'POST', a.victim.path, a.victim.body, signal);
     const quietStop = AbortSignal.timeout(quietSeconds * 1000);
     setMaxListeners(0, quietStop);
+    const gcQuietBefore = await gcTotals(server);
     const quiet = await loop(victimCall, quietStop);
+    const gcQuiet = gcSplit(gcQuietBefore, await gcTotals(server));
 
     // Each attack comes from a fresh ordinary key (the deployment's default rate limit, so one
     // attack does not spend the next one's minute); the victim's limit is out of the way.
     const attacker = (await server.createKey({ name: 'attacker', credits: 1_000_000_000 })).key;
     sampler.start();
     const threadsBefore = threadTimes(server.pid);
+    const gcBefore = await gcTotals(server);
     const stop = new AbortController();
     // Every call of the phase listens to it; thousands of short calls are expected, not a leak.
     setMaxListeners(0, stop.signal);
@@ -263,6 +285,7 @@ async function main() {
     const h = await healthLoop;
     clearTimeout(phase);
     const split = threadSplit(server.pid, threadsBefore);
+    const gc = gcSplit(gcBefore, await gcTotals(server));
     await new Promise((r) => setTimeout(r, 2000));
     sampler.stop();
 
@@ -283,7 +306,7 @@ async function main() {
         `  victim quiet ${fmt(quiet)}; under attack ${fmt(underAttack)}; p99 ratio ${ratio.toFixed(2)}× (target ≤ 3×)`,
         `  /healthz under attack ${fmt(h)} (target p99 ≤ 100 ms)`,
         `  serving thread: ${th ? `${th.cpuMs.toFixed(0)} ms on a core, ${th.waitMs.toFixed(0)} ms runnable waiting for one (${((100 * th.waitMs) / th.phaseMs).toFixed(1)}% of the ${(th.phaseMs / 1000).toFixed(0)} s phase; ${(th.waitMs / Math.max(1, th.slices)).toFixed(2)} ms per wake-up)` : 'unreadable'}; tools' nice/group nice: ${niced.join('; ') || 'none seen'}`,
-        `  ${split}`,
+        `  ${split}; ${gc} (quiet phase: ${gcQuiet.replace("serving thread's GC: ", '')})`,
         `  peak RSS: instance ${sampler.instancePeak.toFixed(0)} MB (${rssMb(server.pid)!.toFixed(0)} MB 2 s after)${tools.length ? '; ' + tools.join(', ') : '; no tool process seen'}`,
       ].join('\n'),
     );
