@@ -193,7 +193,7 @@ class ComputePool implements ComputeEngine {
       // The call's priority by its key's calls running now, this one included (the queue counts
       // them): a key's first runs at COMPUTE_NICE, each further one a step lower, so one key's flood
       // of large bodies sinks below the serving thread and below another key's single call (issue
-      // 24: a fixed nice for every call let a flood's two workers hold the cores the victim needed).
+      // 24: at one fixed nice a flood's further calls weighed as much as another key's only one).
       const nice = fairNice(this.nice, this.niceStep, this.queue.held(job.owner) - 1);
       const slot = this.closest(idle, nice);
       slot.job = job;
