@@ -9,7 +9,7 @@
  * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`; the same words
  * may be given as BENCH_ATTACKS=convert,doc-to-text (either way, or both). The instance runs with
  * the deployment's malloc settings (BENCH_MALLOC=off: glibc's defaults) and passes
- * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, TOOLS_NICE, TOOLS_NICE_STEP, OFFICE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and
+ * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, COMPUTE_NICE_STEP, TOOLS_NICE, TOOLS_NICE_STEP, OFFICE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and
  * KEY_REFUSAL_HOLD_MS through. Each phase also prints the serving thread's time on a core and
  * its time runnable but waiting for one (the kernel's schedstat): the wait is what tools at the
  * service's priority cause, and, unlike a latency, it is not timed across two loaded processes.
@@ -17,7 +17,7 @@
 import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '../test/helpers/server.js';
 import { startFake } from '../plugins/extract/fake.js';
@@ -104,6 +104,64 @@ async function runAttack(server: TestServer, key: string, a: Attack, stop: Abort
   return statuses;
 }
 
+/** CPU and run-queue wait (ms) of each thread of the instance, with its nice value, from /proc. */
+function threadTimes(pid: number): Map<string, { cpuMs: number; waitMs: number; nice: number }> {
+  const out = new Map<string, { cpuMs: number; waitMs: number; nice: number }>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+        out.set(tid, { cpuMs: run! / 1e6, waitMs: wait! / 1e6, nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) });
+      } catch {
+        // Ended while read.
+      }
+    }
+  } catch {
+    // The instance is gone.
+  }
+  return out;
+}
+
+/**
+ * Where the instance's CPU went over a phase, besides the serving thread: its threads below the
+ * service's nice (the compute workers, by the nice they had at the end) and the rest at the
+ * service's own (V8's garbage-collector and compiler helpers, libuv's pool), which a compute
+ * worker's nice does not lower.
+ */
+function threadSplit(pid: number, before: ReturnType<typeof threadTimes>): string {
+  const own = threadTimes(pid).get(String(pid))?.nice ?? 0;
+  const lowered = new Map<number, { n: number; cpuMs: number }>();
+  let rest = 0;
+  for (const [tid, t] of threadTimes(pid)) {
+    if (tid === String(pid)) continue;
+    const cpuMs = t.cpuMs - (before.get(tid)?.cpuMs ?? 0);
+    if (t.nice === own) rest += cpuMs;
+    else lowered.set(t.nice, { n: (lowered.get(t.nice)?.n ?? 0) + 1, cpuMs: (lowered.get(t.nice)?.cpuMs ?? 0) + cpuMs });
+  }
+  const parts = [...lowered].sort(([a], [b]) => a - b).map(([nice, g]) => `${g.n} at nice ${nice} ${g.cpuMs.toFixed(0)} ms`);
+  return `other threads' CPU: ${parts.join(', ') || 'none lowered'}; at the service's nice ${rest.toFixed(0)} ms`;
+}
+
+/** The serving thread's garbage collections so far by kind (prom-client's `gc_duration_seconds`, the main isolate only): seconds and count. */
+async function gcTotals(server: TestServer): Promise<Map<string, { s: number; n: number }>> {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.adminToken}` } })).text();
+  const out = new Map<string, { s: number; n: number }>();
+  for (const m of text.matchAll(/^cia_nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} ([\d.e+-]+)$/gm)) {
+    const t = out.get(m[2]!) ?? { s: 0, n: 0 };
+    if (m[1] === 'sum') t.s = Number(m[3]);
+    else t.n = Number(m[3]);
+    out.set(m[2]!, t);
+  }
+  return out;
+}
+
+/** The serving thread's collections over a phase, e.g. `major 12× 340 ms`. */
+function gcSplit(before: Map<string, { s: number; n: number }>, after: Map<string, { s: number; n: number }>): string {
+  const parts = [...after].map(([kind, t]) => ({ kind, n: t.n - (before.get(kind)?.n ?? 0), ms: 1000 * (t.s - (before.get(kind)?.s ?? 0)) })).filter((p) => p.n > 0);
+  return `serving thread's GC: ${parts.map((p) => `${p.kind} ${p.n}× ${p.ms.toFixed(0)} ms`).join(', ') || 'none'}`;
+}
+
 const fmt = (l: Latencies) => `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms (${l.count} calls${l.errors ? `, ${l.errors} failed` : ''})`;
 
 async function main() {
@@ -144,6 +202,7 @@ async function main() {
       DOCUMENTS_PREWARM: 'true',
       JSON_OFF_THREAD_BYTES: process.env.JSON_OFF_THREAD_BYTES,
       COMPUTE_NICE: process.env.COMPUTE_NICE,
+      COMPUTE_NICE_STEP: process.env.COMPUTE_NICE_STEP,
       // The tools' and LibreOffice's priority, to compare them niced and at the service's in one tree.
       TOOLS_NICE: process.env.TOOLS_NICE,
       TOOLS_NICE_STEP: process.env.TOOLS_NICE_STEP,
@@ -201,12 +260,16 @@ async function main() {
     const victimCall = (signal: AbortSignal) => call(server, victim, a.victim.method ?? 'POST', a.victim.path, a.victim.body, signal);
     const quietStop = AbortSignal.timeout(quietSeconds * 1000);
     setMaxListeners(0, quietStop);
+    const gcQuietBefore = await gcTotals(server);
     const quiet = await loop(victimCall, quietStop);
+    const gcQuiet = gcSplit(gcQuietBefore, await gcTotals(server));
 
     // Each attack comes from a fresh ordinary key (the deployment's default rate limit, so one
     // attack does not spend the next one's minute); the victim's limit is out of the way.
     const attacker = (await server.createKey({ name: 'attacker', credits: 1_000_000_000 })).key;
     sampler.start();
+    const threadsBefore = threadTimes(server.pid);
+    const gcBefore = await gcTotals(server);
     const stop = new AbortController();
     // Every call of the phase listens to it; thousands of short calls are expected, not a leak.
     setMaxListeners(0, stop.signal);
@@ -221,6 +284,8 @@ async function main() {
     const statuses = await attackDone;
     const h = await healthLoop;
     clearTimeout(phase);
+    const split = threadSplit(server.pid, threadsBefore);
+    const gc = gcSplit(gcBefore, await gcTotals(server));
     await new Promise((r) => setTimeout(r, 2000));
     sampler.stop();
 
@@ -241,6 +306,7 @@ async function main() {
         `  victim quiet ${fmt(quiet)}; under attack ${fmt(underAttack)}; p99 ratio ${ratio.toFixed(2)}× (target ≤ 3×)`,
         `  /healthz under attack ${fmt(h)} (target p99 ≤ 100 ms)`,
         `  serving thread: ${th ? `${th.cpuMs.toFixed(0)} ms on a core, ${th.waitMs.toFixed(0)} ms runnable waiting for one (${((100 * th.waitMs) / th.phaseMs).toFixed(1)}% of the ${(th.phaseMs / 1000).toFixed(0)} s phase; ${(th.waitMs / Math.max(1, th.slices)).toFixed(2)} ms per wake-up)` : 'unreadable'}; tools' nice/group nice: ${niced.join('; ') || 'none seen'}`,
+        `  ${split}; ${gc} (quiet phase: ${gcQuiet.replace("serving thread's GC: ", '')})`,
         `  peak RSS: instance ${sampler.instancePeak.toFixed(0)} MB (${rssMb(server.pid)!.toFixed(0)} MB 2 s after)${tools.length ? '; ' + tools.join(', ') : '; no tool process seen'}`,
       ].join('\n'),
     );

@@ -39,3 +39,13 @@ export function plusOne(data: Uint8Array): { out: Uint8Array } {
 export function niceness(): { thread: number; process: number } {
   return { thread: getPriority(0), process: getPriority(process.pid) };
 }
+
+/**
+ * The nice value of the thread running the work, read as the call starts, after which the thread
+ * waits `ms` without using the CPU (so calls of a test overlap cheaply).
+ */
+export function heldNiceness(ms: number): { thread: number; process: number } {
+  const seen = niceness();
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  return seen;
+}

@@ -12,6 +12,7 @@ import type { ComputeMessage, ComputeReply } from './worker.js';
 import { BusyError, UpstreamError } from '../../errors.js';
 import { intOr } from '../../util/int-setting.js';
 import { FairQueue } from '../../util/fair-queue.js';
+import { fairNice } from '../tools/priority.js';
 import { FROM_SOURCES, bundlesForWorkers, startWorker, workerModuleUrl } from '../../util/worker-bundle.js';
 
 interface Job {
@@ -28,6 +29,8 @@ interface Job {
 interface Slot {
   worker: Worker;
   ready: boolean;
+  /** Nice levels the worker runs below the serving thread (as it last said). */
+  nice: number;
   job?: Job;
   timer?: NodeJS.Timeout;
   onAbort?: () => void;
@@ -77,6 +80,8 @@ class ComputePool implements ComputeEngine {
     private readonly log: EngineOptions['log'],
     /** The workers' nice value (COMPUTE_NICE): how readily they yield a core to the serving thread. */
     private readonly nice = 0,
+    /** How much lower each further call of a key running at once runs (COMPUTE_NICE_STEP). */
+    private readonly niceStep = 0,
   ) {}
 
   register<M>(module: URL | string): ComputeWork<M> {
@@ -146,8 +151,9 @@ class ComputePool implements ComputeEngine {
   private spawn(): Slot {
     // From sources the worker runs a bundle of worker.ts, without a TypeScript loader (worker-bundle.ts).
     const worker = startWorker(new URL(`./worker${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url), { workerData: { nice: this.nice }, resourceLimits: { maxOldGenerationSizeMb: this.memoryMb } });
-    const slot: Slot = { worker, ready: false };
+    const slot: Slot = { worker, ready: false, nice: this.nice };
     worker.on('message', (reply: ComputeReply) => {
+      if (reply.nice !== undefined) slot.nice = reply.nice;
       if (reply.id === 0) {
         slot.ready = true;
         // A module still being bundled is loaded here when its bundle is done (see register).
@@ -160,7 +166,10 @@ class ComputePool implements ComputeEngine {
       this.release(slot);
       if (reply.error) job.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }));
       else job.resolve(reply.value);
-      this.dispatch();
+      // It could not be raised back for this call (no CAP_SYS_NICE), so it would serve every later
+      // call, another key's first one included, at a flood's priority: a fresh worker takes its place.
+      if (reply.raiseRefused) this.replace(slot, undefined);
+      else this.dispatch();
     });
     worker.on('error', (err) => this.fail(slot, err));
     worker.on('exit', (code) => this.fail(slot, new Error(`compute worker exited (${code})`)));
@@ -176,19 +185,36 @@ class ComputePool implements ComputeEngine {
   }
 
   private dispatch(): void {
-    for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
-      if (!slot.ready || slot.job) continue;
+    while (this.queue.length > 0) {
+      const idle = this.slots.filter((s) => s.ready && !s.job);
+      if (idle.length === 0) return;
       const job = this.queue.take()!;
       this.unwait(job.owner);
+      // The call's priority by its key's calls running now, this one included (the queue counts
+      // them): a key's first runs at COMPUTE_NICE, each further one a step lower, so one key's flood
+      // of large bodies sinks below the serving thread and below another key's single call (issue
+      // 24: at one fixed nice a flood's further calls weighed as much as another key's only one).
+      const nice = fairNice(this.nice, this.niceStep, this.queue.held(job.owner) - 1);
+      const slot = this.closest(idle, nice);
       slot.job = job;
       slot.timer = setTimeout(() => this.kill(slot, new UpstreamError(`The content could not be processed within ${Math.round(job.timeoutMs / 1000)} s.`)), job.timeoutMs);
       if (job.signal) {
         slot.onAbort = () => this.kill(slot, job.signal!.reason);
         job.signal.addEventListener('abort', slot.onAbort, { once: true });
       }
-      slot.worker.postMessage(job.call, job.transfer ?? []);
+      slot.worker.postMessage({ ...job.call, nice }, job.transfer ?? []);
     }
+  }
+
+  /**
+   * The idle worker to run a call at `nice`: one already there, else the one nearest above it (a
+   * thread may always be lowered), else the lowest (raising it back needs CAP_SYS_NICE; a worker
+   * refused that is replaced after the call).
+   */
+  private closest(idle: Slot[], nice: number): Slot {
+    const atOrAbove = idle.filter((s) => s.nice <= nice);
+    if (atOrAbove.length > 0) return atOrAbove.reduce((best, s) => (s.nice > best.nice ? s : best));
+    return idle.reduce((best, s) => (s.nice < best.nice ? s : best));
   }
 
   private release(slot: Slot): void {
@@ -256,10 +282,11 @@ class ComputePool implements ComputeEngine {
   }
 }
 
-/** Creates the compute pool (`COMPUTE_WORKERS`, `COMPUTE_TIMEOUT_MS`, `COMPUTE_MEMORY_MB`, `COMPUTE_NICE`). */
+/** Creates the compute pool (`COMPUTE_WORKERS`, `COMPUTE_TIMEOUT_MS`, `COMPUTE_MEMORY_MB`, `COMPUTE_NICE`, `COMPUTE_NICE_STEP`). */
 export function createComputeEngine(opts: EngineOptions): ComputeEngine & { close(): Promise<void> } {
   const env = opts.env;
   const dflt = Math.max(1, Math.min(4, availableParallelism()));
   const nice = Math.min(19, intOr(env, 'COMPUTE_NICE', 5, 0));
-  return new ComputePool(intOr(env, 'COMPUTE_WORKERS', dflt), intOr(env, 'COMPUTE_TIMEOUT_MS', 30_000, 100), intOr(env, 'COMPUTE_MEMORY_MB', 1024, 64), opts.log, nice);
+  const niceStep = Math.min(19, intOr(env, 'COMPUTE_NICE_STEP', 3, 0));
+  return new ComputePool(intOr(env, 'COMPUTE_WORKERS', dflt), intOr(env, 'COMPUTE_TIMEOUT_MS', 30_000, 100), intOr(env, 'COMPUTE_MEMORY_MB', 1024, 64), opts.log, nice, niceStep);
 }

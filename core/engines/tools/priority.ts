@@ -29,7 +29,8 @@ const niceValue = (nice: number): number => Math.min(LOWEST, Math.max(0, Math.tr
  * the key's first run gets `base`, each further one `step` lower, capped at 19. So one key's
  * flood sinks below another key's single call, in the spirit of the fair gates, while a lone call
  * keeps `base`. Fixed for the life of the run: a run already going is not raised again when its
- * key's other runs end (raising a priority needs CAP_SYS_NICE).
+ * key's other runs end (raising a priority needs CAP_SYS_NICE). The tools, LibreOffice jobs and
+ * the compute workers' calls (each call on the worker thread that takes it) are niced this way.
  */
 export function fairNice(base: number, step: number, alreadyRunning: number): number {
   return niceValue(niceValue(base) + Math.max(0, Math.trunc(step)) * Math.max(0, alreadyRunning));
