@@ -12,9 +12,8 @@
  * JavaScript worker exist before anyone knows whose run they will serve — before the run's code
  * is handed over, so every process the code starts inherits the value.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
-import { fairNice, RunsByKey, renice } from '../tools/priority.js';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fairNice, RunsByKey, renice, setGroupNice, setThreadsNice } from '../tools/priority.js';
 
 /** A run counted for its key: its nice value, and the call that counts it as ended (once). */
 export interface RunPriority {
@@ -62,38 +61,12 @@ export class RunPriorities {
  */
 export function moveRun(pid: number | undefined, nice: number, ownSession: boolean, stillWanted: () => boolean): void {
   if (pid === undefined) return;
-  if (!ownSession) return setThreads(pid, nice);
+  if (!ownSession) return setThreadsNice(pid, nice);
   const tree = treeOf(pid);
   // No children file in this kernel (CONFIG_PROC_CHILDREN off): the group, found by a scan.
   if (!tree) return renice(pid, nice, stillWanted);
-  const group = () => {
-    try {
-      writeFileSync(`/proc/${pid}/autogroup`, String(nice));
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code !== 'EAGAIN';
-    }
-  };
-  // Without CAP_SYS_ADMIN the kernel takes one group write per 100 ms host-wide: once more, later.
-  if (!group()) setTimeout(() => stillWanted() && group(), 110).unref();
-  for (const p of tree) setThreads(p, nice);
-}
-
-/** Sets the nice value of every thread of `pid`; refusals (gone, a raise without CAP_SYS_NICE) are ignored. */
-function setThreads(pid: number, nice: number): void {
-  let tids: string[];
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return;
-  }
-  for (const tid of tids) {
-    try {
-      setPriority(Number(tid), nice);
-    } catch {
-      // Gone, or a raise refused without CAP_SYS_NICE: the thread keeps its lower priority.
-    }
-  }
+  setGroupNice(pid, nice, stillWanted);
+  for (const p of tree) setThreadsNice(p, nice);
 }
 
 /** `pid` and its descendants, from the children files of /proc; undefined where the kernel has none. */

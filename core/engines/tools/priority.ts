@@ -80,28 +80,42 @@ export function atLowPriority(argv: string[], nice: number): string[] {
  */
 export function renice(pgid: number, nice: number, stillWanted: () => boolean = () => true): void {
   const n = niceValue(nice);
-  const group = () => {
+  setGroupNice(pgid, n, stillWanted);
+  for (const pid of groupMembers(pgid)) setThreadsNice(pid, n);
+}
+
+/**
+ * Writes nice `nice` to the scheduling group (autogroup) of `pid`'s session. The kernel takes one
+ * such write per 100 ms host-wide without CAP_SYS_ADMIN: a write refused for that is tried once
+ * more 110 ms later, if `stillWanted`; any other refusal is ignored.
+ */
+export function setGroupNice(pid: number, nice: number, stillWanted: () => boolean = () => true): void {
+  const n = niceValue(nice);
+  const write = () => {
     try {
-      writeFileSync(`/proc/${pgid}/autogroup`, String(n));
+      writeFileSync(`/proc/${pid}/autogroup`, String(n));
       return true;
     } catch (err) {
       return (err as NodeJS.ErrnoException).code !== 'EAGAIN';
     }
   };
-  if (!group()) setTimeout(() => stillWanted() && group(), 110).unref();
-  for (const pid of groupMembers(pgid)) {
-    let tids: string[];
+  if (!write()) setTimeout(() => stillWanted() && write(), 110).unref();
+}
+
+/** Sets the nice value of every thread of `pid`; refusals (gone, a raise without CAP_SYS_NICE) are ignored. */
+export function setThreadsNice(pid: number, nice: number): void {
+  const n = niceValue(nice);
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return;
+  }
+  for (const tid of tids) {
     try {
-      tids = readdirSync(`/proc/${pid}/task`);
+      setPriority(Number(tid), n);
     } catch {
-      continue;
-    }
-    for (const tid of tids) {
-      try {
-        setPriority(Number(tid), n);
-      } catch {
-        // Gone, or a raise refused without CAP_SYS_NICE.
-      }
+      // Gone, or a raise refused without CAP_SYS_NICE: the thread keeps its lower priority.
     }
   }
 }
