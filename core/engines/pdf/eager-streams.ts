@@ -48,12 +48,14 @@ export function eagerFlateStreams(bytes: Uint8Array): Uint8Array[] {
 }
 
 /**
- * Size of each piece zlib inflates into (a new buffer each, counted and dropped). Below the
- * deployment's glibc mmap threshold (256 KB, deploy/Dockerfile): a piece of 256 KB was mapped
- * fresh and zeroed by the kernel each time, 100 MB of new pages per refused bomb merge; pieces of
- * 128 KB reuse the heap's memory (instance CPU per refused 4-bomb merge 109-121 -> 79-89 ms, load 16).
+ * Size of each piece zlib inflates into (a new buffer each, counted and dropped). At the
+ * deployment's glibc mmap threshold (256 KB, deploy/Dockerfile), so each piece is mapped and
+ * given back to the kernel when dropped. Pieces of 128 KB came from the heap instead and cost a
+ * little less CPU (79-89 against 109-121 ms per refused 4-bomb merge, load 16), but the heap kept
+ * what the flood had used: the instance was +133 MB 36 s after a PDF-bomb flood against +25 MB
+ * with 256 KB pieces (bench:abuse, same run, load 1-1.5), over the issue's +100 MB target.
  */
-const CHUNK = 128 * 1024;
+const CHUNK = 256 * 1024;
 
 /**
  * Bytes the streams inflate to, counted up to `limit`: returns as soon as the count passes it.
