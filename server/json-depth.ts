@@ -47,15 +47,9 @@ export function textNestedDeeperThan(bytes: Buffer, limit = MAX_JSON_DEPTH): boo
   while (i < n) {
     const c = bytes[i]!;
     if (c === QUOTE) {
-      let end = i;
-      for (;;) {
-        end = bytes.indexOf(QUOTE, end + 1);
-        // An unterminated string: JSON.parse refuses the body.
-        if (end < 0) return false;
-        let slashes = 0;
-        while (bytes[end - 1 - slashes] === BACKSLASH) slashes += 1;
-        if (slashes % 2 === 0) break;
-      }
+      const end = closingQuote(bytes, i);
+      // An unterminated string: JSON.parse refuses the body.
+      if (end < 0) return false;
       i = end + 1;
       continue;
     }
@@ -68,4 +62,20 @@ export function textNestedDeeperThan(bytes: Buffer, limit = MAX_JSON_DEPTH): boo
     i += 1;
   }
   return false;
+}
+
+/**
+ * Index of the quote that closes the JSON string opening at `open` in `bytes` (the first quote
+ * after it not escaped by an odd run of backslashes; strings are skipped natively with indexOf),
+ * or -1 when the string never ends.
+ */
+export function closingQuote(bytes: Buffer, open: number): number {
+  let end = open;
+  for (;;) {
+    end = bytes.indexOf(QUOTE, end + 1);
+    if (end < 0) return -1;
+    let slashes = 0;
+    while (bytes[end - 1 - slashes] === BACKSLASH) slashes += 1;
+    if (slashes % 2 === 0) return end;
+  }
 }

@@ -8,6 +8,7 @@
  * keys, as they were. Scanned like the depth check (json-depth.ts): a string is skipped with a
  * native search for its closing quote.
  */
+import { closingQuote } from '../json-depth.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -34,15 +35,9 @@ export function plainStringValues(bytes: Buffer, minBytes: number): PlainString[
   const n = bytes.length;
   let i = bytes.indexOf(QUOTE);
   while (i >= 0 && i < n) {
-    let end = i;
-    for (;;) {
-      end = bytes.indexOf(QUOTE, end + 1);
-      // An unterminated string: JSON.parse refuses the body.
-      if (end < 0) return found;
-      let slashes = 0;
-      while (bytes[end - 1 - slashes] === BACKSLASH) slashes += 1;
-      if (slashes % 2 === 0) break;
-    }
+    const end = closingQuote(bytes, i);
+    // An unterminated string: JSON.parse refuses the body.
+    if (end < 0) return found;
     const start = i + 1;
     if (end - start >= minBytes && bytes.subarray(start, end).indexOf(BACKSLASH) < 0) {
       let next = end + 1;
