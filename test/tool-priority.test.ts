@@ -122,11 +122,15 @@ test('a key\'s further concurrent tool runs start lower (TOOLS_NICE_STEP, defaul
   const seen = new Set<number>();
   const runs: { pid: number | undefined; hangUp: () => Promise<void> }[] = [];
   try {
-    // Key A's first run, then its second while the first goes on, then key B's only run.
+    // Key A's first run, then its second while the first goes on, then key B's only run. Each
+    // ffmpeg is stopped (SIGSTOP) once found, so it is still running when the next one starts
+    // however fast this machine transcodes (a quiet fast machine finished the first run before
+    // the third started); a stopped process keeps its priority and its place in its key's count.
     for (const key of [flooder, flooder, undefined]) {
       const run = await longFfmpeg(other, seen, key);
       runs.push(run);
       assert.ok(run.pid, 'ffmpeg started');
+      process.kill(run.pid, 'SIGSTOP');
       seen.add(run.pid);
     }
     const [a1, a2, b] = runs.map((r) => priorityOf(r.pid!, read));
@@ -134,7 +138,14 @@ test('a key\'s further concurrent tool runs start lower (TOOLS_NICE_STEP, defaul
     assert.deepEqual(a2, { nice: 15, group: autogroups ? 15 : null }, "key A's second run at once: one step lower");
     assert.deepEqual(b, { nice: 12, group: autogroups ? 12 : null }, "key B's only run: TOOLS_NICE, above key A's second");
   } finally {
-    for (const r of runs) await r.hangUp();
+    for (const r of runs) {
+      try {
+        if (r.pid) process.kill(r.pid, 'SIGCONT');
+      } catch {
+        // Already gone.
+      }
+      await r.hangUp();
+    }
   }
   // Once A's runs are over, its next run is its only one again (its calls may count as running
   // for a moment after the hang-ups: a 429 is retried).
