@@ -33,6 +33,20 @@ const autogroups = existsSync('/proc/self/autogroup');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 
+/** The processes named `comm` under this test process now. */
+function processesNamed(comm: string): number[] {
+  const found: number[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (read(`/proc/${p}/comm`).trim() === comm && descendsFrom(Number(p), process.pid)) found.push(Number(p));
+    } catch {
+      // Gone while read.
+    }
+  }
+  return found;
+}
+
 /** The first process named `comm` under this test process (where the servers run), polled for at most `ms`. */
 async function findProcess(comm: string, ms: number, exclude = new Set<number>(), giveUp?: AbortSignal): Promise<number | undefined> {
   for (const end = Date.now() + ms; Date.now() < end && !giveUp?.aborted; await sleep(50)) {
@@ -119,7 +133,9 @@ test('a running tool is scheduled below the service (TOOLS_NICE, default 5), its
 
 test('a key\'s further concurrent tool runs start lower (TOOLS_NICE_STEP, default 3); another key\'s only run keeps TOOLS_NICE; a lone run after them is back at TOOLS_NICE', async () => {
   const { key: flooder } = await other.createKey({ credits: 5000 });
-  const seen = new Set<number>();
+  // The previous test's ffmpeg runs were hung up on, but a niced one may still be being torn
+  // down: it must not be taken for this test's first run (it was, in quiet full runs).
+  const seen = new Set<number>(processesNamed('ffmpeg'));
   const runs: { pid: number | undefined; hangUp: () => Promise<void> }[] = [];
   try {
     // Key A's first run, then its second while the first goes on, then key B's only run. Each
