@@ -4,7 +4,8 @@
  * groups sessions (autogroup), and each further run of a key going at once `CODE_NICE_STEP`
  * (default 3) lower, so one key's flood of loops sinks below another key's single run. Read from
  * /proc of the running processes: for Python, a `sleep` each run starts (it inherits its run's
- * values, so it shows what the code itself got); for JavaScript, the pooled worker processes.
+ * values, so it shows what the code itself got); for JavaScript, the pooled worker processes; for
+ * the `commands` step before the code (spec §4.8), a `sleep` the step runs.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,6 +61,20 @@ function longCall(key: string, path: string, body: Record<string, unknown>): () 
 /** A Python run by `key` whose code starts `sleep <mark>`; resolves with that sleep's pid once it runs. */
 async function pythonRun(key: string, mark: string, hangUps: (() => Promise<void>)[], extra: Record<string, unknown> = {}): Promise<number> {
   hangUps.push(longCall(key, '/api/v1/run-python-code', { code: `import subprocess\nsubprocess.run(["/usr/bin/sleep", "${mark}"])`, ...extra }));
+  return findSleep(mark);
+}
+
+/**
+ * A run by `key` on `route` whose `commands` step (spec §4.8, the shell step before the code)
+ * runs `sleep <mark>`; resolves with that sleep's pid once it runs.
+ */
+async function commandsRun(key: string, route: 'run-python-code' | 'run-js-code', mark: string, hangUps: (() => Promise<void>)[]): Promise<number> {
+  hangUps.push(longCall(key, `/api/v1/${route}`, { commands: `/usr/bin/sleep ${mark}`, code: route === 'run-js-code' ? 'console.log(1)' : 'print(1)' }));
+  return findSleep(mark);
+}
+
+/** The pid of the `sleep <mark>` under this process, polled for until it runs. */
+async function findSleep(mark: string): Promise<number> {
   for (let i = 0; i < 400; i++) {
     const [pid] = processes((p) => read(`/proc/${p}/comm`).trim() === 'sleep' && read(`/proc/${p}/cmdline`).split('\0')[1] === mark);
     if (pid) return pid;
@@ -71,11 +86,12 @@ async function pythonRun(key: string, mark: string, hangUps: (() => Promise<void
 /** The JavaScript worker processes of the pool (node inside bubblewrap). */
 const jsWorkers = () => processes((p) => read(`/proc/${p}/comm`).trim() === 'node' && read(`/proc/${p}/cmdline`).includes('/opt/js-worker/worker.cjs'));
 
-/** How many runs the JavaScript pool is serving, from /metrics. */
-async function jsActive(): Promise<number> {
+/** How many runs an engine is serving, from /metrics (Python: a run holds its slot until it is torn down and uncounted). */
+async function engineActive(engine: 'js' | 'python'): Promise<number> {
   const text = (await s.call('GET', '/metrics', { key: s.adminToken })).text;
-  return Number(/^cia_engine_active_jobs\{engine="js"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  return Number(new RegExp(`^cia_engine_active_jobs\\{engine="${engine}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
 }
+const jsActive = () => engineActive('js');
 
 before(async () => {
   // Three workers: with three runs going every worker is busy, so each one's value is a run's.
@@ -140,6 +156,36 @@ test("JavaScript: a pooled worker is moved per run: a key's second run at once o
   const res = await s.call('POST', '/api/v1/run-js-code', { key: a, body: { code: 'console.log(1)' } });
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(sorted(niceOfWorkers()), sorted([at(5), at(5), at(5)]));
+});
+
+test("the commands step runs at its key's priority: a key's only run at CODE_NICE, its second at once CODE_NICE_STEP lower (Python and JavaScript)", async () => {
+  const [{ key: a }, { key: b }] = await Promise.all([s.createKey({ credits: 10_000 }), s.createKey({ credits: 10_000 })]);
+  const hangUps: (() => Promise<void>)[] = [];
+  try {
+    // Each step is still sleeping when the next starts (hung up on below), so each counts for its
+    // key; the engines count apart (a Python run does not lower the same key's JavaScript run).
+    const a1 = await commandsRun(a, 'run-python-code', '31.1', hangUps);
+    const a2 = await commandsRun(a, 'run-python-code', '31.2', hangUps);
+    const b1 = await commandsRun(b, 'run-js-code', '31.3', hangUps);
+    const b2 = await commandsRun(b, 'run-js-code', '31.4', hangUps);
+    assert.deepEqual(priorityOf(a1, read), at(5), "key A's only Python run: its commands at CODE_NICE");
+    assert.deepEqual(priorityOf(a2, read), at(8), "key A's second Python run at once: its commands one step lower");
+    assert.deepEqual(priorityOf(b1, read), at(5), "key B's only JavaScript run: its commands at CODE_NICE");
+    assert.deepEqual(priorityOf(b2, read), at(8), "key B's second JavaScript run at once: its commands one step lower");
+  } finally {
+    for (const h of hangUps.splice(0)) await h();
+  }
+  // Hung up on during their commands, A's runs count no more once torn down (their slots free):
+  // A's next run is its only one again.
+  for (let i = 0; (await engineActive('python')) > 0; i++) {
+    assert.ok(i < 800, 'the Python runs hung up on are torn down');
+    await sleep(25);
+  }
+  try {
+    assert.deepEqual(priorityOf(await commandsRun(a, 'run-python-code', '31.5', hangUps), read), at(5), "key A's next run after its hung-up ones: at CODE_NICE");
+  } finally {
+    for (const h of hangUps) await h();
+  }
 });
 
 test('code cannot lift itself out of its scheduling group: a new session is refused, other process calls still work', async () => {
