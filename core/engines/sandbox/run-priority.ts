@@ -13,7 +13,8 @@
  * is handed over, so every process the code starts inherits the value.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { fairNice, RunsByKey, renice, setGroupNice, setThreadsNice } from '../tools/priority.js';
+import { setPriority } from 'node:os';
+import { fairNice, RunsByKey, renice, setGroupNice, setThreadsNice, type SetNice } from '../tools/priority.js';
 
 /** A run counted for its key: its nice value, and the call that counts it as ended (once). */
 export interface RunPriority {
@@ -58,15 +59,21 @@ export class RunPriorities {
  * handful of processes: the launcher, bubblewrap's init, the program) instead of scanning every
  * process of the host for the group, which cost about 2 ms of the event loop per move (measured
  * with 140 processes) and is paid on every dispatch of a busy key's run.
+ *
+ * Answers false when a thread refused the move (a raise back without CAP_SYS_NICE: a service that
+ * is not root may lower a priority, never raise it): the run then goes at the lower value, and a
+ * pooled process is to be retired after it rather than serve later runs there.
  */
-export function moveRun(pid: number | undefined, nice: number, ownSession: boolean, stillWanted: () => boolean): void {
-  if (pid === undefined) return;
-  if (!ownSession) return setThreadsNice(pid, nice);
+export function moveRun(pid: number | undefined, nice: number, ownSession: boolean, stillWanted: () => boolean, set: SetNice = setPriority): boolean {
+  if (pid === undefined) return true;
+  if (!ownSession) return setThreadsNice(pid, nice, set);
   const tree = treeOf(pid);
   // No children file in this kernel (CONFIG_PROC_CHILDREN off): the group, found by a scan.
-  if (!tree) return renice(pid, nice, stillWanted);
+  if (!tree) return renice(pid, nice, stillWanted, set);
   setGroupNice(pid, nice, stillWanted);
-  for (const p of tree) setThreadsNice(p, nice);
+  let all = true;
+  for (const p of tree) all = setThreadsNice(p, nice, set) && all;
+  return all;
 }
 
 /** `pid` and its descendants, from the children files of /proc; undefined where the kernel has none. */

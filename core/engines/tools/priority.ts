@@ -76,12 +76,16 @@ export function atLowPriority(argv: string[], nice: number): string[] {
  * root may only lower their priority, never raise it back: the threads then keep the lowest value
  * they had, and the group's value still decides its share). Every refusal is ignored: a job always
  * runs. The kernel allows one group write per 100 ms host-wide without CAP_SYS_ADMIN, so a write
- * refused for that is tried once more a little later.
+ * refused for that is tried once more a little later. Answers false when a thread's change was
+ * refused (it keeps a lower priority than `nice`): the caller decides whether the process may
+ * serve another key like that.
  */
-export function renice(pgid: number, nice: number, stillWanted: () => boolean = () => true): void {
+export function renice(pgid: number, nice: number, stillWanted: () => boolean = () => true, set: SetNice = setPriority): boolean {
   const n = niceValue(nice);
   setGroupNice(pgid, n, stillWanted);
-  for (const pid of groupMembers(pgid)) setThreadsNice(pid, n);
+  let all = true;
+  for (const pid of groupMembers(pgid)) all = setThreadsNice(pid, n, set) && all;
+  return all;
 }
 
 /**
@@ -102,22 +106,43 @@ export function setGroupNice(pid: number, nice: number, stillWanted: () => boole
   if (!write()) setTimeout(() => stillWanted() && write(), 110).unref();
 }
 
-/** Sets the nice value of every thread of `pid`; refusals (gone, a raise without CAP_SYS_NICE) are ignored. */
-export function setThreadsNice(pid: number, nice: number): void {
+/** Sets one thread's nice value (node:os `setPriority`); a parameter so tests can refuse like a kernel without CAP_SYS_NICE. */
+export type SetNice = (tid: number, nice: number) => void;
+
+/**
+ * Whether `err` is the kernel refusing a change (EACCES: a raise without CAP_SYS_NICE or an
+ * RLIMIT_NICE allowance; EPERM: another user's process), not a thread that is gone (ESRCH).
+ */
+function isRefusal(err: unknown): boolean {
+  const e = err as { code?: string; info?: { code?: string } };
+  // node:os reports errno in `info.code` (its own `code` is ERR_SYSTEM_ERROR).
+  const code = e?.info?.code ?? e?.code;
+  return code === 'EACCES' || code === 'EPERM';
+}
+
+/**
+ * Sets the nice value of every thread of `pid`. Never throws: a thread that is gone is skipped;
+ * a refused change (a raise without CAP_SYS_NICE) leaves that thread at its lower priority and
+ * makes the answer false, so the caller can retire a pooled process that would otherwise serve
+ * every later run, another key's lone run included, at a flood's priority.
+ */
+export function setThreadsNice(pid: number, nice: number, set: SetNice = setPriority): boolean {
   const n = niceValue(nice);
   let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return;
+    return true;
   }
+  let all = true;
   for (const tid of tids) {
     try {
-      setPriority(Number(tid), n);
-    } catch {
-      // Gone, or a raise refused without CAP_SYS_NICE: the thread keeps its lower priority.
+      set(Number(tid), n);
+    } catch (err) {
+      if (isRefusal(err)) all = false;
     }
   }
+  return all;
 }
 
 /** A program's nice value and its scheduling group's, read from /proc (for tests and the bench); undefined once it is gone. */
