@@ -63,6 +63,8 @@ export class JsSandboxEngine implements JsSandbox {
   constructor(
     settings: SandboxSettings,
     private readonly log: PluginLogger,
+    /** Moves a worker to a run's nice value; false when refused (a parameter so tests can refuse like a service without CAP_SYS_NICE). */
+    private readonly move: typeof moveRun = moveRun,
   ) {
     ({ settings: this.settings, block: this.uids } = withOwnUids(settings, canSwitchUid()));
     settings = this.settings;
@@ -132,7 +134,9 @@ export class JsSandboxEngine implements JsSandbox {
     for (const ac of job.fetches.values()) ac.abort();
     // The worker cut the result already; cut again, since a worker is where an escape would land.
     job.resolve(capResult(result, { maxLines: job.msg.maxLines, maxBytes: job.msg.maxBytes }));
-    if (++w.runs >= this.settings.jsRecycleAfter && !this.closed && !w.killedOnPurpose) {
+    // A worker left below its run's priority (a raise refused without CAP_SYS_NICE) is retired
+    // too: kept, it would serve every later run, another key's lone one included, at a flood's value.
+    if ((++w.runs >= this.settings.jsRecycleAfter || w.raiseRefused) && !this.closed && !w.killedOnPurpose) {
       this.counts.recycles++;
       this.kill(w);
     }
@@ -196,14 +200,16 @@ export class JsSandboxEngine implements JsSandbox {
 
   /**
    * Counts the run for its owner and moves its worker to the nice value that gives, before the
-   * run is sent: a pooled worker served whichever key came before (and a worker that cannot be
-   * raised back without CAP_SYS_NICE keeps its threads' lower value; its group's still moves).
+   * run is sent: a pooled worker served whichever key came before. A service without
+   * CAP_SYS_NICE cannot raise a worker lowered for a flood back: its threads keep the lower value
+   * for this run (its session group, what autogroup weighs, still moves) and the worker is
+   * replaced once the run ends, so at most one run per lowered worker goes below its share.
    */
   private prioritise(w: Worker, job: Job): void {
     job.priority = this.priorities.start(job.owner);
     const nice = job.priority.nice;
     if (nice === w.nice) return;
-    moveRun(w.child.pid, nice, w.ownSession, () => w.job === job);
+    if (!this.move(w.child.pid, nice, w.ownSession, () => w.job === job)) w.raiseRefused = true;
     w.nice = nice;
   }
 

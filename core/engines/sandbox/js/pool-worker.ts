@@ -51,6 +51,8 @@ export interface Worker {
   nice: number;
   /** In a session of its own (bubblewrap): its session's scheduling group moves with it. */
   ownSession: boolean;
+  /** A move up for its run was refused (no CAP_SYS_NICE): it is retired when that run ends. */
+  raiseRefused?: boolean;
 }
 
 /** What the pool hears from a worker. */
