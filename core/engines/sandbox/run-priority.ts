@@ -14,7 +14,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { fairNice, RunsByKey, renice, setGroupNice, setThreadsNice, type SetNice } from '../tools/priority.js';
+import { fairNice, priorityOf, RunsByKey, renice, setGroupNice, setThreadsNice, type SetNice } from '../tools/priority.js';
 
 /** A run counted for its key: its nice value, and the call that counts it as ended (once). */
 export interface RunPriority {
@@ -74,6 +74,20 @@ export function moveRun(pid: number | undefined, nice: number, ownSession: boole
   let all = true;
   for (const p of tree) all = setThreadsNice(p, nice, set) && all;
   return all;
+}
+
+/**
+ * Whether the sandbox `pid` runs at nice `nice` now, its session group too when it has a session
+ * of its own. A move recorded as done may not have happened: the group write is refused for 100 ms
+ * after any other on the host for a service without CAP_SYS_ADMIN, and its one retry is dropped
+ * once the run it was for has ended, so a pooled worker's value is checked (two small reads of
+ * /proc) before it is trusted for the next run. A process that is gone counts as there.
+ */
+export function runsAt(pid: number | undefined, nice: number, ownSession: boolean, read: (path: string) => string = (p) => readFileSync(p, 'utf8')): boolean {
+  if (pid === undefined) return true;
+  const now = priorityOf(pid, read);
+  if (!now) return true;
+  return now.nice === nice && (!ownSession || now.group === null || now.group === nice);
 }
 
 /** `pid` and its descendants, from the children files of /proc; undefined where the kernel has none. */

@@ -30,7 +30,7 @@ import { installAndBundle } from './packages.js';
 import { capResult } from '../output.js';
 import { crashError, startFailure } from './errors.js';
 import { prepareWorkerFiles, signalOf, type WorkerFiles } from './worker-process.js';
-import { moveRun, RunPriorities } from '../run-priority.js';
+import { moveRun, RunPriorities, runsAt } from '../run-priority.js';
 
 /** Grace after the in-worker limit before the pool kills the worker itself. */
 const BACKSTOP_MS = 800;
@@ -208,7 +208,8 @@ export class JsSandboxEngine implements JsSandbox {
   private prioritise(w: Worker, job: Job): void {
     job.priority = this.priorities.start(job.owner);
     const nice = job.priority.nice;
-    if (nice === w.nice) return;
+    // Checked, not only remembered: a group write refused for the run before may have left it elsewhere.
+    if (nice === w.nice && runsAt(w.child.pid, nice, w.ownSession)) return;
     if (!this.move(w.child.pid, nice, w.ownSession, () => w.job === job)) w.raiseRefused = true;
     w.nice = nice;
   }
