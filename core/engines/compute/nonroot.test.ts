@@ -25,6 +25,8 @@ test('without CAP_SYS_NICE a worker left lower serves at most one call below its
       return seen.thread - seen.process;
     }))).sort((a, b) => a - b);
     const out = { uid: process.getuid() };
+    // Both workers started first, so the calls of each round below run side by side at once.
+    await round(['w1', 'w2']);
     out.flood = await round(['a', 'a']);
     out.lone = await round(['b', 'c']);
     out.after = await round(['d', 'e']);
