@@ -3,17 +3,26 @@
  * issue 24), OCRed locally and downscaled (at most 1568 px a side, JPEG), then the vision model
  * gets the prompt, the OCR text and the images. 100 + 10 per image.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MB, type RunContext, type Static } from '../../core/sdk.js';
 import { EXTRACT_BASE_CREDITS, type ExtractImageFiles } from '../../core/catalogue.js';
 import { answer } from './answer.js';
-import { loadInput } from '../../core/sdk.js';
+import { inputHead, inputSize, loadInput, readImageHeader, writeInputFile, type LoadedInput } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
 import { modelImage, ocrImage } from './media.js';
 import { withScratch } from '../../core/sdk.js';
 
 type Input = Static<typeof ExtractImageFiles>;
+
+/**
+ * The bytes an image's header is read from: its first bytes (issue 24: a large body's images stay
+ * in files, off this thread), or all of it when the header is not within them (a JPEG whose size
+ * comes after long metadata).
+ */
+function headerBytes(img: LoadedInput): Buffer {
+  const head = inputHead(img);
+  return readImageHeader(head) || head.byteLength >= inputSize(img) ? head : img.data;
+}
 
 /** Runs one extract-image call. */
 export async function extractImages(input: Input, ctx: RunContext<any, any>) {
@@ -21,12 +30,12 @@ export async function extractImages(input: Input, ctx: RunContext<any, any>) {
   const max = l.settings.imageMaxMb * MB;
   const loaded = await Promise.all(input.images.map((img, i) => loadInput(ctx.engines, input.inputMethod, img, `images[${i}]`, max, ctx.signal)));
   // Every image is admitted by its header (format, pixels) before any tool decodes one of them.
-  const headers = loaded.map((img, i) => ctx.engines.tools.admitImage(img.data, `images[${i}]`));
+  const headers = loaded.map((img, i) => ctx.engines.tools.admitImage(headerBytes(img), `images[${i}]`));
   const read = await withScratch('extract-image', (dir) =>
     Promise.all(
       loaded.map(async (img, i) => {
         const file = join(dir, `in-${i}`);
-        await writeFile(file, img.data);
+        await writeInputFile(img, file);
         // Downscaling first also proves the file is an image (a 400 otherwise) before OCR runs.
         const jpeg = await modelImage(l.tools, file, headers[i]!, join(dir, `model-${i}.jpg`));
         return { jpeg, text: await ocrImage(l.tools, file, l.settings.ocrLanguages) };
