@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
-import { textPng, tone } from './fixtures/extract/make.js';
+import { assemble, textPng, tone } from './fixtures/extract/make.js';
 import { decodedFields } from '../core/plugin/predecoded.js';
 
 /** CRC-32 of PNG chunks (zlib's polynomial). */
@@ -77,6 +77,18 @@ async function gone(dirs: Iterable<string>, ms = 15_000): Promise<string[]> {
 
 const b64 = (b: Buffer) => b.toString('base64');
 
+/** A one-page PDF reading `text` whose content stream carries a comment of about `bytes`. */
+function paddedPdf(text: string, bytes: number): Buffer {
+  const content = Buffer.from(`BT /F1 24 Tf 40 150 Td (${text}) Tj ET\n% ${'x'.repeat(bytes)}\n`, 'latin1');
+  return assemble([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [4 0 R] /Count 1 >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 300] /Contents 5 0 R /Resources << /Font << /F1 3 0 R >> >> >>',
+    Buffer.concat([Buffer.from(`<< /Length ${content.length} >>\nstream\n`, 'latin1'), content, Buffer.from('\nendstream', 'latin1')]),
+  ]);
+}
+
 describe('a large body\'s decoded files', () => {
   let fake: ModelFake;
   let s: TestServer;
@@ -116,6 +128,25 @@ describe('a large body\'s decoded files', () => {
     assert.equal(decodedFields().read, read, 'no decoded file was read into the serving thread');
     assert.equal(folders.seen.size, before + 2, 'each body had its folder of decoded files');
     assert.deepEqual(await gone(folders.seen), [], 'the folders are gone once answered');
+  });
+
+  it('doc-to-text reads a PDF and an image as from a small body, and refuses an image too large for OCR, none read on the serving thread', async () => {
+    const read = decodedFields().read;
+    const before = folders.seen.size;
+    const pdf = await s.call('POST', '/api/v1/doc-to-text', { key, body: { inputMethod: 'base64', file: b64(paddedPdf('Invoice 4711 paid', 200_000)) } });
+    assert.equal(pdf.status, 200, pdf.text.slice(0, 300));
+    assert.match(pdf.json.text, /Invoice 4711 paid/);
+    const png = await s.call('POST', '/api/v1/doc-to-text', { key, body: { inputMethod: 'base64', file: b64(paddedPng(textPng('Parking ticket 2024'), 200_000)) } });
+    assert.equal(png.status, 200, png.text.slice(0, 300));
+    assert.match(png.json.text, /Parking ticket 2024/);
+    const start = await credits();
+    const bomb = await s.call('POST', '/api/v1/doc-to-text', { key, body: { inputMethod: 'base64', file: b64(declaredPng(16000, 16000, 200_000)) } });
+    assert.equal(bomb.status, 400, bomb.text.slice(0, 300));
+    assert.match(bomb.json.error, /^The image is too large to read by OCR \(16000 × 16000 pixels\)/);
+    assert.equal(await credits(), start);
+    assert.equal(decodedFields().read, read);
+    assert.equal(folders.seen.size, before + 3);
+    assert.deepEqual(await gone(folders.seen), []);
   });
 
   it('admits an image by its first bytes: a pixel bomb is refused for free, its file never read, its folder gone', async () => {

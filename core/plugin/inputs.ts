@@ -87,6 +87,16 @@ export function inputHead(input: LoadedInput): Buffer {
   return decodedFiles.get(input)?.head ?? input.data;
 }
 
+/**
+ * The input's first bytes when `enough` finds what it looks for in them (or they are all of it),
+ * else all its bytes: a reader of headers that are usually near the start (an image's size after
+ * a JPEG's metadata) reads the whole file only when they are not.
+ */
+export function inputHeadFor(input: LoadedInput, enough: (head: Buffer) => boolean): Buffer {
+  const head = inputHead(input);
+  return enough(head) || head.byteLength >= inputSize(input) ? head : input.data;
+}
+
 /** The input's size in bytes, without reading a decoded file field. */
 export function inputSize(input: LoadedInput): number {
   return decodedFiles.get(input)?.size ?? input.data.byteLength;

@@ -7,30 +7,21 @@ import { join } from 'node:path';
 import { MB, type RunContext, type Static } from '../../core/sdk.js';
 import { EXTRACT_BASE_CREDITS, type ExtractImageFiles } from '../../core/catalogue.js';
 import { answer } from './answer.js';
-import { inputHead, inputSize, loadInput, readImageHeader, writeInputFile, type LoadedInput } from '../../core/sdk.js';
+import { inputHeadFor, loadInput, readImageHeader, writeInputFile } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
 import { modelImage, ocrImage } from './media.js';
 import { withScratch } from '../../core/sdk.js';
 
 type Input = Static<typeof ExtractImageFiles>;
 
-/**
- * The bytes an image's header is read from: its first bytes (issue 24: a large body's images stay
- * in files, off this thread), or all of it when the header is not within them (a JPEG whose size
- * comes after long metadata).
- */
-function headerBytes(img: LoadedInput): Buffer {
-  const head = inputHead(img);
-  return readImageHeader(head) || head.byteLength >= inputSize(img) ? head : img.data;
-}
-
 /** Runs one extract-image call. */
 export async function extractImages(input: Input, ctx: RunContext<any, any>) {
   const l = lane(ctx);
   const max = l.settings.imageMaxMb * MB;
   const loaded = await Promise.all(input.images.map((img, i) => loadInput(ctx.engines, input.inputMethod, img, `images[${i}]`, max, ctx.signal)));
-  // Every image is admitted by its header (format, pixels) before any tool decodes one of them.
-  const headers = loaded.map((img, i) => ctx.engines.tools.admitImage(headerBytes(img), `images[${i}]`));
+  // Every image is admitted by its header (format, pixels) before any tool decodes one of them,
+  // read from its first bytes: a large body's images stay in files, off this thread (issue 24).
+  const headers = loaded.map((img, i) => ctx.engines.tools.admitImage(inputHeadFor(img, (h) => !!readImageHeader(h)), `images[${i}]`));
   const read = await withScratch('extract-image', (dir) =>
     Promise.all(
       loaded.map(async (img, i) => {

@@ -57,8 +57,8 @@ export interface DecodedString {
 
 /**
  * Bytes of a written file that still come back to the serving thread: enough for the signatures
- * and image headers read before a tool runs (core/engines/tools/image-header.ts; a reader that
- * needs more reads the file).
+ * and image headers read before a tool runs (core/engines/tools/image-header.ts, doc_text's
+ * format sniffing, which reads exactly the first 64 KB; a reader that needs more reads the file).
  */
 export const HEAD_BYTES = 64 * 1024;
 
