@@ -151,7 +151,7 @@ describe('a large body\'s decoded files', () => {
 
   it('admits an image by its first bytes: a pixel bomb is refused for free, its file never read, its folder gone', async () => {
     const bomb = declaredPng(16000, 16000, 300_000);
-    const read = decodedFields().read;
+    const { read, rebuilt } = decodedFields();
     const before = folders.seen.size;
     const start = await credits();
     const r = await s.call('POST', '/api/v1/extract-image', { key, body: { inputMethod: 'base64', images: Array(4).fill(b64(bomb)), prompt: 'x' } });
@@ -161,7 +161,7 @@ describe('a large body\'s decoded files', () => {
     const small = await s.call('POST', '/api/v1/extract-image', { key, body: { inputMethod: 'base64', images: [b64(declaredPng(16000, 16000, 10))], prompt: 'x' } });
     assert.deepEqual([small.status, small.json], [400, r.json]);
     assert.equal(await credits(), start);
-    assert.equal(decodedFields().read, read);
+    assert.deepEqual([decodedFields().read, decodedFields().rebuilt], [read, rebuilt], 'no file read, no string rebuilt');
     assert.equal(folders.seen.size, before + 1);
     assert.deepEqual(await gone(folders.seen), []);
   });

@@ -80,6 +80,12 @@ function register(req: FastifyRequest, parsed: Extract<JsonWork.ParsedBody, { ki
   res.once('close', rememberDecoded(items));
 }
 
+/** The files a parse wrote to the request's body folder (body-scratch.ts removes them). */
+function writtenFiles(parsed: JsonWork.ParsedBody): string[] {
+  if (parsed.kind !== 'ok') return [];
+  return parsed.decoded.flatMap((d) => [d.removed?.file, d.removed && 'sourceFile' in d.removed ? d.removed.sourceFile : undefined].filter((f): f is string => f !== undefined));
+}
+
 /**
  * Routes whose body reaches a target's input only through the executor's schema check, which
  * knows {@link DecodedBase64} (the direct lane). Other routes get their strings back.
@@ -119,7 +125,7 @@ export function installJsonBodyParser(app: FastifyInstance, compute: () => Compu
       // File fields are written to this folder, removed when the response has closed (body-scratch.ts).
       const spill = placeholders ? bodyScratchDir() : undefined;
       const parsing = work.run('parseJsonBody', { chunks: parts, minDecode: MIN_DECODE_CHARS, placeholders, spill }, { owner: req.call?.key?.id, transfer, transferResult: true });
-      if (spill) removeWhenDone(spill, responses.get(req.raw), parsing);
+      if (spill) removeWhenDone(spill, responses.get(req.raw), parsing.then(writtenFiles, () => undefined));
       parsing
         .then((parsed) => {
           if (parsed.kind === 'invalid') return done(invalidJson(), undefined);
