@@ -35,8 +35,9 @@ export function tooLarge(label: string, maxBytes: number): PayloadTooLargeError 
  * decoded for this request (core/plugin/predecoded.ts) gets the same checks on its recorded size.
  */
 export function fromBase64(value: string | DecodedBase64, label: string, maxBytes: number): LoadedInput {
-  // A large body's file field arrives decoded, in place of its string (predecoded.ts).
-  const done = value instanceof DecodedBase64 ? value : decodedFor(value);
+  // A large body's file field arrives decoded into a file, in place of its string (predecoded.ts).
+  if (value instanceof DecodedBase64) return fromDecodedFile(value, label, maxBytes);
+  const done = decodedFor(value);
   if (done) {
     if (Math.floor((done.textLength * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
     if (done.data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
@@ -49,6 +50,63 @@ export function fromBase64(value: string | DecodedBase64, label: string, maxByte
   const data = decodeBase64Text(text);
   if (data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
   return { data, contentType };
+}
+
+/**
+ * Decoded file fields behind the inputs read from them: a handler that hands the input to a tool
+ * ({@link writeInputFile}) or sniffs its first bytes ({@link inputHead}) never reads the file into
+ * this thread's memory (issue 24).
+ */
+const decodedFiles = new WeakMap<LoadedInput, DecodedBase64>();
+
+/** An input whose `data` is read from its decoded file only when something asks for it (once). */
+function fromDecodedFile(done: DecodedBase64, label: string, maxBytes: number): LoadedInput {
+  if (Math.floor((done.textLength * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
+  if (done.size === 0) throw new InputError(`'${label}' is empty.`);
+  let data: Buffer | undefined;
+  const input: LoadedInput = {
+    contentType: done.contentType,
+    get data(): Buffer {
+      return (data ??= done.readBytes());
+    },
+    set data(v: Buffer) {
+      // Bytes a handler put in its place are what the input is from then on.
+      data = v;
+      decodedFiles.delete(input);
+    },
+  };
+  decodedFiles.set(input, done);
+  return input;
+}
+
+/**
+ * The input's first bytes, at least its first 64 KB when it has them (a decoded file field's head;
+ * otherwise all of `data`): enough for format signatures and image headers.
+ */
+export function inputHead(input: LoadedInput): Buffer {
+  return decodedFiles.get(input)?.head ?? input.data;
+}
+
+/**
+ * The input's first bytes when `enough` finds what it looks for in them (or they are all of it),
+ * else all its bytes: a reader of headers that are usually near the start (an image's size after
+ * a JPEG's metadata) reads the whole file only when they are not.
+ */
+export function inputHeadFor(input: LoadedInput, enough: (head: Buffer) => boolean): Buffer {
+  const head = inputHead(input);
+  return enough(head) || head.byteLength >= inputSize(input) ? head : input.data;
+}
+
+/** The input's size in bytes, without reading a decoded file field. */
+export function inputSize(input: LoadedInput): number {
+  return decodedFiles.get(input)?.size ?? input.data.byteLength;
+}
+
+/** Writes the input to `file` for a tool: a decoded file field is copied file to file, not read into memory. */
+export async function writeInputFile(input: LoadedInput, file: string): Promise<void> {
+  const decoded = decodedFiles.get(input);
+  if (decoded) await decoded.copyTo(file);
+  else await writeFile(file, input.data);
 }
 
 /**
@@ -112,13 +170,14 @@ export interface FileInput extends Omit<LoadedInput, 'data'> {
 /**
  * Reads `value` the way `inputMethod` says straight into `file` (issue 24: large media by URL
  * were held whole in memory): a URL is streamed to the file as it arrives and counts in the
- * in-flight byte budget meanwhile; base64 is decoded and written.
+ * in-flight byte budget meanwhile; base64 is decoded and written (a large body's file field,
+ * already decoded into a file, is copied).
  */
 export async function loadInputToFile(engines: Engines, method: 'url' | 'base64', value: string | DecodedBase64, label: string, maxBytes: number, signal: AbortSignal, file: string): Promise<FileInput> {
   if (method === 'base64') {
-    const { data, contentType } = fromBase64(value, label, maxBytes);
-    await writeFile(file, data);
-    return { bytes: data.byteLength, contentType };
+    const input = fromBase64(value, label, maxBytes);
+    await writeInputFile(input, file);
+    return { bytes: inputSize(input), contentType: input.contentType };
   }
   const url = String(value).trim();
   let res;

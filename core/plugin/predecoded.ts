@@ -5,8 +5,11 @@
  * base64 string there; it registers the result here for the request's lifetime, keyed by the
  * string itself, and `fromBase64` uses it instead of scanning the string again. A string not
  * found here (a small body, a value the request changed) is decoded as before, so a missed lookup
- * only costs time, never a different answer.
+ * only costs time, never a different answer. On the direct lane a file field does not come back
+ * as a string, nor as bytes: it comes as a {@link DecodedBase64}, its bytes in a file.
  */
+import { readFileSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 
 /** One base64 string as the worker read it. */
 export interface Predecoded {
@@ -61,48 +64,67 @@ export function decodedCount(): number {
 
 let made = 0;
 let rebuilt = 0;
+let read = 0;
 
-/** {@link DecodedBase64}s made, and strings rebuilt from one, so far (tests: a file read as bytes rebuilds none). */
-export function decodedFields(): { made: number; rebuilt: number } {
-  return { made, rebuilt };
+/**
+ * {@link DecodedBase64}s made, strings rebuilt from one, and file fields whose bytes were read
+ * into the serving thread's memory, so far (tests: a file handed to a tool as a file reads none).
+ */
+export function decodedFields(): { made: number; rebuilt: number; read: number } {
+  return { made, rebuilt, read };
 }
 
 /**
- * How a {@link DecodedBase64} gets its string back: the string's UTF-8 bytes, or, for a string
- * that was exactly Node's base64 of the bytes after an optional `data:` URL prefix (what nearly
- * every client sends; server/body/plain-base64.ts), that prefix: the rest is the
- * bytes' own encoding, so a copy of the string need not be kept (issue 24: keeping one cost the
- * serving thread a megabyte of fresh memory per megabyte of file, and the collections that go
- * with it). Handlers only read an input's bytes; none writes into them.
+ * Where a decoded file field's bytes are (issue 24: holding ~20 MB of decoded files per large body
+ * on the serving thread started full collections there under a flood): the worker that decoded
+ * them wrote them to `path`, in the request's body folder (server/body/body-scratch.ts), which
+ * lives until the response is closed. `head`: the first bytes, enough to tell most formats and
+ * image sizes apart without reading the file.
  */
-export type SentText = Buffer | { prefix: string };
+export interface DecodedFile {
+  path: string;
+  size: number;
+  head: Buffer;
+}
 
 /**
- * A base64 file field of a large body, decoded off the serving thread and never turned back into
- * a string there (issue 24: receiving a 27 MB body's strings from the worker cost that thread
- * more than everything else it did for the request). It stands in the input where the string was,
- * only where the string is a file: a plain string field (no pattern, format or length cap the
- * string would have to be read for) beside `inputMethod: 'base64'`; the schema check and the
- * input readers (`fromBase64`, `loadInput`, `loadInputToFile`) accept it as that string. Anything
- * else that meets it gets the string it stands for: `String()`, template text and
- * `JSON.stringify` (a stored input round-trips), or `text()`.
+ * How a {@link DecodedBase64} gets its string back: the file holding the string's UTF-8 bytes
+ * (base64 sent wrapped, URL-safe or unpadded), or, for a string that was exactly Node's base64 of
+ * the bytes after an optional `data:` URL prefix (what nearly every client sends;
+ * server/body/plain-base64.ts), that prefix: the rest is the bytes' own encoding, read again
+ * from the decoded file.
+ */
+export type SentText = { file: string } | { prefix: string };
+
+/**
+ * A base64 file field of a large body, decoded off the serving thread into a file and never
+ * turned back into a string there (issue 24: receiving a 27 MB body's strings, and then its
+ * decoded bytes, from the worker cost that thread more than everything else it did for the
+ * request). It stands in the input where the string was, only where the string is a file: a
+ * plain string field (no pattern, format or length cap the string would have to be read for)
+ * beside `inputMethod: 'base64'`; the schema check and the input readers (`fromBase64`,
+ * `loadInput`, `loadInputToFile`) accept it as that string. Anything else that meets it gets the
+ * string it stands for: `String()`, template text and `JSON.stringify` (a stored input
+ * round-trips), or `text()`.
+ * The file is never handed out: readers get a fresh copy of its bytes (`readBytes`) or of the
+ * file (`copyTo`), so nothing a handler writes can change what `text()` rebuilds.
  */
 export class DecodedBase64 {
   // Private fields: generic walkers of a body (depth check, blank-field removal) see an object
-  // with no properties, not a megabyte Buffer to iterate.
-  readonly #data: Buffer;
+  // with no properties, not a file to iterate.
+  readonly #file: DecodedFile;
   readonly #contentType: string | undefined;
   readonly #textLength: number;
   readonly #length: number;
   readonly #sent: SentText;
 
   /**
-   * `data`: the decoded bytes; `contentType`: the `data:` URL's media type, if any; `textLength`:
-   * characters of base64 once the prefix and whitespace were dropped; `length`: the string's
-   * length as sent; `sent`: how to get the string as sent back (see {@link SentText}).
+   * `file`: where the decoded bytes are; `contentType`: the `data:` URL's media type, if any;
+   * `textLength`: characters of base64 once the prefix and whitespace were dropped; `length`: the
+   * string's length as sent; `sent`: how to get the string as sent back (see {@link SentText}).
    */
-  constructor(data: Buffer, contentType: string | undefined, textLength: number, length: number, sent: SentText) {
-    this.#data = data;
+  constructor(file: DecodedFile, contentType: string | undefined, textLength: number, length: number, sent: SentText) {
+    this.#file = file;
     this.#contentType = contentType;
     this.#textLength = textLength;
     this.#length = length;
@@ -110,9 +132,25 @@ export class DecodedBase64 {
     made += 1;
   }
 
-  /** The decoded bytes. */
-  get data(): Buffer {
-    return this.#data;
+  /** Size of the decoded bytes. */
+  get size(): number {
+    return this.#file.size;
+  }
+
+  /** The first decoded bytes (all of them for a small file): enough to sniff a format or read an image's size. */
+  get head(): Buffer {
+    return this.#file.head;
+  }
+
+  /** The decoded bytes, read from the file now (a fresh copy each time). Only for readers that need them in memory. */
+  readBytes(): Buffer {
+    read += 1;
+    return readFileSync(this.#file.path);
+  }
+
+  /** Copies the decoded bytes to `file` (a handler's scratch file, for a tool), without reading them here. */
+  copyTo(file: string): Promise<void> {
+    return copyFile(this.#file.path, file);
   }
 
   /** The `data:` URL's media type, if the string was one. */
@@ -130,11 +168,11 @@ export class DecodedBase64 {
     return this.#length;
   }
 
-  /** The string as sent, built only when something asks for it. */
+  /** The string as sent, built from the files only when something asks for it. */
   text(): string {
     rebuilt += 1;
     const sent = this.#sent;
-    return Buffer.isBuffer(sent) ? sent.toString('utf8') : sent.prefix + this.#data.toString('base64');
+    return 'file' in sent ? readFileSync(sent.file, 'utf8') : sent.prefix + readFileSync(this.#file.path).toString('base64');
   }
 
   toString(): string {

@@ -2,7 +2,7 @@
  * What an input is: a PDF (read with poppler), an image (OCR), plain text (as is), or a document
  * LibreOffice turns into PDF first — any format convert-to-pdf accepts (spec §4.6 list).
  */
-import { DOCUMENT_MEDIA_TYPES, InputError } from '../../core/sdk.js';
+import { DOCUMENT_MEDIA_TYPES, InputError, inputHead } from '../../core/sdk.js';
 import { type LoadedInput } from '../../core/sdk.js';
 
 /** Spec §4.6: every extension convert-to-pdf accepts (the office route of this lane). */
@@ -67,7 +67,9 @@ function isText(d: Buffer): boolean {
 
 /** Decides how to read `input`; `hint` is the caller's `fileExtension`. */
 export function routeOf(input: LoadedInput, hint?: string): Route {
-  const sniffed = sniff(input.data);
+  // Signatures and the text check read the first 64 KB at most: a large body's file is not read whole here.
+  const head = inputHead(input);
+  const sniffed = sniff(head);
   const ext = (hint?.replace(/^\./, '').toLowerCase() || undefined) ?? sniffed ?? input.pathExtension ?? MEDIA_TYPES[input.contentType?.toLowerCase() ?? ''];
   const name = ext === 'jpeg' ? 'jpg' : ext;
   if (sniffed === 'pdf' || name === 'pdf') {
@@ -75,7 +77,7 @@ export function routeOf(input: LoadedInput, hint?: string): Route {
     return { kind: 'pdf' };
   }
   if (name && IMAGE_EXTENSIONS.has(name) && sniffed && IMAGE_EXTENSIONS.has(sniffed)) return { kind: 'image', ext: sniffed };
-  if ((name === 'txt' || name === 'md' || name === 'csv' || name === undefined) && isText(input.data) && !/^\s*</.test(input.data.subarray(0, 512).toString('utf8'))) {
+  if ((name === 'txt' || name === 'md' || name === 'csv' || name === undefined) && isText(head) && !/^\s*</.test(head.subarray(0, 512).toString('utf8'))) {
     return name === 'csv' ? { kind: 'office', ext: 'csv' } : { kind: 'text' };
   }
   if (name && OFFICE_EXTENSIONS.includes(name)) return { kind: 'office', ext: name };

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, OperationFailedError, ServiceError, type Engines } from '../../core/sdk.js';
 import { OFFICE_EXTENSIONS, routeOf } from './format.js';
-import { type LoadedInput } from '../../core/sdk.js';
+import { inputHeadFor, writeInputFile, type LoadedInput } from '../../core/sdk.js';
 import { selectPages } from './pages.js';
 import { Gate, ToolError, readImageHeader, runGatedTool, withScratch } from '../../core/sdk.js';
 
@@ -76,16 +76,16 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
     if (route.kind === 'image') {
       selectPages(opts.pages, 1);
       // Its declared size is checked before Tesseract decodes it (a small file can hold a huge bitmap).
-      const size = readImageHeader(input.data);
+      const size = readImageHeader(inputHeadFor(input, (h) => !!readImageHeader(h)));
       if (size && (size.width * size.height > opts.maxPixels || Math.max(size.width, size.height) > MAX_SIDE_PX)) {
         throw new InputError(`The image is too large to read by OCR (${size.width} × ${size.height} pixels): at most ${Math.round(opts.maxPixels / 1_000_000)} megapixels and ${MAX_SIDE_PX} pixels a side.`);
       }
       const file = join(dir, `in.${route.ext}`);
-      await writeFile(file, input.data);
+      await writeInputFile(input, file);
       await opts.beforeOcr(1);
       return { pageCount: 1, pages: [{ page: 1, text: await ocr(file, opts), ocr: true }], format: route.ext };
     }
-    let pdf = input.data as Uint8Array;
+    let pdf: Uint8Array | undefined;
     let format = 'pdf';
     if (route.kind === 'office') {
       const result = await opts.engines.office.convert(
@@ -96,7 +96,9 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
       format = route.ext ?? 'document';
     }
     const file = join(dir, 'in.pdf');
-    await writeFile(file, pdf);
+    // A PDF goes to poppler as sent (a large body's file copied, never read here: issue 24).
+    if (pdf) await writeFile(file, pdf);
+    else await writeInputFile(input, file);
     const pageCount = await countPages(file, opts);
     const wanted = selectPages(opts.pages, pageCount);
     if (wanted.length > opts.maxPages) {

@@ -3,12 +3,11 @@
  * issue 24), OCRed locally and downscaled (at most 1568 px a side, JPEG), then the vision model
  * gets the prompt, the OCR text and the images. 100 + 10 per image.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MB, type RunContext, type Static } from '../../core/sdk.js';
 import { EXTRACT_BASE_CREDITS, type ExtractImageFiles } from '../../core/catalogue.js';
 import { answer } from './answer.js';
-import { loadInput } from '../../core/sdk.js';
+import { inputHeadFor, loadInput, readImageHeader, writeInputFile } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
 import { modelImage, ocrImage } from './media.js';
 import { withScratch } from '../../core/sdk.js';
@@ -20,13 +19,14 @@ export async function extractImages(input: Input, ctx: RunContext<any, any>) {
   const l = lane(ctx);
   const max = l.settings.imageMaxMb * MB;
   const loaded = await Promise.all(input.images.map((img, i) => loadInput(ctx.engines, input.inputMethod, img, `images[${i}]`, max, ctx.signal)));
-  // Every image is admitted by its header (format, pixels) before any tool decodes one of them.
-  const headers = loaded.map((img, i) => ctx.engines.tools.admitImage(img.data, `images[${i}]`));
+  // Every image is admitted by its header (format, pixels) before any tool decodes one of them,
+  // read from its first bytes: a large body's images stay in files, off this thread (issue 24).
+  const headers = loaded.map((img, i) => ctx.engines.tools.admitImage(inputHeadFor(img, (h) => !!readImageHeader(h)), `images[${i}]`));
   const read = await withScratch('extract-image', (dir) =>
     Promise.all(
       loaded.map(async (img, i) => {
         const file = join(dir, `in-${i}`);
-        await writeFile(file, img.data);
+        await writeInputFile(img, file);
         // Downscaling first also proves the file is an image (a 400 otherwise) before OCR runs.
         const jpeg = await modelImage(l.tools, file, headers[i]!, join(dir, `model-${i}.jpg`));
         return { jpeg, text: await ocrImage(l.tools, file, l.settings.ocrLanguages) };

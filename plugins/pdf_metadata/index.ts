@@ -32,7 +32,7 @@ async function read(input: Static<typeof readPdfMetadata.input>, ctx: RunContext
     const out = [];
     for (const [i, value] of input.files.entries()) {
       const loaded = await loadInput(ctx.engines, input.inputMethod, value, names[i]!, ctx.state.maxBytes, ctx.signal);
-      out.push(await readOne(deps(ctx), dir, loaded.data, names[i]!));
+      out.push(await readOne(deps(ctx), dir, loaded, names[i]!));
     }
     return out;
   });
@@ -47,7 +47,7 @@ async function write(input: Static<typeof writePdfMetadata.input>, ctx: RunConte
     const out: Buffer[] = [];
     for (const [i, value] of input.files.entries()) {
       const loaded = await loadInput(ctx.engines, input.inputMethod, value, names[i]!, ctx.state.maxBytes, ctx.signal);
-      out.push(await writeOne(deps(ctx), dir, loaded.data, names[i]!, input.metadata));
+      out.push(await writeOne(deps(ctx), dir, loaded, names[i]!, input.metadata));
     }
     return out;
   });

@@ -1,7 +1,6 @@
 /** read-pdf-metadata (issue 28): poppler's `pdfinfo` for the document information and file facts, its `-meta` for the XMP packet. */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Static } from '../../core/sdk.js';
+import { inputHead, writeInputFile, type LoadedInput, type Static } from '../../core/sdk.js';
 import type { PdfMetadataEntry } from '../../core/catalogue.js';
 import { checkPdf, tool, type ToolDeps } from './tools.js';
 import { pdfaClaim } from './xmp.js';
@@ -19,10 +18,11 @@ function fields(text: string): Map<string, string> {
 }
 
 /** What one PDF says about itself. */
-export async function readOne(deps: ToolDeps, dir: string, data: Buffer, label: string): Promise<Entry> {
-  checkPdf(data, label);
+export async function readOne(deps: ToolDeps, dir: string, input: LoadedInput, label: string): Promise<Entry> {
+  // Checked on its first bytes and copied for the tool: a large body's file is never read here (issue 24).
+  checkPdf(inputHead(input), label);
   const file = join(dir, `${label.replace(/\W/g, '_')}.pdf`);
-  await writeFile(file, data);
+  await writeInputFile(input, file);
   const info = fields(await tool(deps, 'pdfinfo', ['-isodates', '-enc', 'UTF-8', file], label));
   const xmp = info.get('Metadata Stream') === 'yes' ? await tool(deps, 'pdfinfo', ['-meta', file], label) : '';
   const claim = pdfaClaim(xmp);

@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InputError } from '../../core/sdk.js';
+import { InputError, inputHead, writeInputFile, type LoadedInput } from '../../core/sdk.js';
 import { checkPdf, tool, type ToolDeps } from './tools.js';
 import { updatedXmp, type InfoField } from './xmp.js';
 
@@ -25,11 +25,12 @@ export function dates(now: Date): { pdf: string; iso: string } {
 }
 
 /** The new PDF with `fields` set. */
-export async function writeOne(deps: ToolDeps, dir: string, data: Buffer, label: string, fields: Partial<Record<InfoField, string>>, now = new Date()): Promise<Buffer> {
-  checkPdf(data, label);
+export async function writeOne(deps: ToolDeps, dir: string, input: LoadedInput, label: string, fields: Partial<Record<InfoField, string>>, now = new Date()): Promise<Buffer> {
+  // Checked on its first bytes and copied for the tool: a large body's file is never read here (issue 24).
+  checkPdf(inputHead(input), label);
   const name = label.replace(/\W/g, '_');
   const file = join(dir, `${name}.pdf`);
-  await writeFile(file, data);
+  await writeInputFile(input, file);
   const json = async (args: string[]) => JSON.parse(await tool(deps, 'qpdf', ['--warning-exit-0', '--json=2', '--json-key=qpdf', ...args, file], label)) as QpdfJson;
   const head = await json(['--json-key=encrypt', '--json-object=trailer']);
   // Rewriting an encrypted file would need its passwords to re-encrypt it as it was.

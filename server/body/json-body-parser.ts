@@ -7,8 +7,9 @@
  * `/healthz` and every other key waited. The worker parses, checks depth and decodes long base64
  * strings; the serving thread only receives the result (the decoded bytes moved, not copied). On
  * the direct lane a decoded file field does not come back as a string at all (rebuilding a 27 MB
- * body's strings cost this thread more than the rest of the request): the input holds a
- * DecodedBase64 in its place (core/plugin/predecoded.ts).
+ * body's strings cost this thread more than the rest of the request), nor as bytes: the worker
+ * writes it to a file in the request's body folder (body-scratch.ts) and the input holds a
+ * DecodedBase64 naming that file in its place (core/plugin/predecoded.ts).
  * Parses wait in the compute pool's queue owner by owner, so one key's flood of big bodies delays
  * another key's body by at most one parse. Answers are those of the small path: the same invalid
  * JSON 400, the same depth 400 (from the depth hook), the same 413 (Fastify reads the body).
@@ -16,7 +17,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ComputeEngine, ComputeWork } from '../../core/engines/compute/types.js';
-import { DecodedBase64, rememberDecoded, type Predecoded } from '../../core/plugin/predecoded.js';
+import { DecodedBase64, rememberDecoded, type Predecoded, type SentText } from '../../core/plugin/predecoded.js';
 import { BusyError } from '../../core/errors.js';
 // A full parse queue is the body budget's refusal in other words: the instance (or this key) has
 // more bodies arriving than it handles at once, so the same documented 429 text.
@@ -24,6 +25,7 @@ import { bytesBusy } from '../../core/engines/http/byte-budget.js';
 import { MAX_JSON_DEPTH, textNestedDeeperThan } from '../json-depth.js';
 import type * as JsonWork from './json-work.js';
 import { movableChunks, receiveChunks } from './receive-chunks.js';
+import { bodyScratchDir, removeWhenDone, sweepBodyScratch } from './body-scratch.js';
 
 /** Strings shorter than this are not worth decoding ahead (a file of under 48 KB decodes in microseconds). */
 const MIN_DECODE_CHARS = 64 * 1024;
@@ -60,10 +62,12 @@ function register(req: FastifyRequest, parsed: Extract<JsonWork.ParsedBody, { ki
     for (const step of d.path.slice(0, -1)) at = (at as Record<string | number, unknown>)?.[step];
     const key = d.path.at(-1)!;
     if (d.removed) {
-      // The string as sent: its bytes, or (plain base64, most files) a prefix and the bytes' own encoding.
-      const src = 'source' in d.removed ? parsed.sources[d.removed.source]! : undefined;
-      const sent = src ? Buffer.from(src.buffer, src.byteOffset, src.byteLength) : { prefix: (d.removed as { prefix: string }).prefix };
-      (at as Record<string | number, unknown>)[key] = new DecodedBase64(data, d.contentType, d.textLength, d.removed.length, sent);
+      // The worker wrote the bytes to a file (the parser always asks it to for file fields).
+      const r = d.removed;
+      if (r.file === undefined || r.size === undefined || 'source' in r) throw new Error('a decoded file field came back without its file');
+      // The string as sent: its bytes' file, or (plain base64, most files) a prefix and the bytes' own encoding.
+      const sent: SentText = 'sourceFile' in r ? { file: r.sourceFile } : { prefix: r.prefix };
+      (at as Record<string | number, unknown>)[key] = new DecodedBase64({ path: r.file, size: r.size, head: data }, d.contentType, d.textLength, r.length, sent);
       return;
     }
     const text = (at as Record<string | number, unknown>)?.[key];
@@ -74,6 +78,12 @@ function register(req: FastifyRequest, parsed: Extract<JsonWork.ParsedBody, { ki
   // Held until the answer is sent or the client has gone (the request's own 'close' comes as soon
   // as its body has been read, before the route has used it).
   res.once('close', rememberDecoded(items));
+}
+
+/** The files a parse wrote to the request's body folder (body-scratch.ts removes them). */
+function writtenFiles(parsed: JsonWork.ParsedBody): string[] {
+  if (parsed.kind !== 'ok') return [];
+  return parsed.decoded.flatMap((d) => [d.removed?.file, d.removed && 'sourceFile' in d.removed ? d.removed.sourceFile : undefined].filter((f): f is string => f !== undefined));
 }
 
 /**
@@ -91,6 +101,8 @@ function takesPlaceholders(req: FastifyRequest): boolean {
 export function installJsonBodyParser(app: FastifyInstance, compute: () => ComputeEngine, minBytes: number): void {
   const small = app.getDefaultJsonParser('error', 'error');
   let work: ComputeWork<typeof JsonWork> | undefined;
+  // Folders of bodies an instance that died could not remove (this one's are removed as it goes).
+  sweepBodyScratch();
   app.addHook('onRequest', (req, reply, next) => {
     responses.set(req.raw, reply.raw);
     next();
@@ -109,12 +121,20 @@ export function installJsonBodyParser(app: FastifyInstance, compute: () => Compu
       }
       work ??= compute().register<typeof JsonWork>(new URL('./json-work.js', import.meta.url));
       const { parts, transfer } = movableChunks(chunks);
-      work
-        .run('parseJsonBody', { chunks: parts, minDecode: MIN_DECODE_CHARS, placeholders: takesPlaceholders(req) }, { owner: req.call?.key?.id, transfer, transferResult: true })
+      const placeholders = takesPlaceholders(req);
+      // File fields are written to this folder, removed when the response has closed (body-scratch.ts).
+      const spill = placeholders ? bodyScratchDir() : undefined;
+      const parsing = work.run('parseJsonBody', { chunks: parts, minDecode: MIN_DECODE_CHARS, placeholders, spill }, { owner: req.call?.key?.id, transfer, transferResult: true });
+      if (spill) removeWhenDone(spill, responses.get(req.raw), parsing.then(writtenFiles, () => undefined));
+      parsing
         .then((parsed) => {
           if (parsed.kind === 'invalid') return done(invalidJson(), undefined);
           if (parsed.kind === 'deep') return done(null, TOO_DEEP);
-          register(req, parsed);
+          try {
+            register(req, parsed);
+          } catch (err) {
+            return done(err as Error, undefined);
+          }
           done(null, parsed.value);
         }, (err: unknown) => {
           if (!(err instanceof BusyError)) return done(err as Error, undefined);

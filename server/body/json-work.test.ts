@@ -1,7 +1,10 @@
 /** The worker side of large-body parsing: Fastify's refusals, depth, and which strings it decodes. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseJsonBody } from './json-work.js';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HEAD_BYTES, parseJsonBody } from './json-work.js';
 
 const parse = (text: string, minDecode = 8) => parseJsonBody({ chunks: [new Uint8Array(Buffer.from(text))], minDecode });
 
@@ -76,5 +79,41 @@ describe('parseJsonBody', () => {
     assert.equal(parse(`{"files":["${b64}"] "x":1}`).kind, 'invalid');
     assert.equal(parse(`{"files":["${b64}",]}`).kind, 'invalid');
     assert.equal(parse(`{"__proto__":{"files":["${b64}"]}}`).kind, 'invalid');
+  });
+  it('with a body folder, writes each file field there and sends back only its first bytes; other strings and refusals make no folder', () => {
+    const root = mkdtempSync(join(tmpdir(), 'json-work-spill-'));
+    try {
+      const big = Buffer.alloc(HEAD_BYTES + 1000, 7);
+      const b64 = big.toString('base64');
+      const wrapped = b64.replace(/.{76}/g, '$&\n');
+      const spill = join(root, 'body');
+      const text = JSON.stringify({ inputMethod: 'base64', files: [b64, wrapped], other: { text: b64 } });
+      const out = parseJsonBody({ chunks: [new Uint8Array(Buffer.from(text))], minDecode: 8, placeholders: true, spill });
+      assert.equal(out.kind, 'ok');
+      if (out.kind !== 'ok') return;
+      const byPath = new Map(out.decoded.map((d, i) => [d.path.join('/'), { d, bytes: Buffer.from(out.buffers[i]!) }]));
+      for (const p of ['files/0', 'files/1']) {
+        const { d, bytes } = byPath.get(p)!;
+        const r = d.removed as { file: string; size: number };
+        assert.ok(readFileSync(r.file).equals(big), p);
+        assert.equal(r.size, big.length);
+        assert.ok(bytes.equals(big.subarray(0, HEAD_BYTES)), `${p}: only the head comes back`);
+      }
+      // The wrapped string as sent is kept in a file too; the plain one is rebuilt from its bytes.
+      assert.equal(readFileSync((byPath.get('files/1')!.d.removed as { sourceFile: string }).sourceFile, 'utf8'), wrapped);
+      assert.equal((byPath.get('files/0')!.d.removed as { prefix: string }).prefix, '');
+      assert.equal(out.sources.length, 0);
+      // Not a file field: its bytes come back whole and nothing is written for it.
+      assert.ok(byPath.get('other/text')!.bytes.equals(big));
+      assert.equal(readdirSync(spill).length, 3);
+      // A body with no file field, or refused, leaves no folder.
+      for (const body of [JSON.stringify({ other: b64 }), `{"inputMethod":"base64","files":["${b64}"]`]) {
+        const none = join(root, 'none');
+        parseJsonBody({ chunks: [new Uint8Array(Buffer.from(body))], minDecode: 8, placeholders: true, spill: none });
+        assert.equal(existsSync(none), false);
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

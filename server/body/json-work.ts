@@ -7,6 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { base64Text, decodeBase64Text } from '../../core/plugin/inputs.js';
 import { nestedDeeperThan, textNestedDeeperThan } from '../json-depth.js';
 import { plainStringValues, type PlainString } from './plain-strings.js';
@@ -27,7 +29,10 @@ export type ParsedBody =
   | {
       kind: 'ok';
       value: unknown;
-      /** The decoded bytes, one per entry of `decoded` (moved to the serving thread). */
+      /**
+       * The decoded bytes, one per entry of `decoded` (moved to the serving thread); for a string
+       * written to a file (`removed.file`), only its first {@link HEAD_BYTES}.
+       */
       buffers: Uint8Array[];
       decoded: DecodedString[];
       /** The removed strings' UTF-8 bytes (moved too), named by `removed.source` (none for those rebuilt from their bytes). */
@@ -44,8 +49,39 @@ export interface DecodedString {
    * its length, and how to get the string back should anything need it: where its UTF-8 bytes
    * are in `sources`, or, for a string that is exactly what Node writes for its bytes (most
    * files; see plain-base64.ts), the prefix to put before their base64 (nothing is sent).
+   * With `spill`, the decoded bytes are in the file `file` (of `size` bytes) and the string's
+   * bytes, where they are kept, in the file `sourceFile` instead of `sources`.
    */
-  removed?: { length: number; source: number } | { length: number; prefix: string };
+  removed?: ({ length: number; source: number } | { length: number; prefix: string } | { length: number; sourceFile: string }) & { file?: string; size?: number };
+}
+
+/**
+ * Bytes of a written file that still come back to the serving thread: enough for the signatures
+ * and image headers read before a tool runs (core/engines/tools/image-header.ts, doc_text's
+ * format sniffing, which reads exactly the first 64 KB; a reader that needs more reads the file).
+ */
+export const HEAD_BYTES = 64 * 1024;
+
+/**
+ * Writes decoded file fields into the request's body folder `dir` (made on the first one), named
+ * by their order; issue 24: 20 MB of decoded files per body held on the serving thread started
+ * full collections there. The folder is the serving thread's to remove (body-scratch.ts).
+ */
+function spiller(dir: string) {
+  let made = false;
+  let n = 0;
+  return (bytes: Uint8Array, suffix = ''): string => {
+    if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    made = true;
+    const file = join(dir, `${n++}${suffix}`);
+    writeFileSync(file, bytes, { mode: 0o600 });
+    return file;
+  };
+}
+
+/** The first {@link HEAD_BYTES} of `bytes`, in memory of their own (movable). */
+function headOf(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes.subarray(0, HEAD_BYTES));
 }
 
 /**
@@ -96,8 +132,10 @@ function cutBase64(bytes: Buffer, minDecode: number): { text: Buffer; marker: st
  * Parses the body (UTF-8 JSON, in the chunks it arrived in). With `placeholders`, decoded file
  * fields leave `value` (see {@link DecodedString.removed}). Strings of at least `minDecode` characters that read as base64 are
  * decoded; any other string is left to the route as is (an invalid one gets its usual 400 there).
+ * With `spill` (a folder path), each removed file field's bytes are written to a file there and
+ * only their head comes back.
  */
-export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; placeholders?: boolean }): ParsedBody {
+export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; placeholders?: boolean; spill?: string }): ParsedBody {
   let value: unknown;
   // The body's chunks as they arrived are joined here, off the serving thread.
   const bytes = Buffer.concat(arg.chunks);
@@ -113,6 +151,7 @@ export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; pl
   const buffers: Uint8Array[] = [];
   const decoded: DecodedString[] = [];
   const sources: Uint8Array[] = [];
+  const write = arg.spill === undefined ? undefined : spiller(arg.spill);
   /** Sets the string at `path` (the whole body when the path is empty). */
   const put = (path: BodyPath, v: unknown) => {
     if (path.length === 0) value = v;
@@ -129,23 +168,29 @@ export function parseJsonBody(arg: { chunks: Uint8Array[]; minDecode: number; pl
         // A string cut out before parsing: already decoded; back in place unless it leaves as bytes.
         const { data, contentType, prefix } = stand.read;
         const length = stand.at.end - stand.at.start;
-        buffers.push(data);
         decoded.push({ path, contentType, textLength: length - prefix.length });
         if (arg.placeholders && fileField(value, path)) {
-          decoded.at(-1)!.removed = { length, prefix };
+          decoded.at(-1)!.removed = write ? { length, prefix, file: write(data), size: data.byteLength } : { length, prefix };
+          buffers.push(write ? headOf(data) : data);
           put(path, null);
-        } else put(path, bytes.toString('latin1', stand.at.start, stand.at.end));
+        } else {
+          buffers.push(data);
+          put(path, bytes.toString('latin1', stand.at.start, stand.at.end));
+        }
         continue;
       }
       const parts = base64Text(v);
       if (!parts) continue;
-      buffers.push(decodeBase64Text(parts.text));
+      const data = decodeBase64Text(parts.text);
       decoded.push({ path, contentType: parts.contentType, textLength: parts.text.length });
       if (arg.placeholders && fileField(value, path)) {
-        decoded.at(-1)!.removed = { length: v.length, source: sources.push(Buffer.from(v, 'utf8')) - 1 };
-        // The serving thread gets the bytes, not the string (about 27 MB per attack body to rebuild there).
+        // The serving thread gets the bytes (or their file), not the string (about 27 MB per attack body to rebuild there).
+        decoded.at(-1)!.removed = write
+          ? { length: v.length, sourceFile: write(Buffer.from(v, 'utf8'), '.sent'), file: write(data), size: data.byteLength }
+          : { length: v.length, source: sources.push(Buffer.from(v, 'utf8')) - 1 };
+        buffers.push(write ? headOf(data) : data);
         put(path, null);
-      }
+      } else buffers.push(data);
     } else if (Array.isArray(v)) {
       v.forEach((item, i) => {
         if (worth(item)) stack.push([item, [...path, i]]);
