@@ -13,6 +13,8 @@
  * KEY_REFUSAL_HOLD_MS through. Each phase also prints the serving thread's time on a core and
  * its time runnable but waiting for one (the kernel's schedstat): the wait is what tools at the
  * service's priority cause, and, unlike a latency, it is not timed across two loaded processes.
+ * The attacker runs in a worker thread of its own (bench/abuse/attacker.ts), as another program
+ * would; BENCH_ATTACKER=inline puts it back on the thread that times the victim, to compare.
  */
 import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'node:http';
@@ -24,12 +26,16 @@ import { startFake } from '../plugins/extract/fake.js';
 import { serveLoopback } from '../core/testing/index.js';
 import { blankPagesPdf, deepJson, hlsPlaylist, objectStreamBombPdf, officeZipBomb, pngBomb, smallPng } from './abuse/payloads.js';
 import { loop, memoryParts, MemorySampler, rssMb, type Latencies } from './abuse/probes.js';
+import { runAttackPlan, type AttackPlan } from './abuse/attacker.js';
+import { startWorker } from '../core/util/worker-bundle.js';
 
 const attackSeconds = Number(process.argv[2] ?? 20);
 const only = [...process.argv.slice(3), ...(process.env.BENCH_ATTACKS ?? '').split(',')].map((w) => w.trim().toLowerCase()).filter(Boolean);
 // The quiet baseline's length: longer gives the victim's quiet p99 more samples (BENCH_QUIET_SECONDS).
 const quietSeconds = Number(process.env.BENCH_QUIET_SECONDS ?? 8);
 const b64 = (b: Buffer) => b.toString('base64');
+// BENCH_ATTACKER=inline runs the attacker on this thread, as before, to compare.
+const inlineAttacker = process.env.BENCH_ATTACKER === 'inline';
 
 /**
  * glibc's malloc settings for the instance: the deployment's (deploy/Dockerfile, deploy/cia.service)
@@ -47,13 +53,14 @@ interface Attack {
   /** Requests the attacker keeps in flight. */
   parallel: number;
   path: string;
-  body: () => unknown;
+  /** The body, serialised once and sent each time. */
+  body?: () => unknown;
   /** The raw body instead of JSON (deep nesting). */
   raw?: () => string;
   /** The attacker sends this many requests in all (a flood) instead of holding `parallel` until the phase ends. */
   total?: number;
-  /** Each request's body is built anew (it differs per request); otherwise it is serialised once. */
-  fresh?: boolean;
+  /** A body that differs per request instead: `template` with each `token` replaced by a fresh random word. */
+  fresh?: { template: string; token: string };
   victim: { path: string; body: unknown; method?: string };
 }
 
@@ -81,27 +88,35 @@ function call(server: TestServer, key: string, method: string, path: string, bod
   });
 }
 
-/** Runs the attacker's requests until `stop`; collects the statuses answered (aborted ones as "hung up"). */
+/**
+ * Runs the attacker's requests until `stop`; collects the statuses answered (aborted ones as "hung
+ * up"). In a worker thread of its own unless BENCH_ATTACKER=inline (the old shape, to compare):
+ * on this thread its callbacks delayed the victim's answers it times.
+ */
 async function runAttack(server: TestServer, key: string, a: Attack, stop: AbortSignal): Promise<Map<string, number>> {
-  const statuses = new Map<string, number>();
-  const note = (s: string) => statuses.set(s, (statuses.get(s) ?? 0) + 1);
-  let sent = 0;
   // The attacker's body is serialised once and sent as bytes: base64-encoding and stringifying up
   // to 27 MB per request is the attacker's own work, and in this bench it ran on the same two
   // cores as the instance it measures. Every attack but the made-up ids sends the same body each time.
-  const fixed = a.fresh ? undefined : Buffer.from(a.raw ? a.raw() : JSON.stringify(a.body()));
-  const worker = async () => {
-    while (!stop.aborted && (a.total === undefined || sent < a.total)) {
-      sent += 1;
-      try {
-        note(String(await call(server, key, 'POST', a.path, undefined, stop, fixed ?? Buffer.from(a.raw ? a.raw() : JSON.stringify(a.body())))));
-      } catch {
-        note(stop.aborted ? 'hung up' : 'network error');
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: a.parallel }, worker));
-  return statuses;
+  const plan: AttackPlan = { url: server.url, key, path: a.path, parallel: a.parallel, total: a.total };
+  if (a.fresh) plan.fresh = a.fresh;
+  else plan.body = Buffer.from(a.raw ? a.raw() : JSON.stringify(a.body!()));
+  if (inlineAttacker) return runAttackPlan(plan, stop);
+  const thread = startWorker(new URL('./abuse/attacker-thread.js', import.meta.url), {});
+  try {
+    return await new Promise<Map<string, number>>((resolve, reject) => {
+      thread.once('error', reject);
+      thread.once('exit', (code) => reject(new Error(`the attacker thread exited with ${code}`)));
+      thread.on('message', (m: 'ready' | [string, number][]) => {
+        if (m !== 'ready') return resolve(new Map(m));
+        // Sent before the phase ends or after: either way the thread stops.
+        stop.addEventListener('abort', () => thread.postMessage('stop'), { once: true });
+        thread.postMessage(plan);
+        if (stop.aborted) thread.postMessage('stop');
+      });
+    });
+  } finally {
+    await thread.terminate();
+  }
 }
 
 /** CPU and run-queue wait (ms) of each thread of the instance, with its nice value, from /proc. */
@@ -232,8 +247,8 @@ async function main() {
     { name: '5,000 blank pages → doc-to-text (OCR)', parallel: 2, path: '/api/v1/doc-to-text', body: () => ({ inputMethod: 'base64', file: b64(thousands) }), victim: { path: '/api/v1/doc-to-text', body: { inputMethod: 'base64', file: b64(onePage) } } },
     { name: '400 MB by URL ×3 → extract-audio', parallel: 3, path: '/api/v1/extract-audio', body: () => ({ inputMethod: 'url', audio: `${site.url}/big.mp3`, prompt: 'Summarise.' }), victim: { path: '/api/v1/doc-to-text', body: { inputMethod: 'base64', file: b64(docx), fileExtension: 'docx' } } },
     { name: 'HLS playlist as audio → extract-audio', parallel: 1, total: 20, path: '/api/v1/extract-audio', body: () => ({ inputMethod: 'base64', audio: b64(hlsPlaylist()), prompt: 'Summarise.' }), victim: { path: '/api/v2/balance', body: undefined, method: 'GET' } },
-    { name: '10,000-level JSON ×500 → v1 routes', parallel: 4, total: 500, path: '/api/v1/doc-to-text', body: () => undefined, raw: () => deepJson(), victim: { path: '/api/v2/balance', body: undefined, method: 'GET' } },
-    { name: '5,000 unknown ids → /api/v2/run', parallel: 8, total: 5000, path: '/api/v2/run', fresh: true, body: () => ({ type: 'capability', id: `made_up_${Math.random().toString(36).slice(2)}`, input: {} }), victim: { path: '/api/v2/balance', body: undefined, method: 'GET' } },
+    { name: '10,000-level JSON ×500 → v1 routes', parallel: 4, total: 500, path: '/api/v1/doc-to-text', raw: () => deepJson(), victim: { path: '/api/v2/balance', body: undefined, method: 'GET' } },
+    { name: '5,000 unknown ids → /api/v2/run', parallel: 8, total: 5000, path: '/api/v2/run', fresh: { template: JSON.stringify({ type: 'capability', id: 'made_up_RANDOM', input: {} }), token: 'RANDOM' }, victim: { path: '/api/v2/balance', body: undefined, method: 'GET' } },
   ];
 
   // A filter keeps a measuring run short; the quiet phases and warm-up cover only the attacks run.

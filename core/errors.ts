@@ -51,7 +51,16 @@ export class ServiceError extends Error {
   readonly details?: Record<string, unknown>;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    // A refusal (4xx) answers the caller and is logged, if at all, by its code: its stack names
+    // nobody's bug, and capturing it through Fastify's hooks was the largest single cost of a
+    // rate-limited request on the serving thread (bench:abuse's made-up ids). 5xx keep theirs.
+    const limit = Error.stackTraceLimit;
+    if (ERROR_CODES[code] < 500) Error.stackTraceLimit = 0;
+    try {
+      super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = new.target.name;
     this.code = code;
     this.status = ERROR_CODES[code];
