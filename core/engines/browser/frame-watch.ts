@@ -1,0 +1,84 @@
+/**
+ * Whether a rendered page has anything waiting for its next frame (issue 27: the DOM read waited
+ * for a frame on every page, ~8 ms of a ~33 ms warm call, although most pages queue nothing).
+ *
+ * A script added to every new document of a pool page, before the page's own scripts run
+ * (CDP `Page.addScriptToEvaluateOnNewDocument`, set once when the page is prepared, off any
+ * call's critical path), notes what Chromium would deliver in a frame and could change the DOM:
+ * animation-frame callbacks not yet run or cancelled, and Intersection/Resize observers watching
+ * a target. The read (read-dom.ts) asks for that note and waits for a frame only when something
+ * is pending, when the document was scrolled (its scroll listeners run in the next frame), or
+ * when it cannot get the note at all.
+ *
+ * The page could overwrite or wrap what this script installs, or find it; none of that can make
+ * a read skip a frame the page needs without the page deciding it. The note is asked for by
+ * calling the page's `requestAnimationFrame` with a token unknown to the page (random per
+ * process): only this script's wrapper answers it. A page that replaced the function (its own
+ * polyfill, zone.js wrapping it) answers something else or throws, and the read then waits as
+ * before. A page that imitated the answer on purpose, or took an unwrapped function from a frame
+ * of its own, only changes what its own content looks like when read, which a page decides
+ * anyway. Nothing here runs in the service: the answer is two numbers serialised by Chromium.
+ * The wrappers are Proxies of the native functions (their name, length and `toString` stay
+ * native-looking), so a page testing for tampering with its natives sees as little as possible.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Page } from 'puppeteer-core';
+
+/** The token the read passes to the page's `requestAnimationFrame` to get the note. */
+export const FRAME_WATCH_TOKEN = `frame-watch-${randomBytes(12).toString('hex')}`;
+
+/** What the script answers: callbacks and observers a frame would run. */
+export interface FrameNote {
+  /** Animation-frame callbacks requested and neither run nor cancelled. */
+  callbacks: number;
+  /** Intersection/Resize observers given a target and not disconnected since. */
+  observers: number;
+}
+
+// Plain JavaScript run in the page: no TypeScript helpers (tsx's __name) exist there.
+const SCRIPT = `(() => {
+  const token = ${JSON.stringify(FRAME_WATCH_TOKEN)};
+  const pending = new Set();
+  // Observers with a target: counted once each; disconnect() uncounts. One unobserved target by
+  // target (unobserve) keeps it counted, and one dropped by the page without a disconnect stays
+  // counted: both only cost a frame's wait.
+  const watching = new WeakSet();
+  let observers = 0;
+  const wrap = (owner, name, apply) => {
+    const d = owner && Object.getOwnPropertyDescriptor(owner, name);
+    if (!d || typeof d.value !== 'function') return false;
+    Object.defineProperty(owner, name, { ...d, value: new Proxy(d.value, { apply }) });
+    return true;
+  };
+  const onWindow = (name) => (Object.getOwnPropertyDescriptor(window, name) ? window : Window.prototype);
+  wrap(onWindow('requestAnimationFrame'), 'requestAnimationFrame', (native, self, args) => {
+    const cb = args[0];
+    if (cb === token) return { callbacks: pending.size, observers };
+    if (typeof cb !== 'function') return Reflect.apply(native, self, args);
+    let id;
+    id = Reflect.apply(native, self, [function (time) { pending.delete(id); return Reflect.apply(cb, this, [time]); }]);
+    pending.add(id);
+    return id;
+  });
+  wrap(onWindow('cancelAnimationFrame'), 'cancelAnimationFrame', (native, self, args) => {
+    pending.delete(args[0]);
+    return Reflect.apply(native, self, args);
+  });
+  for (const name of ['IntersectionObserver', 'ResizeObserver']) {
+    const proto = window[name] && window[name].prototype;
+    wrap(proto, 'observe', (native, self, args) => {
+      const out = Reflect.apply(native, self, args);
+      if (!watching.has(self)) { watching.add(self); observers++; }
+      return out;
+    });
+    wrap(proto, 'disconnect', (native, self, args) => {
+      if (watching.has(self)) { watching.delete(self); observers--; }
+      return Reflect.apply(native, self, args);
+    });
+  }
+})();`;
+
+/** Installs the script on `page` for every document it loads from now on (and its frames'). */
+export async function installFrameWatch(page: Page): Promise<void> {
+  await page.evaluateOnNewDocument(SCRIPT);
+}
