@@ -15,9 +15,10 @@
  * calling the page's `requestAnimationFrame` with a token unknown to the page (random per
  * process): only this script's wrapper answers it. A page that replaced the function (its own
  * polyfill, zone.js wrapping it) answers something else or throws, and the read then waits as
- * before. A page that imitated the answer on purpose, or took an unwrapped function from a frame
- * of its own, only changes what its own content looks like when read, which a page decides
- * anyway. Nothing here runs in the service: the answer is two numbers serialised by Chromium.
+ * before; such a wrapper sees the token, which lets it do nothing it could not do without it. A
+ * page that imitated the answer on purpose, or took an unwrapped function from a frame of its
+ * own, only changes what its own content looks like when read, which a page decides anyway; no
+ * other key's call runs in its document. Nothing here runs in the service: the answer is two numbers serialised by Chromium.
  * The wrappers are Proxies of the native functions (their name, length and `toString` stay
  * native-looking), so a page testing for tampering with its natives sees as little as possible.
  */
