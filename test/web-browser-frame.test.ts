@@ -1,13 +1,13 @@
 /**
  * Issue 27 (performance) without losing content: a rendered page is read once it has run what it
- * queued at load, through the real server. What a page does in its first frame after the load
- * event (an animation-frame callback, one a zero timer asks for, an IntersectionObserver or
- * ResizeObserver callback, a scroll listener after the page scrolled at load) and in a zero timer
- * set at load is in the markdown, although the read no longer waits for a frame when the page has
- * nothing waiting for one (core/engines/browser/frame-watch.ts); a page that replaced
- * requestAnimationFrame is waited for as before. Each page is scraped three times by one key, so
- * both a fresh context and the key's warm one (a kept page, sent to about:blank in between) are
- * covered.
+ * queued at load, through the real server. What a page does in a zero timer set at load and in
+ * its first frame after the load event (an animation-frame callback, one a zero timer asks for,
+ * an IntersectionObserver or ResizeObserver callback, a scroll listener after the page scrolled
+ * at load or after a scroll action) is in the markdown, although the read no longer waits for a
+ * frame when the page has nothing waiting for one (core/engines/browser/frame-watch.ts); a page
+ * that replaced requestAnimationFrame is waited for as before. Each page is scraped three times by
+ * one key, so both a fresh context and the key's warm one (a kept page, sent to about:blank in
+ * between) are covered.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -54,12 +54,16 @@ addEventListener('load', () => requestAnimationFrame(() => add('Added through a 
   ],
 };
 
+/** A page whose scroll listener writes where the viewport is: read right after a scroll action. */
+const SCROLL_LISTENER = page(`addEventListener('scroll', () => { document.getElementById('y').textContent = 'Scrolled to ' + Math.round(scrollY); });`, '<p id="y">Not scrolled</p><div style="height:3000px"></div>');
+
 let site: http.Server;
 let base = '';
 
 before(async () => {
   site = http.createServer((req, res) => {
-    const found = PAGES[new URL(req.url!, 'http://x').pathname];
+    const path = new URL(req.url!, 'http://x').pathname;
+    const found = path === '/scroll-listener' ? [SCROLL_LISTENER] : PAGES[path];
     if (!found) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(found[0]);
@@ -75,7 +79,8 @@ after(() => {
 describe("a rendered page is read after what it queued for its first frame after load (issue 27)", () => {
   let s: TestServer;
   let key = '';
-  const scrape = (url: string) => s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'scrape_page', input: { url, renderJs: true } } });
+  const scrape = (url: string, extra: Record<string, unknown> = {}) =>
+    s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'scrape_page', input: { url, renderJs: true, ...extra } } });
 
   before(async () => {
     // One page slot: the later calls of each page reuse the key's warm context.
@@ -98,4 +103,12 @@ describe("a rendered page is read after what it queued for its first frame after
       }
     });
   }
+
+  it('a scroll action as the last step: the page is read after its scroll listener ran', async () => {
+    for (const round of ['first', 'second', 'third']) {
+      const res = await scrape(`${base}/scroll-listener`, { actions: [{ type: 'scroll', direction: 'down', amount: 300 }] });
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.json.data.content, /Scrolled to 300/, `${round}: ${res.json.data.content}`);
+    }
+  });
 });

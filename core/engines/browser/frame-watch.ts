@@ -6,9 +6,9 @@
  * (CDP `Page.addScriptToEvaluateOnNewDocument`, set once when the page is prepared, off any
  * call's critical path), notes what Chromium would deliver in a frame and could change the DOM:
  * animation-frame callbacks not yet run or cancelled, and Intersection/Resize observers watching
- * a target. The read (read-dom.ts) asks for that note and waits for a frame only when something
- * is pending, when the document was scrolled (its scroll listeners run in the next frame), or
- * when it cannot get the note at all.
+ * a target, and a viewport scrolled since its last scroll event (its scroll listeners run in the
+ * next frame). The read (read-dom.ts) asks for that note and waits for a frame only when
+ * something is pending, or when it cannot get the note at all.
  *
  * The page could overwrite or wrap what this script installs, or find it; none of that can make
  * a read skip a frame the page needs without the page deciding it. The note is asked for by
@@ -34,6 +34,8 @@ export interface FrameNote {
   callbacks: number;
   /** Intersection/Resize observers given a target and not disconnected since. */
   observers: number;
+  /** The viewport moved since its last scroll event was dispatched. */
+  scrolled: boolean;
 }
 
 // Plain JavaScript run in the page: no TypeScript helpers (tsx's __name) exist there.
@@ -45,6 +47,15 @@ const SCRIPT = `(() => {
   // counted: both only cost a frame's wait.
   const watching = new WeakSet();
   let observers = 0;
+  // Where the viewport was when its last scroll event was dispatched: a document scrolled since
+  // (by a script at load, a fragment, a scroll action) has its scroll listeners run in the next
+  // frame. Captured on the window, which every scroll event's path starts with; registered before
+  // any of the page's listeners, so none can stop it first.
+  let seenX = 0;
+  let seenY = 0;
+  addEventListener('scroll', (event) => {
+    if (event.target === document) { seenX = scrollX; seenY = scrollY; }
+  }, { capture: true, passive: true });
   const wrap = (owner, name, apply) => {
     const d = owner && Object.getOwnPropertyDescriptor(owner, name);
     if (!d || typeof d.value !== 'function') return false;
@@ -54,7 +65,7 @@ const SCRIPT = `(() => {
   const onWindow = (name) => (Object.getOwnPropertyDescriptor(window, name) ? window : Window.prototype);
   wrap(onWindow('requestAnimationFrame'), 'requestAnimationFrame', (native, self, args) => {
     const cb = args[0];
-    if (cb === token) return { callbacks: pending.size, observers };
+    if (cb === token) return { callbacks: pending.size, observers, scrolled: scrollX !== seenX || scrollY !== seenY };
     if (typeof cb !== 'function') return Reflect.apply(native, self, args);
     let id;
     id = Reflect.apply(native, self, [function (time) { pending.delete(id); return Reflect.apply(cb, this, [time]); }]);

@@ -53,9 +53,8 @@ export function readDom(page: Page, waits: Waits = { load: 0, refresh: 0 }): Pro
       } catch {
         note = undefined;
       }
-      const idle = typeof note === 'object' && note !== null && (note as { callbacks?: unknown }).callbacks === 0 && (note as { observers?: unknown }).observers === 0;
-      // A document scrolled (by a script or a fragment) has its scroll listeners run in the next frame.
-      if (!idle || scrollX !== 0 || scrollY !== 0) {
+      const n = typeof note === 'object' && note !== null ? (note as Record<string, unknown>) : {};
+      if (!(n.callbacks === 0 && n.observers === 0 && n.scrolled === false)) {
         // Up to the end of that frame. A new observation's first entry is computed in the frame
         // after the page's animation-frame callbacks, resize observers and intersection
         // computations, and delivered in one task with the page's own intersection entries:
