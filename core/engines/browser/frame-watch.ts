@@ -18,9 +18,11 @@
  * before; such a wrapper sees the token, which lets it do nothing it could not do without it. A
  * page that imitated the answer on purpose, or took an unwrapped function from a frame of its
  * own, only changes what its own content looks like when read, which a page decides anyway; no
- * other key's call runs in its document. Nothing here runs in the service: the answer is two numbers serialised by Chromium.
+ * other key's call runs in its document. Nothing here runs in the service: the answer is two
+ * numbers and a flag, serialised by Chromium. (A page's own wrapper handed the token passes it on
+ * as a callback, so the page sees one TypeError in a frame callback of its own; nothing else.)
  * The wrappers are Proxies of the native functions (their name, length and `toString` stay
- * native-looking), so a page testing for tampering with its natives sees as little as possible.
+ * native-looking), so a page testing its natives for tampering sees as little as possible.
  */
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'puppeteer-core';
@@ -28,7 +30,7 @@ import type { Page } from 'puppeteer-core';
 /** The token the read passes to the page's `requestAnimationFrame` to get the note. */
 export const FRAME_WATCH_TOKEN = `frame-watch-${randomBytes(12).toString('hex')}`;
 
-/** What the script answers: callbacks and observers a frame would run. */
+/** What the script answers: what the page's next frame would run. */
 export interface FrameNote {
   /** Animation-frame callbacks requested and neither run nor cancelled. */
   callbacks: number;
@@ -42,9 +44,9 @@ export interface FrameNote {
 const SCRIPT = `(() => {
   const token = ${JSON.stringify(FRAME_WATCH_TOKEN)};
   const pending = new Set();
-  // Observers with a target: counted once each; disconnect() uncounts. One unobserved target by
-  // target (unobserve) keeps it counted, and one dropped by the page without a disconnect stays
-  // counted: both only cost a frame's wait.
+  // Observers with a target: counted once each; disconnect() uncounts. One whose targets were
+  // all unobserved one by one stays counted, and so does one the page dropped without a
+  // disconnect: either only costs a frame's wait.
   const watching = new WeakSet();
   let observers = 0;
   // Where the viewport was when its last scroll event was dispatched: a document scrolled since
@@ -58,9 +60,7 @@ const SCRIPT = `(() => {
   }, { capture: true, passive: true });
   const wrap = (owner, name, apply) => {
     const d = owner && Object.getOwnPropertyDescriptor(owner, name);
-    if (!d || typeof d.value !== 'function') return false;
-    Object.defineProperty(owner, name, { ...d, value: new Proxy(d.value, { apply }) });
-    return true;
+    if (d && typeof d.value === 'function') Object.defineProperty(owner, name, { ...d, value: new Proxy(d.value, { apply }) });
   };
   const onWindow = (name) => (Object.getOwnPropertyDescriptor(window, name) ? window : Window.prototype);
   wrap(onWindow('requestAnimationFrame'), 'requestAnimationFrame', (native, self, args) => {

@@ -1,6 +1,6 @@
 /** Reading a rendered page back from Chromium in one round trip. */
 import type { Page } from 'puppeteer-core';
-import { FRAME_WATCH_TOKEN } from './frame-watch.js';
+import { FRAME_WATCH_TOKEN, type FrameNote } from './frame-watch.js';
 
 /** The document as the caller gets it. */
 export interface Dom {
@@ -53,7 +53,7 @@ export function readDom(page: Page, waits: Waits = { load: 0, refresh: 0 }): Pro
       } catch {
         note = undefined;
       }
-      const n = typeof note === 'object' && note !== null ? (note as Record<string, unknown>) : {};
+      const n: Partial<Record<keyof FrameNote, unknown>> = typeof note === 'object' && note !== null ? note : {};
       if (!(n.callbacks === 0 && n.observers === 0 && n.scrolled === false)) {
         // Up to the end of that frame. A new observation's first entry is computed in the frame
         // after the page's animation-frame callbacks, resize observers and intersection
