@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { BusyError } from '../../errors.js';
 import type { PluginLogger } from '../../plugin/types.js';
 import { attachByteMeter, type ByteMeter } from './byte-meter.js';
+import { installFrameWatch } from './frame-watch.js';
 import { FairQueue } from '../../util/fair-queue.js';
 import { WarmContexts } from './warm-contexts.js';
 import type { FreshPage } from './fresh-page.js';
@@ -418,7 +419,9 @@ async function prepare(browser: Browser, proxy?: ContextProxy): Promise<FreshPag
     // from the HTTP cache, so no call is answered from an earlier call's responses and a warm
     // context has no cache to clear between calls (issue 27: clearing it cost ~10 ms of browser
     // CPU per call). Within one document a resource used twice is still fetched once.
-    const [meter] = await Promise.all([attachByteMeter(page), page.setCacheEnabled(false)]);
+    // The frame watch (frame-watch.ts) runs in every document the page loads from now on, so a
+    // call's DOM read waits for a frame only when the page has something waiting for one.
+    const [meter] = await Promise.all([attachByteMeter(page), page.setCacheEnabled(false), installFrameWatch(page)]);
     return { context, page, meter };
   } catch (err) {
     await context.close().catch(() => undefined);

@@ -1,5 +1,6 @@
 /** Reading a rendered page back from Chromium in one round trip. */
 import type { Page } from 'puppeteer-core';
+import { FRAME_WATCH_TOKEN, type FrameNote } from './frame-watch.js';
 
 /** The document as the caller gets it. */
 export interface Dom {
@@ -15,8 +16,9 @@ interface Waits {
   load: number;
   refresh: number;
   /**
-   * Let the page run what it queued at load first (its timers due now and its next frame):
-   * what those start, a request or a DOM change, is then seen by this read or by the caller.
+   * Let the page run what it queued at load first (its timers due now, and its next frame when
+   * something waits for one, see frame-watch.ts): what those start, a request or a DOM change,
+   * is then seen by this read or by the caller.
    */
   frame?: boolean;
 }
@@ -31,7 +33,7 @@ interface Waits {
  * between two round trips.
  */
 export function readDom(page: Page, waits: Waits = { load: 0, refresh: 0 }): Promise<Dom> {
-  return page.evaluate(async ({ load, refresh, frame }) => {
+  return page.evaluate(async ({ load, refresh, frame, token }) => {
     // No named helpers in here: a transpiler's (tsx's __name) would not exist in the page.
     if (document.readyState !== 'complete' && load > 0) {
       await new Promise<void>((done) => {
@@ -40,12 +42,36 @@ export function readDom(page: Page, waits: Waits = { load: 0, refresh: 0 }): Pro
       });
     }
     if (frame) {
+      // Timers due now run first (a zero timer set at load), and may ask for a frame themselves.
       await new Promise((done) => setTimeout(done, 0));
-      // A hidden page gets no frames: the timer bounds the wait.
-      await new Promise<void>((done) => {
-        requestAnimationFrame(() => done());
-        setTimeout(done, 50);
-      });
+      // The page's note of what its next frame would run (frame-watch.ts). Anything but the
+      // note's own answer (no watch script in this document, a page that replaced the function)
+      // counts as "something is pending": the read then waits as it always did.
+      let note: unknown;
+      try {
+        note = (requestAnimationFrame as unknown as (t: string) => unknown)(token);
+      } catch {
+        note = undefined;
+      }
+      const n: Partial<Record<keyof FrameNote, unknown>> = typeof note === 'object' && note !== null ? note : {};
+      if (!(n.callbacks === 0 && n.observers === 0 && n.scrolled === false)) {
+        // Up to the end of that frame. A new observation's first entry is computed in the frame
+        // after the page's animation-frame callbacks, resize observers and intersection
+        // computations, and delivered in one task with the page's own intersection entries:
+        // the task after it sees what all of those did (waking in an animation-frame callback
+        // instead came before the frame's observers). A hidden page gets no frames: the timer
+        // bounds the wait.
+        await new Promise<void>((done) => {
+          setTimeout(done, 50);
+          const root = document.documentElement;
+          if (typeof IntersectionObserver !== 'function' || !root) return void requestAnimationFrame(() => setTimeout(done, 0));
+          const seen = new IntersectionObserver(() => {
+            seen.disconnect();
+            setTimeout(done, 0);
+          });
+          seen.observe(root);
+        });
+      }
     }
     const dt = document.doctype;
     const doctype = dt ? `<!DOCTYPE ${dt.name}${dt.publicId ? ` PUBLIC "${dt.publicId}"` : ''}${dt.systemId ? ` "${dt.systemId}"` : ''}>` : '';
@@ -62,7 +88,7 @@ export function readDom(page: Page, waits: Waits = { load: 0, refresh: 0 }): Pro
     }
     if (leaves && refresh > 0) await new Promise((done) => setTimeout(done, refresh));
     return { html: doctype + document.documentElement.outerHTML, title: document.title, href: location.href };
-  }, waits);
+  }, { ...waits, token: FRAME_WATCH_TOKEN });
 }
 
 /** Puppeteer's words for "the document went away while it was being read" (a navigation). */
