@@ -60,9 +60,12 @@ export function readDom(page: Page, waits: Waits = { load: 0, refresh: 0 }): Pro
         // computations, and delivered in one task with the page's own intersection entries:
         // the task after it sees what all of those did (waking in an animation-frame callback
         // instead came before the frame's observers). A hidden page gets no frames: the timer
-        // bounds the wait.
+        // bounds the wait. 200 ms, not the 50 it was: a visible pool page always gets its frame,
+        // and on a loaded machine (a full test run, load 7 on two cores) that frame can come
+        // later than 50 ms; a read that went ahead then misses what the frame starts (the likely
+        // cause of one web-browser-reuse failure, which did not reproduce alone).
         await new Promise<void>((done) => {
-          setTimeout(done, 50);
+          setTimeout(done, 200);
           const root = document.documentElement;
           if (typeof IntersectionObserver !== 'function' || !root) return void requestAnimationFrame(() => setTimeout(done, 0));
           const seen = new IntersectionObserver(() => {
