@@ -20,6 +20,20 @@ function config(sql: string, params: unknown[] | undefined, opts: QueryOptions |
   return { name, text: sql, values: params as any[] };
 }
 
+/**
+ * A single statement PostgreSQL aborted to break a deadlock is tried again, up to this many times
+ * in all. Two instances finishing and cancelling the same job lock its rows in opposite orders
+ * (a full test run saw a cancel answered 500 for it); the aborted statement had no effect, so
+ * running it again is what the caller asked for, and a ledger statement is not charged twice.
+ * Transactions are not retried here: their callback may have done more than query.
+ */
+const DEADLOCK_ATTEMPTS = 3;
+
+/** Whether `err` is PostgreSQL's deadlock_detected (SQLSTATE 40P01). */
+function chosenAsDeadlockVictim(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '40P01';
+}
+
 /** Connects to `DATABASE_URL`. */
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
@@ -29,7 +43,16 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   await pool.query('SELECT 1');
   return {
     kind: 'postgres',
-    query: async (sql, params, opts) => (await pool.query(config(sql, params, opts))).rows,
+    query: async (sql, params, opts) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return (await pool.query(config(sql, params, opts))).rows;
+        } catch (err) {
+          if (!chosenAsDeadlockVictim(err) || attempt >= DEADLOCK_ATTEMPTS) throw err;
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+        }
+      }
+    },
     transaction: async (fn) => {
       const client = await pool.connect();
       try {
