@@ -8,29 +8,14 @@ import { descendsFrom, processesUsing } from '../../processes.js';
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
 import { JsSandboxEngine } from './engine.js';
+import { workerPids } from './worker-pids.js';
 import { loadSandboxSettings } from '../settings.js';
 import type { SandboxFetchRequest, SandboxFetchResponse } from '../types.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Pids of Node worker processes started by this process (directly or through bubblewrap). */
-async function workerPids(): Promise<number[]> {
-  const pids: number[] = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const argv = (await readFile(`/proc/${name}/cmdline`, 'utf8')).split('\0');
-      if (!/(^|\/)node$/.test(argv[0]!) || !argv.some((a) => a.includes('js-worker'))) continue;
-      if (descendsFrom(Number(name), process.pid)) pids.push(Number(name));
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return pids;
-}
 
 /** Every process of this test's JS workers (launchers included), by command line. */
 const workerTree = () => processesUsing('js-worker').filter((pid) => descendsFrom(pid, process.pid));

@@ -11,33 +11,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
 import { JsSandboxEngine } from './engine.js';
+import { workerPids } from './worker-pids.js';
 import { loadSandboxSettings } from '../settings.js';
 import { moveRun } from '../run-priority.js';
 import { priorityOf, type SetNice } from '../../tools/priority.js';
-import { descendsFrom } from '../../processes.js';
 import type { SandboxFetchRequest, SandboxResult } from '../types.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const read = (p: string) => readFileSync(p, 'utf8');
 const autogroups = existsSync('/proc/self/autogroup');
 
-/** Pids of this process's JavaScript worker processes (node inside bubblewrap). */
-async function workerPids(): Promise<number[]> {
-  const pids: number[] = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const argv = (await readFile(`/proc/${name}/cmdline`, 'utf8')).split('\0');
-      if (/(^|\/)node$/.test(argv[0]!) && argv.some((a) => a.includes('js-worker')) && descendsFrom(Number(name), process.pid)) pids.push(Number(name));
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return pids;
-}
 
 /** Like the kernel for a process without CAP_SYS_NICE: lowering a thread is allowed, raising it is EACCES. */
 const refusingRaises: SetNice = (tid, nice) => {
