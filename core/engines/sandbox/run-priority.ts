@@ -13,8 +13,7 @@
  * is handed over, so every process the code starts inherits the value.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
-import { fairNice, priorityOf, RunsByKey, renice, setGroupNice, setThreadsNice, type SetNice } from '../tools/priority.js';
+import { fairNice, priorityOf, RunsByKey, renice, setEveryThreadNice, setGroupNice, setThreadsNice, type SetNice } from '../tools/priority.js';
 
 /** A run counted for its key: its nice value, and the call that counts it as ended (once). */
 export interface RunPriority {
@@ -64,16 +63,14 @@ export class RunPriorities {
  * is not root may lower a priority, never raise it): the run then goes at the lower value, and a
  * pooled process is to be retired after it rather than serve later runs there.
  */
-export function moveRun(pid: number | undefined, nice: number, ownSession: boolean, stillWanted: () => boolean, set: SetNice = setPriority): boolean {
+export function moveRun(pid: number | undefined, nice: number, ownSession: boolean, stillWanted: () => boolean, set?: SetNice): boolean {
   if (pid === undefined) return true;
   if (!ownSession) return setThreadsNice(pid, nice, set);
   const tree = treeOf(pid);
   // No children file in this kernel (CONFIG_PROC_CHILDREN off): the group, found by a scan.
   if (!tree) return renice(pid, nice, stillWanted, set);
   setGroupNice(pid, nice, stillWanted);
-  let all = true;
-  for (const p of tree) all = setThreadsNice(p, nice, set) && all;
-  return all;
+  return setEveryThreadNice(tree, nice, set);
 }
 
 /**

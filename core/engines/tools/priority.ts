@@ -83,8 +83,13 @@ export function atLowPriority(argv: string[], nice: number): string[] {
 export function renice(pgid: number, nice: number, stillWanted: () => boolean = () => true, set: SetNice = setPriority): boolean {
   const n = niceValue(nice);
   setGroupNice(pgid, n, stillWanted);
+  return setEveryThreadNice(groupMembers(pgid), n, set);
+}
+
+/** {@link setThreadsNice} for each of `pids`; false when any thread refused (every one is still tried). */
+export function setEveryThreadNice(pids: Iterable<number>, nice: number, set: SetNice = setPriority): boolean {
   let all = true;
-  for (const pid of groupMembers(pgid)) all = setThreadsNice(pid, n, set) && all;
+  for (const pid of pids) all = setThreadsNice(pid, nice, set) && all;
   return all;
 }
 
