@@ -31,6 +31,14 @@ export function tooLarge(label: string, maxBytes: number): PayloadTooLargeError 
 }
 
 /**
+ * Refuses base64 of `chars` characters (prefix and whitespace dropped) that decodes to more than
+ * `maxBytes`, before or without decoding it: every 4 characters are 3 bytes, padding aside.
+ */
+function refuseOverSize(chars: number, label: string, maxBytes: number): void {
+  if (Math.floor((chars * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
+}
+
+/**
  * Decodes base64 (standard or URL-safe, whitespace ignored). A string a worker thread already
  * decoded for this request (core/plugin/predecoded.ts) gets the same checks on its recorded size.
  */
@@ -39,14 +47,14 @@ export function fromBase64(value: string | DecodedBase64, label: string, maxByte
   if (value instanceof DecodedBase64) return fromDecodedFile(value, label, maxBytes);
   const done = decodedFor(value);
   if (done) {
-    if (Math.floor((done.textLength * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
+    refuseOverSize(done.textLength, label, maxBytes);
     if (done.data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
     return { data: done.data, contentType: done.contentType };
   }
   const parts = base64Text(String(value));
   if (!parts) throw new InputError(`'${label}' is not valid base64.`);
   const { text, contentType } = parts;
-  if (Math.floor((text.length * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
+  refuseOverSize(text.length, label, maxBytes);
   const data = decodeBase64Text(text);
   if (data.byteLength === 0) throw new InputError(`'${label}' is empty.`);
   return { data, contentType };
@@ -61,7 +69,7 @@ const decodedFiles = new WeakMap<LoadedInput, DecodedBase64>();
 
 /** An input whose `data` is read from its decoded file only when something asks for it (once). */
 function fromDecodedFile(done: DecodedBase64, label: string, maxBytes: number): LoadedInput {
-  if (Math.floor((done.textLength * 3) / 4) > maxBytes + 3) throw tooLarge(label, maxBytes);
+  refuseOverSize(done.textLength, label, maxBytes);
   if (done.size === 0) throw new InputError(`'${label}' is empty.`);
   let data: Buffer | undefined;
   const input: LoadedInput = {
