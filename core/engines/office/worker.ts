@@ -16,7 +16,7 @@ import { clearDir, ownDir, placeInput, readOutput } from './job-dir.js';
 import { exited, killGroup } from './process-group.js';
 import { JobFailure, type FailureKind, type JobDone, type WorkerJob } from './job.js';
 import { withMemoryCap } from './memory.js';
-import { atLowPriority, renice } from '../tools/priority.js';
+import { atLowPriority, renice, type SetNice } from '../tools/priority.js';
 import type { SandboxCgroups } from '../sandbox/confinement/cgroup.js';
 
 export { JobFailure } from './job.js';
@@ -44,6 +44,8 @@ export interface WorkerConfig {
   cgroups?: SandboxCgroups;
   /** Nice value of the worker's whole tree (OFFICE_NICE, 0 to 19; 0 or unset: the service's). */
   nice?: number;
+  /** How one thread's nice is set (default node:os `setPriority`); tests refuse raises like a kernel without CAP_SYS_NICE. */
+  setThreadNice?: SetNice;
   log: PluginLogger;
 }
 
@@ -94,7 +96,7 @@ export class OfficeWorker {
     const driver = this.driver;
     if (!driver?.pid || nice === this.niceNow) return;
     this.niceNow = nice;
-    renice(driver.pid, nice, () => this.driver === driver && this.niceNow === nice);
+    renice(driver.pid, nice, () => this.driver === driver && this.niceNow === nice, this.cfg.setThreadNice);
   }
 
   /** Pid of the soffice launcher this worker's driver started (null before it is up). */
