@@ -29,9 +29,14 @@ import { canSwitchUid } from '../sandbox/confinement/os-sandbox.js';
 import { SandboxCgroups, cgroupUnavailableWarning, cgroupWarning } from '../sandbox/confinement/cgroup.js';
 import { intOr } from '../../util/int-setting.js';
 import { niceSetting } from '../tools/settings.js';
+import type { SetNice } from '../tools/priority.js';
 
-/** Creates the LibreOffice pool; processes start at `warm()` or at the first conversion. */
-export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(): Promise<void> } {
+/**
+ * Creates the LibreOffice pool; processes start at `warm()` or at the first conversion.
+ * `setThreadNice`: how a worker thread's nice is set (tests pass one that refuses raises, as the
+ * kernel does for a service without CAP_SYS_NICE).
+ */
+export function createOfficeEngine(opts: EngineOptions, setThreadNice?: SetNice): OfficeEngine & { close(): Promise<void> } {
   const env = opts.env;
   // Absolute: the driver turns paths into file URLs, and inside the jail `--chdir` moves the cwd.
   const root = resolve(env.OFFICE_WORK_DIR?.trim() || join(opts.dataDir, 'office'));
@@ -73,6 +78,7 @@ export function createOfficeEngine(opts: EngineOptions): OfficeEngine & { close(
     cgroups,
     nice: niceSetting(env, 'OFFICE_NICE', 5),
     niceStep: niceSetting(env, 'TOOLS_NICE_STEP', 3),
+    setThreadNice,
     log: opts.log,
   });
   // None left behind: if the service dies without a graceful close, kill the process groups.

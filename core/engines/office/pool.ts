@@ -8,6 +8,13 @@
  *
  * A job's input file is written when the job is accepted, before it waits, so handing it to a
  * free worker is synchronous: no worker can die between being chosen and taking the job.
+ *
+ * A job runs at its key's fair nice value (a key's only conversion at `OFFICE_NICE`, each further
+ * one lower). A service without CAP_SYS_NICE cannot raise a worker lowered for a flood back, so a
+ * job goes to a free worker already at or above its priority (lowering is always allowed); when
+ * only lower ones are free and the raise is refused, that worker is recycled and the job waits
+ * for it or any other worker at its priority, whichever is free first: no key's conversion runs
+ * below its value because another key's ran there before.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +43,14 @@ export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
 
 /** The owner of jobs whose caller is not known: they share one turn, in arrival order. */
 const NO_OWNER = '';
+
+/** A job taken from the queue: its nice value is fixed (its key's count taken) and it runs as soon as a worker fits. */
+interface Placed {
+  item: Queued;
+  nice: number;
+  /** The worker recycled because it could not be raised for this job, while it restarts. */
+  renewing: OfficeWorker | null;
+}
 
 interface Queued {
   /** Whose turn this job takes (the caller's key); see FairQueue. */
@@ -84,6 +99,8 @@ export class OfficePool {
   private readonly queue = new FairQueue<Queued>();
   /** Jobs running per key: a key's further concurrent jobs run at a lower priority. */
   private readonly byKey = new RunsByKey();
+  /** Jobs taken in their turn that wait for a worker at their priority (see `place`). */
+  private readonly parked: Placed[] = [];
   /** Jobs accepted whose input is still being written: they count against the queue limit. */
   private staging = 0;
   private started: Promise<void> | null = null;
@@ -141,7 +158,10 @@ export class OfficePool {
           q.cleanup();
           q.reject(conversionFailed('LibreOffice is not available.', err));
         }
+        for (const p of this.parked.splice(0)) this.unpark(p, conversionFailed('LibreOffice is not available.', err));
       }
+      // A job parked for this worker's restart is free to take another worker at its priority now.
+      if (this.parked.length > 0) this.dispatch();
       // Keep trying in the background, slowly: requests meanwhile fail at once (see `convert`).
       if (!this.closed) this.later(() => void this.startWorker(w), retryDelay(failures));
       return;
@@ -177,7 +197,7 @@ export class OfficePool {
     if (isZip(input.data)) admitZip(input.data, this.cfg.zip, ext ? `.${ext} file` : 'document');
     // Jobs beyond the free workers wait; `queueLimit` of them may (0: none, only free workers serve).
     const idle = this.workers.filter((w) => w.state === 'idle').length;
-    if (this.queue.length + this.staging - idle >= this.cfg.queueLimit) {
+    if (this.queue.length + this.parked.length + this.staging - idle >= this.cfg.queueLimit) {
       throw new BusyError('The document converter is busy: too many conversions are waiting. Please retry shortly.');
     }
     const signal = opts.signal;
@@ -240,22 +260,80 @@ export class OfficePool {
   }
 
   private dispatch(): void {
-    for (const w of this.workers) {
-      if (w.state !== 'idle') continue;
+    // Jobs that already had their turn and wait for a worker at their priority come first.
+    for (const p of [...this.parked]) if (this.parked.includes(p)) this.place(p);
+    // Each job placed takes an idle worker, to run or to be recycled, so this loop ends.
+    while (this.workers.some((w) => w.state === 'idle')) {
       // The earliest job of the owner running the fewest conversions now (one key's backlog
       // does not hold back another key's first conversion by more than one conversion).
       const item = this.queue.take();
       if (!item) return;
       item.cleanup();
-      void this.runOn(w, item);
+      // A key's only job runs at OFFICE_NICE, each further one of the same key lower (fair CPU across keys).
+      this.place({ item, nice: fairNice(this.cfg.nice ?? 0, this.cfg.niceStep ?? 0, this.byKey.start(item.owner)), renewing: null });
     }
+  }
+
+  /**
+   * Runs `p` on an idle worker at or above its priority, the lowest such one (the higher ones stay
+   * for jobs that need them); if there is none, on the least lowered idle worker raised to it.
+   * A raise that is refused (no CAP_SYS_NICE) recycles that worker (a fresh one starts at
+   * OFFICE_NICE) and parks the job until a worker fits; a job already waiting for such a restart
+   * does not recycle another one.
+   */
+  private place(p: Placed): void {
+    const idle = this.workers.filter((w) => w.state === 'idle');
+    const fits = idle.filter((w) => w.nice <= p.nice).sort((a, b) => b.nice - a.nice)[0];
+    const waiting = p.renewing !== null && (p.renewing.state === 'stopped' || p.renewing.state === 'starting') && !this.failedStarts.has(p.renewing);
+    const w = fits ?? (waiting ? undefined : idle.sort((a, b) => a.nice - b.nice)[0]);
+    if (w?.setNice(p.nice)) {
+      const i = this.parked.indexOf(p);
+      if (i >= 0) this.parked.splice(i, 1);
+      p.item.cleanup();
+      void this.runOn(w, p.item);
+      return;
+    }
+    if (w) {
+      this.recycle(w);
+      p.renewing = w;
+    }
+    if (!this.parked.includes(p)) this.park(p);
+  }
+
+  /** Holds `p` until a worker fits; a hang-up meanwhile drops it (its key's counts too). */
+  private park(p: Placed): void {
+    const signal = p.item.signal;
+    if (signal?.aborted) return this.unpark(p, signal.reason ?? new Error('aborted'));
+    this.parked.push(p);
+    if (!signal) return;
+    const onAbort = () => {
+      const i = this.parked.indexOf(p);
+      if (i < 0) return;
+      this.parked.splice(i, 1);
+      this.unpark(p, signal.reason ?? new Error('aborted'));
+      this.dispatch();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.item.cleanup = () => signal.removeEventListener('abort', onAbort);
+  }
+
+  /** Fails a job that was taken but never ran: its key's counts end as if it had. */
+  private unpark(p: Placed, err: unknown): void {
+    p.item.cleanup();
+    p.item.reject(err);
+    this.byKey.end(p.item.owner);
+    this.queue.done(p.item.owner);
+  }
+
+  /** Stops `w` and starts it fresh (at OFFICE_NICE, its conversion count at 0); nobody gets it meanwhile. */
+  private recycle(w: OfficeWorker): void {
+    w.state = 'stopped';
+    void w.stop().then(() => this.restart(w, 'recycle'));
   }
 
   private async runOn(w: OfficeWorker, item: Queued): Promise<void> {
     const queuedMs = Date.now() - item.enqueuedAt;
     const started = Date.now();
-    // A key's only job runs at OFFICE_NICE, each further one of the same key lower (fair CPU across keys).
-    w.setNice(fairNice(this.cfg.nice ?? 0, this.cfg.niceStep ?? 0, this.byKey.start(item.owner)));
     try {
       const { pages, type, pdf } = await this.runAndRecycle(w, item.job, this.cfg.timeoutMs, item.signal);
       if (!pdf || pdf.byteLength === 0) throw new JobFailure('export', 'LibreOffice produced no output');
@@ -276,11 +354,8 @@ export class OfficePool {
     try {
       return await w.run(job, timeoutMs, signal);
     } finally {
-      if (w.state === 'idle' && w.conversions >= this.cfg.maxConversions) {
-        // Recycle: LibreOffice slowly leaks memory and state across documents.
-        w.state = 'stopped';
-        void w.stop().then(() => this.restart(w, 'recycle'));
-      }
+      // LibreOffice slowly leaks memory and state across documents.
+      if (w.state === 'idle' && w.conversions >= this.cfg.maxConversions) this.recycle(w);
     }
   }
 
@@ -288,7 +363,7 @@ export class OfficePool {
   stats(): OfficeStats {
     return {
       size: this.cfg.size,
-      queued: this.queue.length + this.staging,
+      queued: this.queue.length + this.parked.length + this.staging,
       queueLimit: this.cfg.queueLimit,
       workers: this.workers.map((w) => ({ index: w.index, state: w.state, sofficePid: w.sofficePid, conversions: w.conversions, restarts: w.restarts, recycles: w.recycles, kills: w.kills, crashes: w.crashes })),
     };
@@ -303,6 +378,7 @@ export class OfficePool {
       q.cleanup();
       q.reject(conversionFailed('the converter is shutting down.'));
     }
+    for (const p of this.parked.splice(0)) this.unpark(p, conversionFailed('the converter is shutting down.'));
     await Promise.allSettled(this.workers.map((w) => w.stop()));
     for (const w of this.workers) w.release();
   }

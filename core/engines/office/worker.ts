@@ -16,8 +16,9 @@ import { clearDir, ownDir, placeInput, readOutput } from './job-dir.js';
 import { exited, killGroup } from './process-group.js';
 import { JobFailure, type FailureKind, type JobDone, type WorkerJob } from './job.js';
 import { withMemoryCap } from './memory.js';
-import { atLowPriority, renice } from '../tools/priority.js';
+import { atLowPriority, renice, type SetNice } from '../tools/priority.js';
 import type { SandboxCgroups } from '../sandbox/confinement/cgroup.js';
+import { runsAt } from '../sandbox/run-priority.js';
 
 export { JobFailure } from './job.js';
 
@@ -44,6 +45,8 @@ export interface WorkerConfig {
   cgroups?: SandboxCgroups;
   /** Nice value of the worker's whole tree (OFFICE_NICE, 0 to 19; 0 or unset: the service's). */
   nice?: number;
+  /** How one thread's nice is set (default node:os `setPriority`); tests refuse raises like a kernel without CAP_SYS_NICE. */
+  setThreadNice?: SetNice;
   log: PluginLogger;
 }
 
@@ -86,15 +89,25 @@ export class OfficeWorker {
 
   constructor(readonly index: number, private readonly cfg: WorkerConfig, private readonly onDeath: (w: OfficeWorker, crashed: boolean) => void) {}
 
+  /** The nice value the tree was started at or last moved to. */
+  get nice(): number {
+    return this.niceNow;
+  }
+
   /**
    * Schedules the whole tree at `nice` for the job it is about to run (the pool lowers a key's
-   * further concurrent jobs: priority.ts `fairNice`); nothing is done when it is already there.
+   * further concurrent jobs: priority.ts `fairNice`). False when a thread refused (a raise
+   * without CAP_SYS_NICE): the tree then runs lower than `nice`, and the pool recycles it rather
+   * than give it the job.
    */
-  setNice(nice: number): void {
+  setNice(nice: number): boolean {
     const driver = this.driver;
-    if (!driver?.pid || nice === this.niceNow) return;
+    if (!driver?.pid) return true;
+    // Checked, not only remembered: a group write refused for the kernel's rate limit (its one
+    // retry dropped once the next job moved the worker) may have left the tree elsewhere.
+    if (nice === this.niceNow && runsAt(driver.pid, nice, true)) return true;
     this.niceNow = nice;
-    renice(driver.pid, nice, () => this.driver === driver && this.niceNow === nice);
+    return renice(driver.pid, nice, () => this.driver === driver && this.niceNow === nice, this.cfg.setThreadNice);
   }
 
   /** Pid of the soffice launcher this worker's driver started (null before it is up). */
