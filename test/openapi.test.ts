@@ -236,6 +236,28 @@ describe('OpenAPI', () => {
     answers('v1', '/api/v1/engine-locations', 'get', limitedV1);
   });
 
+  it("a monitor's options are documented as scrape_page's own input without url, and the server agrees", async () => {
+    const body = (path: string, method: string) => `v2.json${pointer('paths', path, method, 'requestBody', 'content', 'application/json', 'schema')}`;
+    const scrapeInput = v2.components.schemas.capability_scrape_page_input;
+    const create = v2.paths['/api/v2/monitors'].post.requestBody.content['application/json'].schema;
+    const documented = Object.keys(create.properties.options.properties ?? {}).sort();
+    assert.deepEqual(documented, Object.keys(scrapeInput.properties).filter((k) => k !== 'url').sort());
+    assert.ok(documented.includes('formats') && documented.includes('actions'), 'the scrape options are listed');
+    const { key } = await s.createKey({ credits: 1000 });
+    // What the document refuses, the server refuses; what it accepts, the server accepts.
+    const good = { url: 'https://example.com/', interval: 3_600_000, options: { formats: ['markdown'], maxAge: 60_000 } };
+    const bad = { ...good, options: { formats: ['not-a-format'] } };
+    const validate = ajv.getSchema(body('/api/v2/monitors', 'post')) ?? ajv.compile({ $ref: body('/api/v2/monitors', 'post') });
+    assert.equal(validate(good), true, JSON.stringify(validate.errors));
+    assert.equal(validate(bad), false, 'the document refuses an unknown format');
+    const refused = await request(s.url + '/api/v2/monitors', 'POST', { token: key, body: bad });
+    assert.equal(refused.status, 400, refused.text);
+    const made = await request(s.url + '/api/v2/monitors', 'POST', { token: key, body: good });
+    assert.equal(made.status, 201, made.text);
+    answers('v2', '/api/v2/monitors', 'post', made);
+    assert.deepEqual(made.json.data.options.formats, ['markdown']);
+  });
+
   it('serves a browsable docs page with its assets', async () => {
     const page = await request(s.url + '/docs', 'GET');
     assert.equal(page.status, 200);

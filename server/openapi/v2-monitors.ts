@@ -6,6 +6,22 @@ export interface V2PathKit {
   responses(object: string, data: Json, meta: Json): Json;
   secured: Json;
   body(schema: Json, description: string): Json;
+  /** The scrape_page capability's input schema, when that capability is registered. */
+  scrapeInput?: Json;
+}
+
+/**
+ * The schema of a monitor's `options`: scrape_page's own input without `url` (the monitor's page),
+ * so clients see every option a run accepts; the routes check them with the same schema. Without
+ * scrape_page registered (no web plugin), any object.
+ */
+function scrapeOptions(scrapeInput: Json | undefined, description: string): Json {
+  const input = scrapeInput as { properties?: Record<string, Json>; required?: string[] } | undefined;
+  if (!input?.properties) return { type: 'object', description };
+  const { url: _url, ...properties } = input.properties;
+  const { required: all = [], ...rest } = input;
+  const required = all.filter((r) => r !== 'url');
+  return { ...rest, description, properties, ...(required.length ? { required } : {}) };
 }
 
 const webhook: Json = {
@@ -16,14 +32,14 @@ const webhook: Json = {
   properties: { url: { type: 'string', format: 'uri', description: 'http or https URL the service POSTs to; it passes the SSRF guard.' }, metadata: { description: 'Echoed in every delivery (at most 4 KB of JSON).' } },
 };
 
-const monitor: Json = {
+const monitorObject = (scrapeInput: Json | undefined): Json => ({
   type: 'object',
   description: 'A change monitor.',
   required: ['id', 'url', 'options', 'interval', 'webhook', 'status', 'nextRunAt', 'lastRun', 'runs', 'changes', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', description: 'Monitor id (`mon_…`).' },
     url: { type: 'string', description: 'The page watched.' },
-    options: { type: 'object', description: 'Scrape options of every run (any scrape_page option but url); changeTracking is always added.' },
+    options: scrapeOptions(scrapeInput, 'Scrape options of every run (any scrape_page option but url); changeTracking is always added.'),
     interval: { type: 'integer', description: 'Milliseconds between runs.' },
     webhook,
     status: { enum: ['active', 'paused'], description: 'Paused monitors do not run.' },
@@ -42,7 +58,7 @@ const monitor: Json = {
     createdAt: { type: 'string', description: 'Creation time.' },
     updatedAt: { type: 'string', description: 'Last change or run.' },
   },
-};
+});
 
 const idParam = { name: 'id', in: 'path', required: true, description: 'Monitor id.', schema: { type: 'string' } };
 const none: Json = { type: 'object', description: 'Nothing for this object.' };
@@ -50,8 +66,9 @@ const none: Json = { type: 'object', description: 'Nothing for this object.' };
 /** The monitor paths. */
 export function monitorPaths(kit: V2PathKit): Json {
   const { responses, secured, body } = kit;
+  const monitor = monitorObject(kit.scrapeInput);
   const interval: Json = { type: 'integer', description: 'Milliseconds between runs: at least MONITOR_MIN_INTERVAL_MS (5 minutes by default), at most a week.' };
-  const options: Json = { type: 'object', description: 'scrape_page options for every run (not url).' };
+  const options = scrapeOptions(kit.scrapeInput, 'scrape_page options for every run (not url).');
   const create: Json = {
     type: 'object',
     description: 'A new monitor.',

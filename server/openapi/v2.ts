@@ -146,7 +146,7 @@ export function buildV2Document(registry: Registry): Json {
       },
       '/api/v2/transactions': { get: { operationId: 'transactions', summary: "The key's ledger entries, newest first", ...secured, parameters: paging, responses: responses('transaction_list', list('LedgerEntry', 'Ledger entries.'), ref('PageMeta', 'Paging.')) } },
       ...jobPaths({ secured, responses }),
-      ...monitorPaths({ responses, secured, body }),
+      ...monitorPaths({ responses, secured, body, scrapeInput: schemas['capability_scrape_page_input'] as Json | undefined }),
       ...webhookPaths(responses),
       ...servicePaths(),
       ...adminPaths(paging, usageFilters),
