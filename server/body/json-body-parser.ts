@@ -88,10 +88,14 @@ function writtenFiles(parsed: JsonWork.ParsedBody): string[] {
 
 /**
  * Routes whose body reaches a target's input only through the executor's schema check, which
- * knows {@link DecodedBase64} (the direct lane). Other routes get their strings back.
+ * knows {@link DecodedBase64}: the direct lane's, `/api/v2/run` (the input under `input`) and
+ * MCP (a `tools/call`'s `arguments`, or the discovery `run` tool's `input`), so a flood of large
+ * bodies costs the serving thread the same on every lane. Other routes (a job's submission,
+ * which stores its input as sent) get their strings back.
  */
 function takesPlaceholders(req: FastifyRequest): boolean {
-  return (req.routeOptions.url ?? '').startsWith('/api/v1/');
+  const url = req.routeOptions.url ?? '';
+  return url.startsWith('/api/v1/') || url === '/api/v2/run' || url === '/mcp' || url === '/mcp/';
 }
 
 /**
