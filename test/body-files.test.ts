@@ -166,6 +166,32 @@ describe('a large body\'s decoded files', () => {
     assert.deepEqual(await gone(folders.seen), []);
   });
 
+  it('a handler that needs the bytes reads them without blocking the serving thread; extract-document hands its file on unread', async () => {
+    const { readSync } = decodedFields();
+    assert.equal(typeof readSync, 'number', 'the serving thread counts its blocking reads of decoded files');
+    let { read } = decodedFields();
+    // merge-pdfs parses bytes (in its PDF thread): read here, but never with a blocking read.
+    const merged = await s.call('POST', '/api/v1/merge-pdfs', { key, body: { inputMethod: 'base64', files: [b64(paddedPdf('First', 120_000)), b64(paddedPdf('Second', 120_000))] } });
+    assert.equal(merged.status, 200, merged.text.slice(0, 300));
+    assert.equal(decodedFields().read, read + 2);
+    // doc-to-text of a text file reads it as text.
+    const text = await s.call('POST', '/api/v1/doc-to-text', { key, body: { inputMethod: 'base64', file: b64(Buffer.from(`Delivery note 88\n${'word '.repeat(40_000)}`)), fileExtension: 'txt' } });
+    assert.equal(text.status, 200, text.text.slice(0, 300));
+    assert.match(text.json.text, /^Delivery note 88/);
+    assert.equal(decodedFields().read, read + 3);
+    assert.equal(decodedFields().readSync, readSync, 'no blocking read on the serving thread');
+    // extract-document gives its file to doc_text's lane as the file it came in: nothing read, nothing encoded again.
+    ({ read } = decodedFields());
+    const start = await credits();
+    const doc = await s.call('POST', '/api/v1/extract-document', { key, body: { inputMethod: 'base64', files: [b64(paddedPdf('Invoice 4711 paid', 200_000))], prompt: 'Which invoice?' } });
+    assert.equal(doc.status, 200, doc.text.slice(0, 300));
+    assert.match(fake.chats.at(-1)!.text, /Invoice 4711 paid/);
+    assert.equal(doc.json.pages, 1);
+    assert.equal(await credits(), start - doc.json.creditUsage);
+    assert.deepEqual([decodedFields().read, decodedFields().readSync], [read, readSync], 'the file was not read on the serving thread');
+    assert.deepEqual(await gone(folders.seen), []);
+  });
+
   it('removes the folder of a call whose caller hangs up while its file is being read', async () => {
     const png = paddedPng(textPng('Hung up on'), 200_000);
     const body = JSON.stringify({ inputMethod: 'base64', images: Array(3).fill(b64(png)), prompt: 'x' });
