@@ -17,6 +17,7 @@ import { pluginsConfig } from './helpers/plugins.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 import { assemble, textPng, tone } from './fixtures/extract/make.js';
 import { decodedFields } from '../core/plugin/predecoded.js';
+import { bodyScratchPrefix } from '../server/body/body-scratch.js';
 
 /** CRC-32 of PNG chunks (zlib's polynomial). */
 function crc32(bytes: Buffer): number {
@@ -54,10 +55,10 @@ function declaredPng(width: number, height: number, bytes: number): Buffer {
   return paddedPng(Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IEND', Buffer.alloc(0))]), bytes);
 }
 
-/** The body folders this process's server makes (`cia-body-<pid>-…` in the temp dir), as they appear. */
+/** The body folders this process's server makes (`cia-body-<instance>-…` in the temp dir), as they appear. */
 function watchBodyFolders(): { seen: Set<string>; close(): void } {
   const seen = new Set<string>();
-  const prefix = `cia-body-${process.pid}-`;
+  const prefix = bodyScratchPrefix();
   const w: FSWatcher = watch(tmpdir(), (_event, name) => {
     if (name?.startsWith(prefix)) seen.add(join(tmpdir(), name));
   });
