@@ -5,8 +5,9 @@
  * base64 string there; it registers the result here for the request's lifetime, keyed by the
  * string itself, and `fromBase64` uses it instead of scanning the string again. A string not
  * found here (a small body, a value the request changed) is decoded as before, so a missed lookup
- * only costs time, never a different answer. On the direct lane a file field does not come back
- * as a string, nor as bytes: it comes as a {@link DecodedBase64}, its bytes in a file.
+ * only costs time, never a different answer. On the routes that run a target (`/api/v1`,
+ * `/api/v2/run`, MCP) a file field does not come back as a string, nor as bytes: it comes as a
+ * {@link DecodedBase64}, its bytes in a file.
  */
 import { readFileSync } from 'node:fs';
 import { copyFile, readFile } from 'node:fs/promises';
