@@ -115,7 +115,7 @@ export async function inputBytes(input: { data: Uint8Array }): Promise<Uint8Arra
  * is handed on as it came (the called capability copies or reads its file; nothing is encoded
  * here), any other input as its base64. Typed as the string it stands for, as file fields are.
  */
-export async function inputAsBase64(input: LoadedInput): Promise<string> {
+export function inputAsBase64(input: LoadedInput): string {
   const state = decodedFiles.get(input);
   if (state) return state.file as unknown as string;
   return input.data.toString('base64');

@@ -28,7 +28,7 @@ export async function extractDocuments(input: Input, ctx: RunContext<any, any>) 
     if (bytes > total) throw tooLarge('files', total);
     const hint = input.fileExtension ?? loaded.pathExtension;
     // A large body's file goes on in its file, neither read nor encoded here (issue 24).
-    const doc = await ctx.call<Pages>('document_pages', { inputMethod: 'base64', file: await inputAsBase64(loaded), ...(hint ? { fileExtension: hint } : {}) });
+    const doc = await ctx.call<Pages>('document_pages', { inputMethod: 'base64', file: inputAsBase64(loaded), ...(hint ? { fileExtension: hint } : {}) });
     docs.push(doc);
     const pages = docs.reduce((n, d) => n + d.pageCount, 0);
     if (pages > EXTRACT_MAX_PAGES) throw new InputError(`The documents have more than ${EXTRACT_MAX_PAGES} pages, the most one request reads.`);
