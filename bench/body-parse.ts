@@ -9,7 +9,9 @@
  * (from /proc). Both runs happen back to back on the same machine: compare their ratio, not the
  * absolute figures (which depend on the load, printed with each run).
  *
- * Run: npm run bench:body-parse [-- bodies=40 images=20 [worker]] — `worker`: the second run only.
+ * Run: npm run bench:body-parse [-- bodies=40 images=20 [worker|both] [v1|v2|mcp]] — `worker`: the
+ * second run only; the lane (default v1): `v2` sends the files as one file of `images` MB to
+ * `/api/v2/run` (doc_to_text told it is a PDF: a 400 from its first bytes), `mcp` as a `tools/call` of read_pdf_metadata (a tool error).
  * BENCH_CPU_PROF=<module>: the server imports it first (NODE_OPTIONS --import; --cpu-prof is not
  * allowed there), e.g. a module that starts the inspector's profiler.
  */
@@ -22,12 +24,13 @@ import { startServer, type TestServer } from '../test/helpers/server.js';
 const bodies = Number(process.argv[2] ?? 40);
 const images = Number(process.argv[3] ?? 20);
 const workerOnly = process.argv[4] === 'worker';
+const lane = (process.argv[5] ?? 'v1') as 'v1' | 'v2' | 'mcp';
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
 /** POSTs `body` as it is (no copy) on `agent`'s connections; resolves with the status once the answer is read. */
 function post(url: string, key: string, body: Buffer, agent: http.Agent): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': body.length } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -65,9 +68,12 @@ async function run(offThreadBytes: string, profile: string | undefined): Promise
   });
   const { key } = await server.createKey({ credits: 1_000_000, rateLimitPerMinute: 1_000_000 });
   // Random bytes: valid base64 that is not a PDF, so each call decodes its files and is refused (free 400).
-  const body = Buffer.from(JSON.stringify({ inputMethod: 'base64', files: Array.from({ length: images }, () => randomBytes(1_000_000).toString('base64')) }));
+  const files = () => Array.from({ length: images }, () => randomBytes(1_000_000).toString('base64'));
+  const input = lane === 'v2' ? { inputMethod: 'base64', file: randomBytes(images * 1_000_000).toString('base64'), fileExtension: 'pdf' } : { inputMethod: 'base64', files: files() };
+  const sent = lane === 'v1' ? input : lane === 'v2' ? { type: 'capability', id: 'doc_to_text', input } : { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'read_pdf_metadata', arguments: input } };
+  const body = Buffer.from(JSON.stringify(sent));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
-  const url = `${server.url}/api/v1/read-pdf-metadata`;
+  const url = `${server.url}${lane === 'v1' ? '/api/v1/read-pdf-metadata' : lane === 'v2' ? '/api/v2/run' : '/mcp'}`;
   await post(url, key, body, agent);
   await loopDelay(server);
   const loadBefore = load();
@@ -101,11 +107,12 @@ async function run(offThreadBytes: string, profile: string | undefined): Promise
   agent.destroy();
   await server.close();
   health.sort((a, b) => a - b);
+  const read = Math.max(1, statuses.get(lane === 'mcp' ? 200 : 400) ?? 0);
   const pct = (p: number) => health[Math.min(health.length - 1, Math.floor((p / 100) * health.length))]!;
   return [
     `  ${bodies} bodies of ${(body.length / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s (${[...statuses].map(([s, n]) => `${n}× ${s}`).join(', ')}); load average ${loadBefore} before, ${load()} after`,
-    // Per body read (the 400s): a 429 is refused before its body is parsed.
-    `  server CPU per body read: ${((cpu1.process - cpu0.process) / Math.max(1, statuses.get(400) ?? 0)).toFixed(0)} ms, of which the serving thread ${((cpu1.thread - cpu0.thread) / Math.max(1, statuses.get(400) ?? 0)).toFixed(0)} ms`,
+    // Per body read (the 400s; on MCP, whose tool errors are 200s, those): a 429 is refused before its body is parsed.
+    `  server CPU per body read: ${((cpu1.process - cpu0.process) / read).toFixed(0)} ms, of which the serving thread ${((cpu1.thread - cpu0.thread) / read).toFixed(0)} ms`,
     `  server event-loop delay p50 ${delay.p50!.toFixed(0)} ms, p99 ${delay.p99!.toFixed(0)} ms, max ${delay.max!.toFixed(0)} ms`,
     `  /healthz p50 ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms (${health.length} calls)`,
   ].join('\n');
@@ -113,7 +120,7 @@ async function run(offThreadBytes: string, profile: string | undefined): Promise
 
 const profile = process.env.BENCH_CPU_PROF;
 if (!workerOnly) {
-  console.log('bench:body-parse — large base64 bodies parsed on the serving thread:');
+  console.log(`bench:body-parse (${lane}) — large base64 bodies parsed on the serving thread:`);
   console.log(await run(String(1 << 30), profile));
 }
 console.log('…and in a compute worker (JSON_OFF_THREAD_BYTES default):');

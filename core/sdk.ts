@@ -58,7 +58,7 @@ export { providerRequest, providerMessage, mapProviderStatus, invalidStructure, 
 export { providerStatusError } from './plugin/upstream-errors.js';
 
 // Reading what a user sent: files by URL or base64, with size caps.
-export { loadInput, loadInputToFile, fromBase64, fromUrl, tooLarge, sizeText, inputHead, inputHeadFor, writeInputFile, type LoadedInput, type FileInput } from './plugin/inputs.js';
+export { loadInput, loadInputToFile, fromBase64, fromUrl, tooLarge, sizeText, inputHead, inputHeadFor, inputSize, inputBytes, inputAsBase64, writeInputFile, type LoadedInput, type FileInput } from './plugin/inputs.js';
 export { DOCUMENT_MEDIA_TYPES } from './plugin/document-types.js';
 
 // Running local programs, confined, and checking media before they see it.

@@ -17,6 +17,7 @@ import { pluginsConfig } from './helpers/plugins.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 import { assemble, textPng, tone } from './fixtures/extract/make.js';
 import { decodedFields } from '../core/plugin/predecoded.js';
+import { bodyScratchPrefix } from '../server/body/body-scratch.js';
 
 /** CRC-32 of PNG chunks (zlib's polynomial). */
 function crc32(bytes: Buffer): number {
@@ -54,10 +55,10 @@ function declaredPng(width: number, height: number, bytes: number): Buffer {
   return paddedPng(Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IEND', Buffer.alloc(0))]), bytes);
 }
 
-/** The body folders this process's server makes (`cia-body-<pid>-…` in the temp dir), as they appear. */
+/** The body folders this process's server makes (`cia-body-<instance>-…` in the temp dir), as they appear. */
 function watchBodyFolders(): { seen: Set<string>; close(): void } {
   const seen = new Set<string>();
-  const prefix = `cia-body-${process.pid}-`;
+  const prefix = bodyScratchPrefix();
   const w: FSWatcher = watch(tmpdir(), (_event, name) => {
     if (name?.startsWith(prefix)) seen.add(join(tmpdir(), name));
   });
@@ -163,6 +164,32 @@ describe('a large body\'s decoded files', () => {
     assert.equal(await credits(), start);
     assert.deepEqual([decodedFields().read, decodedFields().rebuilt], [read, rebuilt], 'no file read, no string rebuilt');
     assert.equal(folders.seen.size, before + 1);
+    assert.deepEqual(await gone(folders.seen), []);
+  });
+
+  it('a handler that needs the bytes reads them without blocking the serving thread; extract-document hands its file on unread', async () => {
+    const { readSync } = decodedFields();
+    assert.equal(typeof readSync, 'number', 'the serving thread counts its blocking reads of decoded files');
+    let { read } = decodedFields();
+    // merge-pdfs parses bytes (in its PDF thread): read here, but never with a blocking read.
+    const merged = await s.call('POST', '/api/v1/merge-pdfs', { key, body: { inputMethod: 'base64', files: [b64(paddedPdf('First', 120_000)), b64(paddedPdf('Second', 120_000))] } });
+    assert.equal(merged.status, 200, merged.text.slice(0, 300));
+    assert.equal(decodedFields().read, read + 2);
+    // doc-to-text of a text file reads it as text.
+    const text = await s.call('POST', '/api/v1/doc-to-text', { key, body: { inputMethod: 'base64', file: b64(Buffer.from(`Delivery note 88\n${'word '.repeat(40_000)}`)), fileExtension: 'txt' } });
+    assert.equal(text.status, 200, text.text.slice(0, 300));
+    assert.match(text.json.text, /^Delivery note 88/);
+    assert.equal(decodedFields().read, read + 3);
+    assert.equal(decodedFields().readSync, readSync, 'no blocking read on the serving thread');
+    // extract-document gives its file to doc_text's lane as the file it came in: nothing read, nothing encoded again.
+    ({ read } = decodedFields());
+    const start = await credits();
+    const doc = await s.call('POST', '/api/v1/extract-document', { key, body: { inputMethod: 'base64', files: [b64(paddedPdf('Invoice 4711 paid', 200_000))], prompt: 'Which invoice?' } });
+    assert.equal(doc.status, 200, doc.text.slice(0, 300));
+    assert.match(fake.chats.at(-1)!.text, /Invoice 4711 paid/);
+    assert.equal(doc.json.pages, 1);
+    assert.equal(await credits(), start - doc.json.creditUsage);
+    assert.deepEqual([decodedFields().read, decodedFields().readSync], [read, readSync], 'the file was not read on the serving thread');
     assert.deepEqual(await gone(folders.seen), []);
   });
 

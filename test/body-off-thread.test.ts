@@ -92,7 +92,7 @@ describe('large JSON bodies', () => {
     assert.deepEqual(res.json.files.map((m: { Title?: string }) => m.Title), ['Kept as bytes', 'Kept as bytes', 'Small one']);
     assert.equal(Number(res.headers['x-credits-charged']), 3 * perFile);
     assert.equal(await credits(), before - 3 * perFile);
-    assert.deepEqual(decodedFields(), { made: fields.made + 2, rebuilt: fields.rebuilt, read: fields.read }, 'the two large files came decoded, in files handed to the tool as such');
+    assert.deepEqual(decodedFields(), { ...fields, made: fields.made + 2 }, 'the two large files came decoded, in files handed to the tool as such');
   });
 
   it('checks a large body\'s decoded files against the schema as the strings they were: the same 400 texts, for free', async () => {

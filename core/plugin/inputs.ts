@@ -60,31 +60,65 @@ export function fromBase64(value: string | DecodedBase64, label: string, maxByte
   return { data, contentType };
 }
 
+/** A decoded file field behind an input, and its bytes once something has read them. */
+interface DecodedInput {
+  file: DecodedBase64;
+  data?: Buffer;
+}
+
 /**
  * Decoded file fields behind the inputs read from them: a handler that hands the input to a tool
  * ({@link writeInputFile}) or sniffs its first bytes ({@link inputHead}) never reads the file into
- * this thread's memory (issue 24).
+ * this thread's memory, and one that needs the bytes reads them without blocking ({@link inputBytes}) (issue 24).
  */
-const decodedFiles = new WeakMap<LoadedInput, DecodedBase64>();
+const decodedFiles = new WeakMap<LoadedInput, DecodedInput>();
 
-/** An input whose `data` is read from its decoded file only when something asks for it (once). */
+/**
+ * An input whose `data` is read from its decoded file only when something asks for it (once):
+ * by {@link inputBytes}, or, for a plugin that reads `data` first, with a blocking read.
+ */
 function fromDecodedFile(done: DecodedBase64, label: string, maxBytes: number): LoadedInput {
   refuseOverSize(done.textLength, label, maxBytes);
   if (done.size === 0) throw new InputError(`'${label}' is empty.`);
-  let data: Buffer | undefined;
+  const state: DecodedInput = { file: done };
   const input: LoadedInput = {
     contentType: done.contentType,
     get data(): Buffer {
-      return (data ??= done.readBytes());
+      return (state.data ??= done.bytesNow());
     },
     set data(v: Buffer) {
       // Bytes a handler put in its place are what the input is from then on.
-      data = v;
+      state.data = v;
       decodedFiles.delete(input);
     },
   };
-  decodedFiles.set(input, done);
+  decodedFiles.set(input, state);
   return input;
+}
+
+/**
+ * The input's bytes in memory, for a reader that needs them all (a parser, an engine that takes
+ * bytes): a decoded file field is read from its file without blocking this thread (once; `data`
+ * gives the same bytes afterwards). Handing the input to a tool ({@link writeInputFile}) or
+ * reading its first bytes ({@link inputHead}) needs no such read.
+ */
+export async function inputBytes(input: LoadedInput): Promise<Buffer>;
+export async function inputBytes(input: { data: Uint8Array }): Promise<Uint8Array>;
+export async function inputBytes(input: { data: Uint8Array }): Promise<Uint8Array> {
+  const state = decodedFiles.get(input as LoadedInput);
+  if (!state) return input.data;
+  return (state.data ??= await state.file.bytes());
+}
+
+/**
+ * The input as a base64 field's value for another capability (`ctx.call`): a decoded file field
+ * is handed on as it came (the called capability copies or reads its file; nothing is encoded
+ * here), any other input as its base64. Typed as the string it stands for, as file fields are.
+ */
+export function inputAsBase64(input: LoadedInput): string {
+  const state = decodedFiles.get(input);
+  if (state) return state.file as unknown as string;
+  return input.data.toString('base64');
 }
 
 /**
@@ -92,28 +126,28 @@ function fromDecodedFile(done: DecodedBase64, label: string, maxBytes: number): 
  * otherwise all of `data`): enough for format signatures and image headers.
  */
 export function inputHead(input: LoadedInput): Buffer {
-  return decodedFiles.get(input)?.head ?? input.data;
+  return decodedFiles.get(input)?.file.head ?? input.data;
 }
 
 /**
  * The input's first bytes when `enough` finds what it looks for in them (or they are all of it),
  * else all its bytes: a reader of headers that are usually near the start (an image's size after
- * a JPEG's metadata) reads the whole file only when they are not.
+ * a JPEG's metadata) reads the whole file only when they are not (without blocking: {@link inputBytes}).
  */
-export function inputHeadFor(input: LoadedInput, enough: (head: Buffer) => boolean): Buffer {
+export async function inputHeadFor(input: LoadedInput, enough: (head: Buffer) => boolean): Promise<Buffer> {
   const head = inputHead(input);
-  return enough(head) || head.byteLength >= inputSize(input) ? head : input.data;
+  return enough(head) || head.byteLength >= inputSize(input) ? head : inputBytes(input);
 }
 
 /** The input's size in bytes, without reading a decoded file field. */
-export function inputSize(input: LoadedInput): number {
-  return decodedFiles.get(input)?.size ?? input.data.byteLength;
+export function inputSize(input: { data: Uint8Array }): number {
+  return decodedFiles.get(input as LoadedInput)?.file.size ?? input.data.byteLength;
 }
 
 /** Writes the input to `file` for a tool: a decoded file field is copied file to file, not read into memory. */
 export async function writeInputFile(input: LoadedInput, file: string): Promise<void> {
   const decoded = decodedFiles.get(input);
-  if (decoded) await decoded.copyTo(file);
+  if (decoded) await decoded.file.copyTo(file);
   else await writeFile(file, input.data);
 }
 

@@ -5,11 +5,12 @@
  * base64 string there; it registers the result here for the request's lifetime, keyed by the
  * string itself, and `fromBase64` uses it instead of scanning the string again. A string not
  * found here (a small body, a value the request changed) is decoded as before, so a missed lookup
- * only costs time, never a different answer. On the direct lane a file field does not come back
- * as a string, nor as bytes: it comes as a {@link DecodedBase64}, its bytes in a file.
+ * only costs time, never a different answer. On the routes that run a target (`/api/v1`,
+ * `/api/v2/run`, MCP) a file field does not come back as a string, nor as bytes: it comes as a
+ * {@link DecodedBase64}, its bytes in a file.
  */
 import { readFileSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 
 /** One base64 string as the worker read it. */
 export interface Predecoded {
@@ -65,13 +66,16 @@ export function decodedCount(): number {
 let made = 0;
 let rebuilt = 0;
 let read = 0;
+let readSync = 0;
 
 /**
- * {@link DecodedBase64}s made, strings rebuilt from one, and file fields whose bytes were read
- * into the serving thread's memory, so far (tests: a file handed to a tool as a file reads none).
+ * {@link DecodedBase64}s made, strings rebuilt from one, file fields whose bytes were read into
+ * the serving thread's memory (`read`), and of those, the ones read with a blocking read
+ * (`readSync`), so far (tests: a file handed to a tool as a file reads none; a handler that needs
+ * the bytes reads them without blocking the thread).
  */
-export function decodedFields(): { made: number; rebuilt: number; read: number } {
-  return { made, rebuilt, read };
+export function decodedFields(): { made: number; rebuilt: number; read: number; readSync: number } {
+  return { made, rebuilt, read, readSync };
 }
 
 /**
@@ -106,7 +110,7 @@ export type SentText = { file: string } | { prefix: string };
  * `loadInput`, `loadInputToFile`) accept it as that string. Anything else that meets it gets the
  * string it stands for: `String()`, template text and `JSON.stringify` (a stored input
  * round-trips), or `text()`.
- * The file is never handed out: readers get a fresh copy of its bytes (`readBytes`) or of the
+ * The file is never handed out: readers get a fresh copy of its bytes (`bytes`) or of the
  * file (`copyTo`), so nothing a handler writes can change what `text()` rebuilds.
  */
 export class DecodedBase64 {
@@ -142,9 +146,23 @@ export class DecodedBase64 {
     return this.#file.head;
   }
 
-  /** The decoded bytes, read from the file now (a fresh copy each time). Only for readers that need them in memory. */
-  readBytes(): Buffer {
+  /**
+   * The decoded bytes, read from the file now (a fresh copy each time), without blocking the
+   * thread (issue 24: a handler that read a 20 MB file with a blocking read stalled every other
+   * request meanwhile). Only for readers that need them in memory.
+   */
+  async bytes(): Promise<Buffer> {
     read += 1;
+    return readFile(this.#file.path);
+  }
+
+  /**
+   * The decoded bytes read with a blocking read: only for a reader that cannot wait (a plugin that
+   * still reads `LoadedInput.data` before asking for the bytes with `inputBytes`).
+   */
+  bytesNow(): Buffer {
+    read += 1;
+    readSync += 1;
     return readFileSync(this.#file.path);
   }
 

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, OperationFailedError, ServiceError, type Engines } from '../../core/sdk.js';
 import { OFFICE_EXTENSIONS, routeOf } from './format.js';
-import { inputHeadFor, writeInputFile, type LoadedInput } from '../../core/sdk.js';
+import { inputBytes, inputHeadFor, writeInputFile, type LoadedInput } from '../../core/sdk.js';
 import { selectPages } from './pages.js';
 import { Gate, ToolError, readImageHeader, runGatedTool, withScratch } from '../../core/sdk.js';
 
@@ -70,13 +70,13 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
   const route = routeOf(input, opts.hint);
   if (route.kind === 'text') {
     selectPages(opts.pages, 1);
-    return { pageCount: 1, pages: [{ page: 1, text: tidy(input.data.toString('utf8')), ocr: false }], format: 'txt' };
+    return { pageCount: 1, pages: [{ page: 1, text: tidy((await inputBytes(input)).toString('utf8')), ocr: false }], format: 'txt' };
   }
   return withScratch('doc-text', async (dir) => {
     if (route.kind === 'image') {
       selectPages(opts.pages, 1);
       // Its declared size is checked before Tesseract decodes it (a small file can hold a huge bitmap).
-      const size = readImageHeader(inputHeadFor(input, (h) => !!readImageHeader(h)));
+      const size = readImageHeader(await inputHeadFor(input, (h) => !!readImageHeader(h)));
       if (size && (size.width * size.height > opts.maxPixels || Math.max(size.width, size.height) > MAX_SIDE_PX)) {
         throw new InputError(`The image is too large to read by OCR (${size.width} × ${size.height} pixels): at most ${Math.round(opts.maxPixels / 1_000_000)} megapixels and ${MAX_SIDE_PX} pixels a side.`);
       }
@@ -89,7 +89,7 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
     let format = 'pdf';
     if (route.kind === 'office') {
       const result = await opts.engines.office.convert(
-        { data: input.data, extension: route.ext },
+        { data: await inputBytes(input), extension: route.ext },
         { tagged: false, plainText: route.ext === 'txt' || route.ext === 'csv', formats: OFFICE_EXTENSIONS, signal: opts.signal, owner: opts.caller },
       );
       pdf = result.pdf;

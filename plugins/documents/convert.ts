@@ -2,7 +2,7 @@
  * convert-to-pdf (spec §4.6): read the input, settle its format, check the bytes agree, convert
  * on the warm LibreOffice pool, check the result is a readable PDF, store it for 24 hours.
  */
-import { InputError, OperationFailedError, ServiceError, fromBase64, tooLarge, type Engines, type UsageRecorder } from '../../core/sdk.js';
+import { InputError, OperationFailedError, ServiceError, fromBase64, inputBytes, inputSize, tooLarge, type Engines, type UsageRecorder } from '../../core/sdk.js';
 import { SUPPORTED_EXTENSIONS, extensionOfMediaType, isSupported } from './formats.js';
 import { checkFormat, detectFormat, isText, plainTextAllowed } from './sniff.js';
 import { download, type RawInput } from './inputs.js';
@@ -36,7 +36,10 @@ export async function convertToPdf(
   const raw = input.inputMethod === 'url'
     ? await download(ctx.engines, input.file, 'file', limits.maxFileBytes, ctx.signal)
     : fromBase64(input.file, 'file', limits.maxFileBytes);
-  if (raw.data.byteLength > limits.maxFileBytes) throw tooLarge('file', limits.maxFileBytes);
+  if (inputSize(raw) > limits.maxFileBytes) throw tooLarge('file', limits.maxFileBytes);
+  // LibreOffice's pool and the format checks below take bytes: a large body's file (issue 24) is
+  // read once here without blocking this thread, and `raw.data` is those bytes from then on.
+  await inputBytes(raw);
   const ext = resolveFormat(raw);
   if (ext) checkFormat(ext, raw.data);
   const result = await ctx.engines.office.convert(

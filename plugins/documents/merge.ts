@@ -5,7 +5,7 @@
  * and the output gets a title and a language; ghostscript strips tags, so with both `pdfa` and
  * `pdfua` the output is PDF/A, with title and language but no PDF/UA claim (README: PDF/UA).
  */
-import { PayloadTooLargeError, ServiceError, OperationFailedError, fromBase64, sizeText, tooLarge, type Engines, type UsageRecorder } from '../../core/sdk.js';
+import { PayloadTooLargeError, ServiceError, OperationFailedError, fromBase64, inputBytes, inputSize, sizeText, tooLarge, type Engines, type UsageRecorder } from '../../core/sdk.js';
 import { download } from './inputs.js';
 import { storePdf, type Limits } from './store.js';
 
@@ -34,10 +34,13 @@ async function readAll(input: MergeRequest, ctx: { engines: Engines; signal: Abo
       const raw = input.inputMethod === 'url'
         ? await download(ctx.engines, input.files[i]!, label, limits.maxFileBytes, signal)
         : fromBase64(input.files[i]!, label, limits.maxFileBytes);
-      total += raw.data.byteLength;
-      if (raw.data.byteLength > limits.maxFileBytes) throw tooLarge(label, limits.maxFileBytes);
+      // Sizes first: a large body's file (in a file, issue 24) is refused before it is read.
+      const size = inputSize(raw);
+      total += size;
+      if (size > limits.maxFileBytes) throw tooLarge(label, limits.maxFileBytes);
       if (total > limits.maxMergeBytes) throw new PayloadTooLargeError(`The files together are larger than the ${sizeText(limits.maxMergeBytes)} limit.`);
-      out[i] = raw.data;
+      // The PDF thread parses bytes: read here without blocking this thread.
+      out[i] = await inputBytes(raw);
     }
   };
   // Promise.all settles with the first error; aborting right then stops the downloads still running.

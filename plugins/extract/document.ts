@@ -6,7 +6,7 @@
 import { InputError, MB, type Static } from '../../core/sdk.js';
 import { EXTRACT_BASE_CREDITS, EXTRACT_MAX_PAGES, type extractDocument } from '../../core/catalogue.js';
 import { answer } from './answer.js';
-import { loadInput, tooLarge } from '../../core/sdk.js';
+import { inputAsBase64, inputSize, loadInput, tooLarge } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
 import type { RunContext } from '../../core/sdk.js';
 
@@ -24,10 +24,11 @@ export async function extractDocuments(input: Input, ctx: RunContext<any, any>) 
   for (const [i, file] of input.files.entries()) {
     const label = `files[${i}]`;
     const loaded = await loadInput(ctx.engines, input.inputMethod, file, label, max, ctx.signal);
-    bytes += loaded.data.byteLength;
+    bytes += inputSize(loaded);
     if (bytes > total) throw tooLarge('files', total);
     const hint = input.fileExtension ?? loaded.pathExtension;
-    const doc = await ctx.call<Pages>('document_pages', { inputMethod: 'base64', file: loaded.data.toString('base64'), ...(hint ? { fileExtension: hint } : {}) });
+    // A large body's file goes on in its file, neither read nor encoded here (issue 24).
+    const doc = await ctx.call<Pages>('document_pages', { inputMethod: 'base64', file: inputAsBase64(loaded), ...(hint ? { fileExtension: hint } : {}) });
     docs.push(doc);
     const pages = docs.reduce((n, d) => n + d.pageCount, 0);
     if (pages > EXTRACT_MAX_PAGES) throw new InputError(`The documents have more than ${EXTRACT_MAX_PAGES} pages, the most one request reads.`);

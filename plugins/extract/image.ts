@@ -21,7 +21,8 @@ export async function extractImages(input: Input, ctx: RunContext<any, any>) {
   const loaded = await Promise.all(input.images.map((img, i) => loadInput(ctx.engines, input.inputMethod, img, `images[${i}]`, max, ctx.signal)));
   // Every image is admitted by its header (format, pixels) before any tool decodes one of them,
   // read from its first bytes: a large body's images stay in files, off this thread (issue 24).
-  const headers = loaded.map((img, i) => ctx.engines.tools.admitImage(inputHeadFor(img, (h) => !!readImageHeader(h)), `images[${i}]`));
+  const heads = await Promise.all(loaded.map((img) => inputHeadFor(img, (h) => !!readImageHeader(h))));
+  const headers = heads.map((head, i) => ctx.engines.tools.admitImage(head, `images[${i}]`));
   const read = await withScratch('extract-image', (dir) =>
     Promise.all(
       loaded.map(async (img, i) => {

@@ -5,9 +5,9 @@
  * ffprobe read only the scratch file: local files as the only protocol and a fixed list of
  * container demuxers, so an HLS or concat playlist cannot make them open other paths.
  */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InputError, OperationFailedError, PayloadTooLargeError, ServiceError, runGatedTool, sizeText, ToolError, type Gate, type ToolEngine } from '../../core/sdk.js';
+import { InputError, OperationFailedError, PayloadTooLargeError, ServiceError, inputHead, runGatedTool, sizeText, ToolError, writeInputFile, type Gate, type LoadedInput, type ToolEngine } from '../../core/sdk.js';
 
 /** Containers ffmpeg may open (demuxer names; `mov` covers mp4, m4a, 3gp). */
 export const DEMUXERS = 'mov,matroska,webm,avi,flv,mpeg,mpegts,asf';
@@ -102,10 +102,11 @@ export interface Cut {
 }
 
 /** Writes the input, checks the cut against the video and makes it. */
-export async function cutVideo(deps: CutDeps, dir: string, data: Buffer, start: number, end: number): Promise<Cut> {
-  refusePlaylist(data);
+export async function cutVideo(deps: CutDeps, dir: string, video: LoadedInput, start: number, end: number): Promise<Cut> {
+  refusePlaylist(inputHead(video));
   const input = join(dir, 'input');
-  await writeFile(input, data);
+  // A large body's video is copied file to file, never read on the serving thread (issue 24).
+  await writeInputFile(video, input);
   const p = await probeVideo(deps, input);
   if (!(p.duration > 0)) throw new InputError('The video has no measurable duration.');
   if (start >= p.duration) throw new InputError(`'startTimestamp' is past the end of the video (${clockText(p.duration)}).`);

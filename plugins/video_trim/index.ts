@@ -26,7 +26,7 @@ async function trim(input: Static<typeof trimVideo.input>, ctx: RunContext<State
   const start = timestampSeconds(input.startTimestamp);
   const end = timestampSeconds(input.endTimestamp);
   const loaded = await loadInput(ctx.engines, input.inputMethod ?? 'url', input.videoUrl, 'videoUrl', maxBytes, ctx.signal);
-  const cut = await withScratch('video-trim', (dir) => cutVideo({ gate, signal: ctx.signal, timeoutMs: TIMEOUT_MS, maxOutputBytes: maxBytes, tools: ctx.engines.tools, caller: ctx.caller }, dir, loaded.data, start, end));
+  const cut = await withScratch('video-trim', (dir) => cutVideo({ gate, signal: ctx.signal, timeoutMs: TIMEOUT_MS, maxOutputBytes: maxBytes, tools: ctx.engines.tools, caller: ctx.caller }, dir, loaded, start, end));
   const stored = await ctx.engines.files.put(cut.data, { contentType: cut.contentType, extension: cut.extension, retentionMs: RETENTION_MS });
   ctx.usage.add('minutes', trimMinutes(input));
   ctx.log.info({ mode: cut.mode, bytes: cut.data.byteLength }, 'video trimmed');

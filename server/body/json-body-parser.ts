@@ -6,7 +6,7 @@
  * and parsing plus base64 checking and decoding cost the serving thread about 150 ms each, so
  * `/healthz` and every other key waited. The worker parses, checks depth and decodes long base64
  * strings; the serving thread only receives the result (the decoded bytes moved, not copied). On
- * the direct lane a decoded file field does not come back as a string at all (rebuilding a 27 MB
+ * the routes that run a target (see takesPlaceholders) a decoded file field does not come back as a string at all (rebuilding a 27 MB
  * body's strings cost this thread more than the rest of the request), nor as bytes: the worker
  * writes it to a file in the request's body folder (body-scratch.ts) and the input holds a
  * DecodedBase64 naming that file in its place (core/plugin/predecoded.ts).
@@ -88,10 +88,14 @@ function writtenFiles(parsed: JsonWork.ParsedBody): string[] {
 
 /**
  * Routes whose body reaches a target's input only through the executor's schema check, which
- * knows {@link DecodedBase64} (the direct lane). Other routes get their strings back.
+ * knows {@link DecodedBase64}: the direct lane's, `/api/v2/run` (the input under `input`) and
+ * MCP (a `tools/call`'s `arguments`, or the discovery `run` tool's `input`), so a flood of large
+ * bodies costs the serving thread the same on every lane. Other routes (a job's submission,
+ * which stores its input as sent) get their strings back.
  */
 function takesPlaceholders(req: FastifyRequest): boolean {
-  return (req.routeOptions.url ?? '').startsWith('/api/v1/');
+  const url = req.routeOptions.url ?? '';
+  return url.startsWith('/api/v1/') || url === '/api/v2/run' || url === '/mcp' || url === '/mcp/';
 }
 
 /**

@@ -139,7 +139,11 @@ export function discoveryCall(registry: Registry, view: Discovery, name: string,
   // A malformed `run` is the lane's own 400, recorded against the `run` operation.
   const invalid = (err: unknown): CallTarget => ({ kind: 'operation', id: 'run', run: async () => { throw err; } });
   try {
-    validateInput(checks.run, args);
+    // `input` is checked here only for being an object (the executor checks it against the
+    // target's schema): an object stands in for it, so a large body's decoded files in it
+    // (core/plugin/predecoded.ts) are not turned back into strings for a check that never reads them.
+    const input = (args as { input?: unknown }).input;
+    validateInput(checks.run, isPlainObject(input) ? { ...args, input: {} } : args);
   } catch (err) {
     return invalid(err);
   }
@@ -149,4 +153,8 @@ export function discoveryCall(registry: Registry, view: Discovery, name: string,
   // Only what the MCP lane offers: endpoints that the v2 lane and the v1 table both hide stay hidden.
   if (resolved && !offeredIn(view.lane, resolved, view.tables)) resolved = undefined;
   return { kind: 'registry', type: a.type, id: a.id, resolved, provider: a.provider, input: a.input };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 }

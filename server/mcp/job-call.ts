@@ -13,6 +13,7 @@ import type { JobService } from '../../core/jobs/service.js';
 import { isFinal, type JobRecord } from '../../core/jobs/types.js';
 import { OperationFailedError, ServiceError, toServiceError, type ErrorCode } from '../../core/errors.js';
 import type { ResolvedTarget } from '../../core/registry/types.js';
+import { withDecodedFields } from '../../core/execution/decoded-fields.js';
 import { CallRecord, CLIENT_CLOSED_STATUS } from '../call-record.js';
 import { errorResult, type CallDeps, type CallFacts, type CallTarget } from './call.js';
 
@@ -33,7 +34,8 @@ export type Notify = (n: ServerNotification) => Promise<void>;
 export function runsAsJob(target: CallTarget): target is Extract<CallTarget, { kind: 'registry' }> & { resolved: Extract<ResolvedTarget, { type: 'capability' }> } {
   if (target.kind !== 'registry' || target.resolved?.type !== 'capability') return false;
   const cap = target.resolved.capability;
-  return cap.providers.some((b) => b.impl.steps) && cap.input.Check(target.input);
+  // A large body's decoded file (core/plugin/predecoded.ts) is checked as the string it stands for.
+  return cap.providers.some((b) => b.impl.steps) && withDecodedFields(cap.input, target.input, () => cap.input.Check(target.input));
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
