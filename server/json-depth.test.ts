@@ -38,4 +38,15 @@ describe('textNestedDeeperThan', () => {
       assert.equal(nestedDeeperThan(JSON.parse(text)), deep, text.slice(0, 40));
     }
   });
+
+  it('a string a large body handed over as an object (a decoded file field) is no level, as the string was none', () => {
+    class FileField {
+      readonly path = '/tmp/x';
+    }
+    const wrap = (inner: unknown, levels: number) => Array.from({ length: levels }).reduce<unknown>((v) => [v], inner);
+    // 64 arrays around a string is allowed; the same with the string standing as a file field must be too.
+    assert.equal(nestedDeeperThan(wrap('aGVsbG8=', 64)), false);
+    assert.equal(nestedDeeperThan(wrap(new FileField(), 64)), false);
+    assert.equal(nestedDeeperThan(wrap({}, 64)), true, 'a plain object is a level');
+  });
 });

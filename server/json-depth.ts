@@ -23,9 +23,21 @@ export function nestedDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolea
     const [v, depth] = stack.pop()!;
     if (depth > limit) return true;
     const children = Array.isArray(v) ? v : Object.values(v as Record<string, unknown>);
-    for (const child of children) if (child && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of children) if (isJsonContainer(child)) stack.push([child, depth + 1]);
   }
   return false;
+}
+
+/**
+ * An array or a plain object: what JSON text nests. A large body's file field comes back from
+ * its parse as a class instance standing for the string it was (see core/plugin/predecoded.ts),
+ * which is no level: counting it refused a file at the 64th level that a small body may send.
+ */
+function isJsonContainer(v: unknown): boolean {
+  if (!v || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return true;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 const QUOTE = 0x22;
