@@ -111,7 +111,7 @@ export const ChangeTracking = Type.Object(
       description: 'new: no earlier snapshot for this key, URL and tag; same or changed: the markdown against the last snapshot; removed: the page now answers 404 or 410.',
     }),
     visibility: Type.Union([Type.Literal('visible'), Type.Literal('hidden')], { description: 'visible: the page was reached directly by its URL (always so for a scrape).' }),
-    diff: Type.Optional(Type.String({ description: 'changed: a git-style unified diff of the markdown, previous → current (git-diff mode, the default).' })),
+    diff: Type.Optional(Type.String({ description: 'changed: a git-style unified diff of the markdown, previous → current (git-diff mode, the default). When the versions differ too much to align line by line within a fixed amount of work, the changed region is one removed and one added block and the diff ends with a line starting `\\ Too many changes`.' })),
     json: Type.Optional(
       Type.Record(Type.String(), Type.Object({ previous: Type.Unknown({ description: 'The value before (null when there was none).' }), current: Type.Unknown({ description: 'The value now (null when it is gone).' }) }), {
         description:

@@ -11,7 +11,7 @@ import { EXTRACT_TEXT_MAX_CHARS, wantsJsonTracking, type ScrapeOutput } from '..
 import { fetchPage, limitsFrom, pdfText, type FetchedPage } from './fetch-page.js';
 import { pageData, type WebContext } from './work.js';
 import { planScrape, type ScrapeInput, type ScrapePlan } from './scrape-plan.js';
-import { trackChange, type JsonTracking } from './change-tracking.js';
+import { computeDiffer, trackChange, type JsonTracking } from './change-tracking.js';
 
 type Out = Static<typeof ScrapeOutput>;
 
@@ -153,7 +153,7 @@ async function changeTracking(ctx: WebContext, input: ScrapeInput, plan: ScrapeP
   if (!ctx.caller) return { previousScrapeAt: null, changeStatus: 'new' as const, visibility: 'visible' as const };
   const retentionMs = retention(ctx).snapshotMs;
   const o = input.changeTrackingOptions;
-  const modes = { diff: !o?.modes || o.modes.includes('git-diff'), json: wantsJsonTracking(input) ? jsonTracking(ctx, o!) : undefined };
+  const modes = { diff: !o?.modes || o.modes.includes('git-diff') ? computeDiffer(ctx.engines.compute, { signal: ctx.signal, owner: ctx.caller }) : undefined, json: wantsJsonTracking(input) ? jsonTracking(ctx, o!) : undefined };
   const tracked = await trackChange(ctx.engines.pageStore, { owner: ctx.caller, url: plan.url, tag: input.tag ?? '', retentionMs }, { markdown, status: page.status }, modes);
   // The extraction's price is added only when the model was asked (see scrapeCost).
   if (tracked.extracted) ctx.usage.add('json_extractions', 1);
