@@ -5,7 +5,7 @@
  * call grows the outer call's hold before the first page is rendered, so a key that cannot cover
  * the OCR is refused (403, free) before any `pdftoppm` or `tesseract` runs; a hang-up mid-OCR
  * stops the tools and costs nothing; two calls racing for one key's last credits are charged
- * exactly. Tools are seen in /proc (this process is the server: they descend from it).
+ * exactly, on the embedded store and on PostgreSQL. Tools are seen in /proc (this process is the server: they descend from it).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { descendsFrom } from '../core/engines/processes.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { postgresBackend } from './helpers/storage.js';
 import { textPdf } from './fixtures/extract/make.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 
@@ -160,10 +161,21 @@ test('a hang-up mid-OCR stops the tools and is free; the hold covered the pages 
   assert.equal((await account(key)).credits, 1000);
 });
 
-test('two scrapes racing for one key: exactly one is served and charged, the other refused, never below zero', async () => {
-  // 35 credits: both hold 10, then only one can grow by its three OCR pages.
-  const { key } = await s.createKey({ credits: 35 });
-  const answers = await Promise.all([scrapeV2(key, `${originUrl}/scan-3.pdf`), scrapeV2(key, `${originUrl}/scan-3.pdf`)]);
-  assert.deepEqual(answers.map((a) => a.status).sort(), [200, 403], answers.map((a) => a.text).join('\n'));
-  assert.deepEqual(await account(key), { credits: 10, reserved: 0 });
+test('two scrapes racing for one key: exactly one is served and charged, the other refused, never below zero (embedded store and PostgreSQL)', async () => {
+  const pg = await postgresBackend();
+  const onPg = await startServer({ env: { ...pg.env, ALLOW_PRIVATE_NETWORK: 'true', OFFICE_POOL_SIZE: '1', DOCUMENTS_PREWARM: 'false' }, serviceConfig: pluginsConfig(['web', 'documents', 'doc_text']) });
+  try {
+    for (const server of [s, onPg]) {
+      // 35 credits: both hold 10, then only one can grow by its three OCR pages.
+      const { key } = await server.createKey({ credits: 35 });
+      const race = () => server.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'scrape_page', input: { url: `${originUrl}/scan-3.pdf`, renderJs: false } } });
+      const answers = await Promise.all([race(), race()]);
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 403], answers.map((a) => a.text).join('\n'));
+      const { credits, reserved } = (await server.call('GET', '/api/v2/balance', { key })).json.data;
+      assert.deepEqual({ credits, reserved }, { credits: 10, reserved: 0 }, server === s ? 'embedded' : 'postgres');
+    }
+  } finally {
+    await onPg.close();
+    await pg.dispose();
+  }
 });

@@ -4,7 +4,7 @@
  * LibreOffice, OCR of scans), then the prompt is answered over all pages. 100 + 10 per page read,
  * plus doc_text's 5 per page it reads by OCR: that lane grows this call's hold before it renders
  * the first scanned page (issue 24), so a key that cannot cover the OCR is refused (403, free)
- * before any runs.
+ * before any runs. This call's own 10 per page is only known, and held, once a document is read.
  */
 import { InputError, MB, type Static } from '../../core/sdk.js';
 import { DOC_TEXT_OCR_PAGE_CREDITS, EXTRACT_BASE_CREDITS, EXTRACT_MAX_PAGES, type extractDocument } from '../../core/catalogue.js';
