@@ -52,7 +52,7 @@ after(async () => {
 const post = (path: string, body: unknown, k = key) => s.call('POST', path, { key: k, body });
 const balance = async (k = key) => (await s.call('GET', '/api/v2/balance', { key: k })).json.data.credits;
 
-test('extract-document: text layer and a scanned page reach the model; 100 + 10 per page', async () => {
+test('extract-document: text layer and a scanned page reach the model; 100 + 10 per page, + 5 per page read by OCR', async () => {
   const start = await balance();
   const r = await post('/api/v1/extract-document', {
     inputMethod: 'base64',
@@ -60,12 +60,12 @@ test('extract-document: text layer and a scanned page reach the model; 100 + 10 
     prompt: 'What is the total?',
   });
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual({ pages: r.json.pages, fileCount: r.json.fileCount, creditUsage: r.json.creditUsage, prompt: r.json.prompt }, { pages: 3, fileCount: 2, creditUsage: 130, prompt: 'What is the total?' });
+  assert.deepEqual({ pages: r.json.pages, fileCount: r.json.fileCount, creditUsage: r.json.creditUsage, prompt: r.json.prompt }, { pages: 3, fileCount: 2, creditUsage: 135, prompt: 'What is the total?' });
   const seen = fake.chats.at(-1)!;
   assert.match(seen.text, /Invoice total is 99 EUR/);
   assert.match(seen.text, /page 1 \(OCR\) ===\nDelivery note 4711/);
   assert.equal(r.json.results, `Model saw 0 image(s) and ${seen.text.length} characters.`);
-  assert.equal(await balance(), start - 130);
+  assert.equal(await balance(), start - 135);
 });
 
 test('extract-document with jsonMode returns parsed JSON; missing prompt and bad base64 are 400 and free', async () => {

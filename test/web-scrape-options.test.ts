@@ -262,7 +262,7 @@ describe('scrape_page options (issue 27)', () => {
     const file = await fetch(link.json.data.content);
     assert.equal(file.headers.get('content-type'), 'application/pdf');
     assert.equal(Buffer.from(await file.arrayBuffer()).toString('latin1', 0, 5), '%PDF-');
-    assert.equal(await credits(), before - 20, 'each scrape 10 credits; the nested doc-to-text is not charged on top');
+    assert.equal(await credits(), before - 20, 'each scrape 10 credits: the nested doc-to-text adds only its OCR pages (5 each), and this PDF has a text layer');
   });
 
   it('v1 /scrape accepts the same extras and keeps its answer shape', async () => {

@@ -11,7 +11,8 @@ import type { Engines } from '../engines/types.js';
 import type { Registry } from '../registry/registry.js';
 import { InternalError, toServiceError } from '../errors.js';
 import { admit, admitNested } from './admission.js';
-import { holdAmounts, openHold, type Hold } from './hold.js';
+import { holdAmounts, openHold, type Hold, type HoldScope } from './hold.js';
+import { InnerHold } from './inner-hold.js';
 import { ProviderRun } from './run.js';
 import { releaseAll, settle } from './settle.js';
 import { Observers, type ExecutionObserver } from './observers.js';
@@ -68,12 +69,16 @@ export class Executor {
     const admission = admit(this.registry, req);
     const amounts = holdAmounts(req, admission);
     this.active += 1;
+    let hold: Hold | undefined;
     try {
-      const hold = await openHold(this.ledger, req, admission, amounts);
+      hold = await openHold(this.ledger, req, admission, amounts);
       const ran = await this.providers.chain(req, admission.attempts, this.turn(req, hold), { onAttempt });
+      await hold.close();
       // Settling is not a provider's turn: a ledger fault here must not start the next provider.
-      return await settle(this.ledger, req, admission, hold.amount, ran);
+      return await settle(this.ledger, req, admission, { own: hold.ownHeld, inner: hold.innerCharge }, ran);
     } catch (raw) {
+      // Growth under way lands in the ledger first, so the release frees all of it.
+      await hold?.close();
       await releaseAll(this.ledger, req);
       throw toServiceError(raw);
     } finally {
@@ -82,32 +87,41 @@ export class Executor {
     }
   }
 
-  /** What a provider's turn may ask of the call: its engines, growing `hold`, nested calls. */
-  private turn(req: ExecuteRequest, hold: Hold | undefined): TurnContext {
+  /**
+   * What a provider's turn may ask of the call: its engines, growing the hold it draws on
+   * (`scope`: the call's own, or an inner call's share of its caller's), nested calls.
+   */
+  private turn(req: ExecuteRequest, scope: HoldScope | undefined): TurnContext {
     return {
       engines: this.engines,
-      reserveFor: hold ? (units) => hold.growTo(units) : noHold,
-      call: (capability, input, signal) => this.nested({ ...req, signal }, capability, input, (req.depth ?? 0) + 1),
+      reserveFor: scope ? (units) => scope.growTo(units) : noHold,
+      call: (capability, input, signal) => this.nested({ ...req, signal }, capability, input, (req.depth ?? 0) + 1, scope),
     };
   }
 
   /**
-   * `ctx.call`: runs a capability inside a call already paid for (no hold of its own), with the
-   * same key's policy and the providers' fallback; nesting is bounded so plugins cannot loop.
+   * `ctx.call`: runs a capability inside a call already admitted, with the same key's policy and
+   * the providers' fallback; nesting is bounded so plugins cannot loop. It has no hold of its
+   * own: the call it runs in pays its base, and the work it measures (`ctx.reserveFor`) grows that
+   * call's hold at the inner capability's price and is charged with it (inner-hold.ts).
    */
-  private async nested(req: ExecuteRequest, capabilityId: string, input: unknown, depth: number): Promise<unknown> {
+  private async nested(req: ExecuteRequest, capabilityId: string, input: unknown, depth: number, scope: HoldScope | undefined): Promise<unknown> {
     if (depth > MAX_NESTING) throw new InternalError(undefined, { cause: new Error(`ctx.call nested deeper than ${MAX_NESTING} at ${capabilityId}`) });
     const admission = admitNested(this.registry, req, capabilityId, input);
     const inner = { ...req, input, depth };
-    return (await this.providers.chain(inner, admission.attempts, this.turn(inner, undefined), { nestedIn: admission.targetId })).data;
+    const share = scope && new InnerHold(scope, admission.cost, input);
+    const ran = await this.providers.chain(inner, admission.attempts, this.turn(inner, share), { nestedIn: admission.targetId });
+    share?.served(ran.units);
+    return ran.data;
   }
 
   /**
    * `ctx.call` for work its caller prices itself (a job's items, issue 25): runs `capabilityId`
-   * free of charge under `key`'s policy, with the providers' fallback, as a nested call.
+   * free of charge under `key`'s policy, with the providers' fallback, as a nested call (no hold:
+   * its `ctx.reserveFor`, and its inner calls', grow nothing).
    */
   callFree(req: Omit<ExecuteRequest, 'target' | 'input'>, capabilityId: string, input: unknown): Promise<unknown> {
-    return this.nested({ ...req, input } as ExecuteRequest, capabilityId, input, (req.depth ?? 0) + 1);
+    return this.nested({ ...req, input } as ExecuteRequest, capabilityId, input, (req.depth ?? 0) + 1, undefined);
   }
 
   /**

@@ -70,7 +70,10 @@ export interface RunOutcome {
 /** What a provider's turn needs from the call around it. */
 export interface TurnContext {
   engines: Engines;
-  /** Grows the call's credit hold (`ctx.reserveFor`); a no-op in a nested call, which its caller prices. */
+  /**
+   * Grows the call's credit hold (`ctx.reserveFor`); in a nested call, grows its caller's hold by
+   * this capability's price for the measured units (inner-hold.ts); a no-op in a job's free call.
+   */
   reserveFor(units: Units): Promise<void>;
   /** Runs another capability inside this call (`ctx.call`), under `signal`. */
   call(capability: string, input: unknown, signal: AbortSignal): Promise<unknown>;

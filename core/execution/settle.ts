@@ -19,9 +19,15 @@ function chargeFor(req: ExecuteRequest, admission: Admission, ran: RunOutcome, r
   return reserved;
 }
 
-/** Charges the served call (`held`: what its hold came to) and returns its result. */
-export async function settle(ledger: Ledger, req: ExecuteRequest, admission: Admission, held: number, ran: RunOutcome): Promise<ExecuteResult> {
-  const credits = await ledger.settle(req.requestId, chargeFor(req, admission, ran, held), admission.targetId);
+/**
+ * Charges the served call and returns its result: its own price (never above `held`, what its
+ * hold came to for its own rule) plus `inner`, what its served inner calls' measured work came to
+ * (each never above what it held), in one charge: nothing is charged twice, and the total never
+ * exceeds the hold.
+ */
+export async function settle(ledger: Ledger, req: ExecuteRequest, admission: Admission, held: { own: number; inner: number }, ran: RunOutcome): Promise<ExecuteResult> {
+  const charge = chargeFor(req, admission, ran, held.own) + held.inner;
+  const credits = await ledger.settle(req.requestId, charge, admission.targetId);
   return { data: ran.data, provider: ran.provider, credits, units: ran.units, native: ran.native, fallbacks: ran.fallbacks };
 }
 

@@ -1,10 +1,13 @@
 /**
  * extract-document (issue 15): every file is read (30 MB each, 100 MB in all, through the SSRF
  * guard for URLs) and its pages taken from the key-less doc_text lane (`document_pages`: poppler,
- * LibreOffice, OCR of scans), then the prompt is answered over all pages. 100 + 10 per page read.
+ * LibreOffice, OCR of scans), then the prompt is answered over all pages. 100 + 10 per page read,
+ * plus doc_text's 5 per page it reads by OCR: that lane grows this call's hold before it renders
+ * the first scanned page (issue 24), so a key that cannot cover the OCR is refused (403, free)
+ * before any runs. This call's own 10 per page is only known, and held, once a document is read.
  */
 import { InputError, MB, type Static } from '../../core/sdk.js';
-import { EXTRACT_BASE_CREDITS, EXTRACT_MAX_PAGES, type extractDocument } from '../../core/catalogue.js';
+import { DOC_TEXT_OCR_PAGE_CREDITS, EXTRACT_BASE_CREDITS, EXTRACT_MAX_PAGES, type extractDocument } from '../../core/catalogue.js';
 import { answer } from './answer.js';
 import { inputAsBase64, inputSize, loadInput, tooLarge } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
@@ -32,15 +35,19 @@ export async function extractDocuments(input: Input, ctx: RunContext<any, any>) 
     docs.push(doc);
     const pages = docs.reduce((n, d) => n + d.pageCount, 0);
     if (pages > EXTRACT_MAX_PAGES) throw new InputError(`The documents have more than ${EXTRACT_MAX_PAGES} pages, the most one request reads.`);
+    // Each document's pages are held as soon as they are counted, so a key that cannot cover them
+    // is refused (403, free) before the next document is read, and before the model reads any.
+    await ctx.reserveFor({ pages });
   }
   const pages = docs.reduce((n, d) => n + d.pageCount, 0);
-  // Pages counted: hold their price before the model reads them (403, free, if the key cannot cover it).
-  await ctx.reserveFor({ pages });
+  const ocrPages = docs.reduce((n, d) => n + d.pages.filter((p) => p.ocr).length, 0);
   const material = docs
     .map((d, i) => d.pages.map((p) => `=== Document ${i + 1} (${d.format}), page ${p.page}${p.ocr ? ' (OCR)' : ''} ===\n${p.text}`).join('\n\n'))
     .join('\n\n');
   const a = await answer(l.model, { prompt: input.prompt, material, kind: input.files.length > 1 ? 'documents' : 'document', json: input.jsonMode === true }, l.settings);
   ctx.usage.add('pages', pages);
   report(l, a, { documents: docs.map((d) => ({ format: d.format, pages: d.pageCount, ocrPages: d.pages.filter((p) => p.ocr).length })) });
-  return { results: a.results, prompt: input.prompt, pages, fileCount: docs.length, creditUsage: EXTRACT_BASE_CREDITS + 10 * pages };
+  // The OCR pages are charged by the executor at doc_text's price (its hold grew by them).
+  const creditUsage = EXTRACT_BASE_CREDITS + 10 * pages + DOC_TEXT_OCR_PAGE_CREDITS * ocrPages;
+  return { results: a.results, prompt: input.prompt, pages, fileCount: docs.length, creditUsage };
 }
