@@ -96,7 +96,7 @@ describe('MCP lane', () => {
     assert.equal(scrape.inputSchema.type, 'object');
     assert.ok((scrape.inputSchema.properties as Record<string, unknown>).url);
     assert.equal(scrape.outputSchema?.type, 'object');
-    assert.match(scrape.description ?? '', /Cost: 10 credits; \+100 when changeTracking json mode extracts\./);
+    assert.match(scrape.description ?? '', /Cost: 10 credits; \+5 per page read by OCR when the URL serves a scanned document; \+100 when changeTracking json mode extracts\./);
     assert.match(byName.get('run_js_code')!.description ?? '', /50 credits per call/);
     // Unconfigured on this deployment (no key): not offered as tools.
     assert.ok(!byName.has('creator_a__clipsite_profile'));

@@ -80,7 +80,7 @@ const DocumentInput = Type.Object({
 export const extractDocument = defineCapability({
   id: 'extract_document',
   title: 'Extract data from documents',
-  summary: 'Read PDFs and office documents (scanned pages OCRed) and answer a prompt about them with a language model. 100 + 10 credits per page.',
+  summary: 'Read PDFs and office documents (scanned pages OCRed) and answer a prompt about them with a language model. 100 + 10 credits per page, plus 5 per page read by OCR.',
   tags: ['extract', 'document', 'pdf', 'docx', 'ocr', 'llm', 'ai'],
   input: DocumentInput,
   output: Type.Object({

@@ -4,7 +4,7 @@
  * `shot_a`, `browser_a`), which all map onto the output shapes declared here.
  */
 import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk.js';
-import { EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractSchemaOf } from './extract.js';
+import { DOC_TEXT_OCR_PAGE_CREDITS, EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractSchemaOf } from './extract.js';
 import { CHANGE_TRACKING_JSON_CREDITS, MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
 import { URL_REQUIRED, Url, checkUrl } from './web-url.js';
 import { crawlSite } from './web-crawl.js';
@@ -89,12 +89,14 @@ function checkChangeTrackingOptions(i: ScrapePageInput): string | undefined {
 /**
  * A scrape's price: 10 credits, plus an `extract_text` call's price when change tracking's json
  * mode had the model extract (unit `json_extractions`; a page whose markdown did not change
- * reuses the last extraction and adds nothing). The most it can be is held up front.
+ * reuses the last extraction and adds nothing). The most it can be is held up front; a scanned
+ * document behind the URL grows the hold by its OCR pages while it is read (the doc_text call
+ * inside is priced into this one: core/execution/inner-hold.ts).
  */
 export function scrapeCost(): CostRule<ScrapePageInput> {
   const most = (i: ScrapePageInput) => SCRAPE_CREDITS + (wantsJsonTracking(i) ? CHANGE_TRACKING_JSON_CREDITS : 0);
   return {
-    describe: { kind: 'custom', note: `${SCRAPE_CREDITS} credits; +${CHANGE_TRACKING_JSON_CREDITS} when changeTracking json mode extracts` },
+    describe: { kind: 'custom', note: `${SCRAPE_CREDITS} credits; +${DOC_TEXT_OCR_PAGE_CREDITS} per page read by OCR when the URL serves a scanned document; +${CHANGE_TRACKING_JSON_CREDITS} when changeTracking json mode extracts` },
     reserve: most,
     settle: (i, units: Units) => (units.json_extractions ? most(i) : SCRAPE_CREDITS),
   };

@@ -61,7 +61,7 @@ describe('ToolCatalog over the deployment', () => {
   it('documents every tool with its cost for the README', () => {
     const table = mcpToolsTable(registry).split('\n');
     assert.equal(table.length, 2 + catalog.all().length);
-    assert.ok(table.includes('| `scrape_page` | capability | 10 credits; +100 when changeTracking json mode extracts. |'));
+    assert.ok(table.includes('| `scrape_page` | capability | 10 credits; +5 per page read by OCR when the URL serves a scanned document; +100 when changeTracking json mode extracts. |'));
     assert.ok(table.includes('| `run_js_code` | v1-only job | 50 credits per call. |'));
     assert.ok(table.includes('| `creator_a__clipsite_profile` | endpoint `creator_a.clipsite_profile` | 10 credits per call. |'));
   });
