@@ -77,6 +77,8 @@ function cacheKey(i: ScrapeInput, plan: ScrapePlan, caller: string | undefined):
     v: 1,
     url: plan.url,
     formats: [...plan.formats].sort(),
+    // `content` holds the first format (and with both screenshots, `screenshot` the other).
+    first: plan.formats[0],
     legacy: plan.legacy,
     format: i.format,
     cleaned: plan.cleaned,

@@ -132,7 +132,9 @@ async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxB
     if (done.html !== undefined) out.html = done.html;
     if (done.rawHtml !== undefined) out.rawHtml = done.rawHtml;
     if (done.links) out.links = done.links;
-    if (shotUrl ?? fullShotUrl) out.screenshot = fullShotUrl ?? shotUrl;
+    // One field for two formats: the full-page capture, unless `content` already holds it (it was
+    // listed first), so that with both each image is in a field of its own whatever the order.
+    if (shotUrl ?? fullShotUrl) out.screenshot = shotUrl && (!fullShotUrl || out.content === fullShotUrl) ? shotUrl : fullShotUrl;
   }
   if (plan.formats.includes('changeTracking')) out.changeTracking = await changeTracking(ctx, input, plan, page, done.markdown ?? '');
   return out;

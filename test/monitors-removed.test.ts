@@ -1,0 +1,146 @@
+/**
+ * Change monitors (issue 27) past the first tests: a watched page that starts answering 404 is
+ * delivered once as a signed `monitor.changed` webhook with `changeStatus: removed` (and not again
+ * while it stays gone); a key that is deactivated stops its monitors fetching and paying; and a
+ * key's row deleted from the store takes its monitors with it (keys are deactivated, never
+ * deleted, by the admin API and CLI: the cascade is what "deleted with the key" has to go on).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
+import { pluginsConfig } from './helpers/plugins.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { postgresBackend, type Backend } from './helpers/storage.js';
+
+const INTERVAL = 1000;
+const ENV = { ALLOW_PRIVATE_NETWORK: 'true', MONITOR_MIN_INTERVAL_MS: String(INTERVAL), MONITOR_POLL_MS: '150' };
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL)', () => {
+  let b: Backend;
+  let s: TestServer;
+  let site: http.Server;
+  let hook: http.Server;
+  let origin = '';
+  let hookUrl = '';
+  const gone = new Set<string>();
+  const hits = new Map<string, number>();
+  const got: { headers: Record<string, string>; body: string }[] = [];
+
+  before(async () => {
+    b = await postgresBackend();
+    site = http.createServer((req, res) => {
+      hits.set(req.url!, (hits.get(req.url!) ?? 0) + 1);
+      if (gone.has(req.url!)) {
+        res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('<p>Not found</p>');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<title>Watched</title><p>The page at ${req.url}.</p>`);
+    });
+    hook = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        got.push({ headers: req.headers as Record<string, string>, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+    s = await startServer({ env: { ...ENV, ...b.env }, serviceConfig: pluginsConfig(['web']) });
+  });
+  after(async () => {
+    await s?.close();
+    site?.close();
+    hook?.close();
+    await b?.dispose();
+  });
+
+  it('a page that starts answering 404 fires one signed monitor.changed with changeStatus removed', async () => {
+    const { key } = await s.createKey({ credits: 1000 });
+    const created = await s.call('POST', '/api/v2/monitors', { key, body: { url: `${origin}/removed`, interval: INTERVAL, options: { renderJs: false }, webhook: { url: hookUrl, metadata: { case: 'removed' } } } });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.data.id as string;
+    const get = async () => (await s.call('GET', `/api/v2/monitors/${id}`, { key })).json.data;
+    const first = await until('the baseline run', async () => {
+      const d = await get();
+      return d.runs >= 1 ? d : undefined;
+    });
+    assert.equal(first.lastRun.changeStatus, 'new');
+    gone.add('/removed');
+    const removed = await until('a run that finds the page removed', async () => {
+      const d = await get();
+      return d.changes >= 1 ? d : undefined;
+    });
+    assert.equal(removed.lastRun.changeStatus, 'removed');
+
+    const mine = () => got.filter((g) => JSON.parse(g.body).metadata?.case === 'removed');
+    await until('the webhook', async () => (mine().length >= 1 ? true : undefined));
+    const secret = (await s.call('GET', '/api/v2/webhook-secret', { key })).json.data.secret as string;
+    const event = new Webhook(secret).verify(mine()[0]!.body, mine()[0]!.headers) as any;
+    assert.equal(event.type, 'monitor.changed');
+    assert.equal(event.monitorId, id);
+    assert.equal(event.data.url, `${origin}/removed`);
+    assert.equal(event.data.changeTracking.changeStatus, 'removed');
+    assert.ok(Date.parse(event.data.changeTracking.previousScrapeAt) <= Date.parse(event.data.scrapedAt));
+    assert.throws(() => new Webhook(Buffer.from('another secret').toString('base64')).verify(mine()[0]!.body, mine()[0]!.headers), 'signed with the key’s own secret');
+
+    // Still gone on the next runs: nothing more to tell.
+    const runs = removed.runs as number;
+    await until('two more runs', async () => ((await get()).runs >= runs + 2 ? true : undefined));
+    assert.equal((await get()).changes, 1);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(mine().length, 1, 'one webhook for the removal');
+    await s.call('DELETE', `/api/v2/monitors/${id}`, { key });
+  });
+
+  it('a deactivated key: its monitor fetches nothing and pays nothing; deleting the key row deletes its monitors', async () => {
+    const { id: keyId, key } = await s.createKey({ credits: 1000 });
+    const created = await s.call('POST', '/api/v2/monitors', { key, body: { url: `${origin}/owned`, interval: INTERVAL, options: { renderJs: false } } });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.data.id as string;
+    await until('a first run', async () => ((await s.call('GET', `/api/v2/monitors/${id}`, { key })).json.data.runs >= 1 ? true : undefined));
+    const off = await s.admin('PATCH', `/keys/${keyId}`, { active: false });
+    assert.equal(off.status, 200, off.text);
+
+    const db = new pg.Client({ connectionString: b.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const row = async () => (await db.query('SELECT runs, last_run FROM monitors WHERE id = $1', [id])).rows[0] as { runs: string; last_run: string } | undefined;
+      // A run that had begun before the switch may still end; after it, every run is refused.
+      const refused = await until('a run refused for the key', async () => {
+        const r = await row();
+        return r && JSON.parse(r.last_run).error ? r : undefined;
+      });
+      assert.equal(JSON.parse(refused.last_run).error.code, 'UNAUTHORIZED');
+      const fetched = hits.get('/owned');
+      const credits = async () => (await s.admin('GET', `/keys/${keyId}`)).json.credits as number;
+      const balance = await credits();
+      await until('two more refused runs', async () => (Number((await row())!.runs) >= Number(refused.runs) + 2 ? true : undefined));
+      assert.equal(hits.get('/owned'), fetched, 'the page is not fetched for a deactivated key');
+      assert.equal(await credits(), balance, 'nothing charged for a refused run');
+      assert.equal(balance, 1000 - 10 * fetched!, 'each run before the switch charged as one scrape');
+
+      // Whatever deletes a key's row (there is no API for it) takes its monitors with it.
+      await db.query('DELETE FROM ledger WHERE key_id = $1', [keyId]);
+      await db.query('DELETE FROM api_keys WHERE id = $1', [keyId]);
+      assert.equal(await row(), undefined);
+    } finally {
+      await db.end();
+    }
+  });
+});
