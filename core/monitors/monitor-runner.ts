@@ -59,9 +59,13 @@ export class MonitorRunner {
     let last: MonitorLastRun;
     let ct: ChangeTrackingAnswer | undefined;
     let row = { provider: null as string | null, status: 200, code: null as string | null, credits: 0, units: null as Record<string, number> | null };
+    let keyInactive = false;
     try {
       const key = await keys.get(m.keyId);
-      if (!key.active) throw new AuthError('Invalid API key');
+      if (!key.active) {
+        keyInactive = true;
+        throw new AuthError('Invalid API key');
+      }
       const target = registry.resolve('capability', 'scrape_page');
       if (!target) throw new Error('scrape_page is not registered');
       // A monitor is a v2 resource: its runs go through the v2 lane's adapter, as `run` does.
@@ -80,6 +84,9 @@ export class MonitorRunner {
     usage.record({ requestId, keyId: m.keyId, lane: 'v2', objectType: 'capability', objectId: 'scrape_page', ...row, latencyMs: Date.now() - started, requestSource: 'monitor', createdAt: new Date(started) });
     const changed = ct?.changeStatus === 'changed' || ct?.changeStatus === 'removed';
     await store.finishRun(m.id, claim.tick, last, changed);
+    // A deactivated key's monitor would otherwise tick for ever, each run refused and logged:
+    // it is paused once (its last run says why) and stays so until resumed with a PATCH.
+    if (keyInactive) await store.update(m.keyId, m.id, { status: 'paused' });
     if (changed && m.webhook && webhooks) {
       try {
         await webhooks.deliver({
