@@ -15,6 +15,7 @@ import { installFrameWatch } from './frame-watch.js';
 import { FairQueue } from '../../util/fair-queue.js';
 import { WarmContexts } from './warm-contexts.js';
 import type { FreshPage } from './fresh-page.js';
+import { browserEnv, browserEnvVars } from './browser-env.js';
 
 export type { FreshPage } from './fresh-page.js';
 
@@ -38,6 +39,8 @@ export interface PoolSettings {
   spares: number;
   /** Where fresh `--user-data-dir` folders are made. */
   profileRoot: string;
+  /** The service's variables the browser keeps (browser-env.ts); nothing else of its environment. */
+  envVars: Record<string, string>;
 }
 
 /**
@@ -69,6 +72,7 @@ export function poolSettingsFromEnv(env: Record<string, string | undefined>, dat
     recycleAfter: int(env.BROWSER_RECYCLE_AFTER, 200),
     spares: env.BROWSER_SPARE_PAGES === '0' ? 0 : int(env.BROWSER_SPARE_PAGES, 1),
     profileRoot: dataDir ? path.join(dataDir, 'browser') : os.tmpdir(),
+    envVars: browserEnvVars(env),
   };
 }
 
@@ -337,6 +341,8 @@ export class BrowserPool {
         headless: headlessModeFor(this.settings.executablePath),
         args: [...CHROMIUM_ARGS, ...(await this.launchArgs())],
         userDataDir: profile,
+        // Never the service's environment (ADMIN_TOKEN, provider keys): HOME is the profile.
+        env: browserEnv(this.settings.envVars, profile),
         pipe: true,
         handleSIGINT: false,
         handleSIGTERM: false,
