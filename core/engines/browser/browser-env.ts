@@ -20,8 +20,6 @@ export function browserEnvVars(serviceEnv: Record<string, string | undefined>): 
 
 /** The whole environment of one browser: the office worker's (PATH, HOME, TMPDIR, locale, TZ) plus fontconfig's. */
 export function browserEnv(vars: Record<string, string>, home: string): Record<string, string> {
-  const env = officeEnv(vars, home);
-  if (vars.FONTCONFIG_FILE) env.FONTCONFIG_FILE = vars.FONTCONFIG_FILE;
-  if (vars.FONTCONFIG_PATH) env.FONTCONFIG_PATH = vars.FONTCONFIG_PATH;
-  return env;
+  const fonts = Object.entries(vars).filter(([k]) => k.startsWith('FONTCONFIG_'));
+  return { ...officeEnv(vars, home), ...Object.fromEntries(fonts) };
 }
