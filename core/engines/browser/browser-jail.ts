@@ -97,9 +97,9 @@ class BrowserUids {
     const group = settings.memoryBytes > 0 ? cgroups.prepare(uid, settings.memoryBytes) : undefined;
     const oomSeen = cgroups.oomKills(group);
     const launcher = join(root, `chromium-${uid}.sh`);
-    const join_ = group ? `echo $$ > ${quote(join(group, 'cgroup.procs'))} || exit 125\n` : '';
+    const enter = group ? `echo $$ > ${quote(join(group, 'cgroup.procs'))} || exit 125\n` : '';
     const drop = `/usr/bin/setpriv --reuid=${uid} --regid=${uid} --clear-groups --inh-caps=-all --bounding-set=-all --`;
-    writeFileSync(launcher, `#!/bin/sh\n${join_}exec ${drop} ${quote(binary)} "$@"\n`, { mode: 0o700 });
+    writeFileSync(launcher, `#!/bin/sh\n${enter}exec ${drop} ${quote(binary)} "$@"\n`, { mode: 0o700 });
     const profileRoot = join(root, `u${uid}`);
     mkdirSync(profileRoot, { recursive: true, mode: 0o700 });
     chownSync(profileRoot, uid, uid);
