@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createBrowserEngine } from './index.js';
 import { ServiceError } from '../../errors.js';
+import { descendsFrom } from '../processes.js';
 
 let server: http.Server;
 let port = 0;
@@ -146,11 +147,12 @@ test('a crashed browser is replaced on the next job', async () => {
   const engine = createBrowserEngine({ dataDir, env: { ALLOW_PRIVATE_NETWORK: 'true' }, log, publicBaseUrl: () => '' });
   try {
     await engine.render({ url: `http://127.0.0.1:${port}/` });
-    // Our own Chromium: the main process is the one whose command line names this test's profile folder.
+    // Our own Chromium: the main process is the one this test process started (as root its profile
+    // is not under the data dir, browser-jail.ts), the only browser alive here now.
     const pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
       try {
         const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return cmd.includes(dataDir) && !cmd.includes('--type=');
+        return /chrom/.test(cmd.split('\0')[0]!) && !cmd.includes('--type=') && descendsFrom(Number(pid), process.pid);
       } catch {
         return false;
       }

@@ -15,6 +15,8 @@ import { installFrameWatch } from './frame-watch.js';
 import { FairQueue } from '../../util/fair-queue.js';
 import { WarmContexts } from './warm-contexts.js';
 import type { FreshPage } from './fresh-page.js';
+import { browserEnv } from './browser-env.js';
+import { browserJailSettings, leaseBrowserJail, type BrowserJailSettings } from './browser-jail.js';
 
 export type { FreshPage } from './fresh-page.js';
 
@@ -38,6 +40,8 @@ export interface PoolSettings {
   spares: number;
   /** Where fresh `--user-data-dir` folders are made. */
   profileRoot: string;
+  /** Its uid, memory cap and the service's variables it keeps (browser-jail.ts). */
+  jail: BrowserJailSettings;
 }
 
 /**
@@ -69,6 +73,7 @@ export function poolSettingsFromEnv(env: Record<string, string | undefined>, dat
     recycleAfter: int(env.BROWSER_RECYCLE_AFTER, 200),
     spares: env.BROWSER_SPARE_PAGES === '0' ? 0 : int(env.BROWSER_SPARE_PAGES, 1),
     profileRoot: dataDir ? path.join(dataDir, 'browser') : os.tmpdir(),
+    jail: browserJailSettings(env),
   };
 }
 
@@ -109,6 +114,8 @@ interface Finished {
 
 /** How long a finished job's context waits before it is closed, in ms (see `BrowserPool.dispose`). */
 const CLOSE_AFTER_MS = 100;
+/** How often a browser's memory group is checked for an OOM kill, in ms. */
+const MEMORY_WATCH_MS = 250;
 /** How long a key's warm context is kept after its last call, in ms (see warm-contexts.ts). */
 const KEEP_IDLE_MS = 60_000;
 
@@ -325,18 +332,29 @@ export class BrowserPool {
   }
 
   private async launch(): Promise<Instance> {
-    await fs.mkdir(this.settings.profileRoot, { recursive: true });
-    const profile = await fs.mkdtemp(path.join(this.settings.profileRoot, 'chromium-'));
+    // Its own uid and memory group when the service is root (browser-jail.ts), released once it has exited.
+    const jail = leaseBrowserJail(this.settings.jail, this.settings.executablePath, this.settings.profileRoot, this.log);
+    let profile: string;
     let browser: Browser;
+    try {
+      await fs.mkdir(jail.profileRoot, { recursive: true });
+      profile = await fs.mkdtemp(path.join(jail.profileRoot, 'chromium-'));
+      jail.own(profile);
+    } catch (err) {
+      await jail.release();
+      throw err;
+    }
     try {
       // Loaded at the first launch, not at boot: puppeteer-core is ~150 modules (about 1 s of CPU
       // under tsx) that an instance which never renders a page does not need.
       const { default: puppeteer } = await import('puppeteer-core');
       browser = await puppeteer.launch({
-        executablePath: this.settings.executablePath,
+        executablePath: jail.executablePath,
         headless: headlessModeFor(this.settings.executablePath),
         args: [...CHROMIUM_ARGS, ...(await this.launchArgs())],
         userDataDir: profile,
+        // Never the service's environment (ADMIN_TOKEN, provider keys): HOME is the profile.
+        env: browserEnv(this.settings.jail.envVars, profile),
         pipe: true,
         handleSIGINT: false,
         handleSIGTERM: false,
@@ -346,12 +364,14 @@ export class BrowserPool {
       });
     } catch (err) {
       await removeProfile(profile);
+      await jail.release();
       throw err;
     }
     this.counters.launches++;
     const inst: Instance = { browser, profile, spares: [], jobs: 0, active: 0, retired: false };
     this.all.add(inst);
     browser.on('disconnected', () => {
+      void jail.release();
       // A crash: the next job launches a fresh browser; the profile folder is removed.
       if (inst.retired) return;
       this.log.warn({ profile }, 'chromium disconnected; a new one starts on the next job');
@@ -362,6 +382,20 @@ export class BrowserPool {
       this.all.delete(inst);
       void removeProfile(profile);
     });
+    // A process of this browser killed at its memory cap (a renderer, usually): that browser is
+    // killed and replaced, so its jobs fail at once (502, free) instead of waiting out their page
+    // timeout on a renderer that is gone. The group's OOM count is read a few times a second.
+    const memoryWatch = jail.capped
+      ? setInterval(() => {
+          if (inst.retired || !jail.overMemory()) return;
+          clearInterval(memoryWatch);
+          this.log.warn({ profile, memoryMb: this.settings.jail.memoryBytes / 1024 / 1024 }, 'chromium passed BROWSER_MEMORY_MB; a new one starts on the next job');
+          this.counters.crashes++;
+          browser.process()?.kill('SIGKILL');
+          void this.shutdown(inst);
+        }, MEMORY_WATCH_MS).unref()
+      : undefined;
+    browser.on('disconnected', () => clearInterval(memoryWatch));
     if (this.closed) {
       await this.shutdown(inst);
       throw new BusyError('The browser is shutting down. Please retry.');
