@@ -135,7 +135,7 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
     return send(req, async (res, headers, url, maxBytes) => {
       // An error page is not the file asked for: it is not written (nor read on), only its status reported.
       if (res.statusCode >= 300) {
-        res.body.destroy();
+        discard(res.body);
         return { status: res.statusCode, url: url.href, headers, bytes: 0 };
       }
       const bytes = await writeCapped(res.body, headers, maxBytes, url, req.file, opts.bytesInFlight);
@@ -154,6 +154,15 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
 }
 
 /**
+ * Stops reading `raw` and drops what is left. An undici body destroyed before it was read emits
+ * an AbortError (even one that had fully arrived): with no listener that would be uncaught.
+ */
+function discard(raw: Readable): void {
+  raw.on('error', () => {});
+  raw.destroy();
+}
+
+/**
  * Bytes of one response counted in the in-flight budget while it is received (issue 24 finding 6:
  * every fetched byte counts, not only downloads to disk): a declared length is taken before any
  * byte is read, an undeclared or decoded one as it grows; whatever was taken is given back by `end`.
@@ -162,13 +171,13 @@ function budgetHold(raw: Readable, headers: Record<string, string>, maxBytes: nu
   const declared = Number(headers['content-length']);
   const known = !headers['content-encoding'] && headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
   if (known && declared > maxBytes) {
-    raw.destroy();
+    discard(raw);
     throw responseTooLarge(url, maxBytes);
   }
   let held = 0;
   if (budget && known) {
     if (!budget.take(declared)) {
-      raw.destroy();
+      discard(raw);
       throw bytesBusy();
     }
     held = declared;
@@ -207,7 +216,7 @@ async function readCapped(raw: Readable, headers: Record<string, string>, maxByt
       chunks.push(chunk as Buffer);
     }
   } catch (err) {
-    raw.destroy();
+    discard(raw);
     decoder?.destroy();
     throw err;
   } finally {
@@ -230,7 +239,7 @@ async function writeCapped(raw: Readable, headers: Record<string, string>, maxBy
   try {
     out = await open(file, 'w', 0o640);
   } catch (err) {
-    raw.destroy();
+    discard(raw);
     hold.end();
     throw err;
   }
@@ -249,7 +258,7 @@ async function writeCapped(raw: Readable, headers: Record<string, string>, maxBy
     done = true;
     return size;
   } catch (err) {
-    raw.destroy();
+    discard(raw);
     decoder?.destroy();
     throw err;
   } finally {
