@@ -3,7 +3,9 @@
  * guard and a size cap) or `base64` (a data: URL is accepted), naming the field in every error.
  * In the SDK: every job that takes files (`inputMethod` url|base64) reads them this way.
  */
-import { writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { open, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { InputError, PayloadTooLargeError, ServiceError, UpstreamError } from '../errors.js';
 import type { Engines } from '../engines/types.js';
 import { DecodedBase64, decodedFor } from './predecoded.js';
@@ -80,11 +82,16 @@ const decodedFiles = new WeakMap<LoadedInput, DecodedInput>();
 function fromDecodedFile(done: DecodedBase64, label: string, maxBytes: number): LoadedInput {
   refuseOverSize(done.textLength, label, maxBytes);
   if (done.size === 0) throw new InputError(`'${label}' is empty.`);
-  const state: DecodedInput = { file: done };
+  return fileBacked(done, { contentType: done.contentType });
+}
+
+/** An input whose bytes are in `file`'s file, read only when something asks for them (see {@link fromDecodedFile}). */
+function fileBacked(file: DecodedBase64, described: Omit<LoadedInput, 'data'>): LoadedInput {
+  const state: DecodedInput = { file };
   const input: LoadedInput = {
-    contentType: done.contentType,
+    ...described,
     get data(): Buffer {
-      return (state.data ??= done.bytesNow());
+      return (state.data ??= file.bytesNow());
     },
     set data(v: Buffer) {
       // Bytes a handler put in its place are what the input is from then on.
@@ -191,8 +198,16 @@ function described(finalUrl: string, url: string, headers: Record<string, string
   return { pathExtension, contentType };
 }
 
-/** Downloads a user-supplied URL through the SSRF guard; an unreachable URL is the caller's input problem (400). */
-export async function fromUrl(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal): Promise<LoadedInput> {
+/**
+ * Downloads a user-supplied URL through the SSRF guard; an unreachable URL is the caller's input
+ * problem (400). With `dir`, a scratch folder of the caller's that outlives every use of the
+ * input (`withScratch`'s), the body is written into a file there as it arrives and the input reads
+ * it from there, as a large body's file field (issue 24 finding 6: URL files were held whole in
+ * memory): handed to a tool it is copied file to file, never read on the serving thread. Without,
+ * the body is read into memory. Either way it counts in the in-flight byte budget while received.
+ */
+export async function fromUrl(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal, dir?: string): Promise<LoadedInput> {
+  if (dir !== undefined) return fromUrlToFile(engines, url, label, maxBytes, signal, join(dir, `url-${randomUUID()}`));
   let res;
   try {
     res = await engines.http.request({ url, guard: true, maxBytes, timeoutMs: 120_000, maxRedirects: 5, signal });
@@ -202,6 +217,39 @@ export async function fromUrl(engines: Engines, url: string, label: string, maxB
   if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
   if (res.body.byteLength === 0) throw new InputError(`'${label}' is empty.`);
   return { data: Buffer.from(res.body.buffer, res.body.byteOffset, res.body.byteLength), ...described(res.url, url, res.headers) };
+}
+
+/** How much of a downloaded file's start {@link inputHead} gives (as a large body's file field's head). */
+const HEAD_BYTES = 64 * 1024;
+
+/** A URL downloaded into `file` and read from there: the input stands for the base64 of its bytes when handed on ({@link inputAsBase64}). */
+async function fromUrlToFile(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal, file: string): Promise<LoadedInput> {
+  const got = await downloadTo(engines, url, label, maxBytes, signal, file);
+  const head = Buffer.alloc(Math.min(HEAD_BYTES, got.bytes));
+  const fh = await open(file, 'r');
+  try {
+    await fh.read(head, 0, head.byteLength, 0);
+  } finally {
+    await fh.close();
+  }
+  // The string it stands for is Node's base64 of the bytes, no prefix (what `data.toString('base64')` gave).
+  const chars = 4 * Math.ceil(got.bytes / 3);
+  const decoded = new DecodedBase64({ path: file, size: got.bytes, head }, undefined, chars, chars, { prefix: '' });
+  const { bytes: _, ...names } = got;
+  return fileBacked(decoded, names);
+}
+
+/** Streams `url` into `file` within `maxBytes` (see `engines.http.download`), naming the field in every error. */
+async function downloadTo(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal, file: string): Promise<FileInput> {
+  let res;
+  try {
+    res = await engines.http.download({ url, guard: true, maxBytes, timeoutMs: 120_000, maxRedirects: 5, signal, file });
+  } catch (err) {
+    throw downloadFailed(err, label, maxBytes, signal);
+  }
+  if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
+  if (res.bytes === 0) throw new InputError(`'${label}' is empty.`);
+  return { bytes: res.bytes, ...described(res.url, url, res.headers) };
 }
 
 /** An input written to a file: its size and what names its type. */
@@ -221,19 +269,14 @@ export async function loadInputToFile(engines: Engines, method: 'url' | 'base64'
     await writeInputFile(input, file);
     return { bytes: inputSize(input), contentType: input.contentType };
   }
-  const url = String(value).trim();
-  let res;
-  try {
-    res = await engines.http.download({ url, guard: true, maxBytes, timeoutMs: 120_000, maxRedirects: 5, signal, file });
-  } catch (err) {
-    throw downloadFailed(err, label, maxBytes, signal);
-  }
-  if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
-  if (res.bytes === 0) throw new InputError(`'${label}' is empty.`);
-  return { bytes: res.bytes, ...described(res.url, url, res.headers) };
+  return downloadTo(engines, String(value).trim(), label, maxBytes, signal, file);
 }
 
-/** Reads `value` the way `inputMethod` says. */
-export function loadInput(engines: Engines, method: 'url' | 'base64', value: string | DecodedBase64, label: string, maxBytes: number, signal: AbortSignal): Promise<LoadedInput> {
-  return method === 'url' ? fromUrl(engines, String(value).trim(), label, maxBytes, signal) : Promise.resolve(fromBase64(value, label, maxBytes));
+/**
+ * Reads `value` the way `inputMethod` says. `dir`: a scratch folder that outlives the input's use,
+ * where a URL's body is written as it arrives instead of being held in memory (see {@link fromUrl});
+ * every handler that hands the input to a tool or a file-reading engine should give one.
+ */
+export function loadInput(engines: Engines, method: 'url' | 'base64', value: string | DecodedBase64, label: string, maxBytes: number, signal: AbortSignal, dir?: string): Promise<LoadedInput> {
+  return method === 'url' ? fromUrl(engines, String(value).trim(), label, maxBytes, signal, dir) : Promise.resolve(fromBase64(value, label, maxBytes));
 }

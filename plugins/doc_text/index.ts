@@ -7,7 +7,7 @@
  */
 import { defineEndpoint, definePlugin, implement, MB, type ResolvedConfig, type RunContext } from '../../core/sdk.js';
 import { docToText, documentPages, docTextCost, DOC_TEXT_MAX_PAGES } from '../../core/catalogue.js';
-import { loadInput } from '../../core/sdk.js';
+import { loadInput, withScratch } from '../../core/sdk.js';
 import { readDocument, type DocumentText } from './read.js';
 import { Gate } from '../../core/sdk.js';
 
@@ -29,10 +29,18 @@ interface State {
 
 /** Loads and reads one input with this plugin's settings. */
 async function read(input: { inputMethod: 'url' | 'base64'; file: string; pages?: string; fileExtension?: string }, ctx: RunContext): Promise<DocumentText> {
+  // A file by URL is written into a scratch folder as it arrives, never held here (issue 24 finding 6).
+  const doc = await (input.inputMethod === 'url' ? withScratch('doc-text-url', (dir) => readFrom(input, ctx, dir)) : readFrom(input, ctx));
+  ctx.log.info({ format: doc.format, pageCount: doc.pageCount, read: doc.pages.length, ocr: doc.pages.filter((p) => p.ocr).length }, 'document read');
+  return doc;
+}
+
+/** Loads the input (a URL's body into `dir`) and reads it. */
+async function readFrom(input: { inputMethod: 'url' | 'base64'; file: string; pages?: string; fileExtension?: string }, ctx: RunContext, dir?: string): Promise<DocumentText> {
   const state = ctx.state as State;
   const c = ctx.config as unknown as ResolvedConfig<typeof config>;
-  const loaded = await loadInput(ctx.engines, input.inputMethod, input.file, 'file', state.maxBytes, ctx.signal);
-  const doc = await readDocument(loaded, {
+  const loaded = await loadInput(ctx.engines, input.inputMethod, input.file, 'file', state.maxBytes, ctx.signal, dir);
+  return readDocument(loaded, {
     engines: ctx.engines,
     signal: ctx.signal,
     caller: ctx.caller,
@@ -50,8 +58,6 @@ async function read(input: { inputMethod: 'url' | 'base64'; file: string; pages?
       ctx.usage.add('ocr_pages', pages);
     },
   });
-  ctx.log.info({ format: doc.format, pageCount: doc.pageCount, read: doc.pages.length, ocr: doc.pages.filter((p) => p.ocr).length }, 'document read');
-  return doc;
 }
 
 // Queue waits are bounded by the office pool and the process gate; this stops a runaway OCR.

@@ -2,7 +2,9 @@
  * Reads `file` / `files` (spec §4.6 `inputMethod`) given as a URL, fetched through the HTTP engine
  * with the SSRF guard and a size cap (base64 content is the SDK's `fromBase64`).
  */
-import { InputError, PayloadTooLargeError, ServiceError, UpstreamError, tooLarge, type Engines } from '../../core/sdk.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { InputError, PayloadTooLargeError, ServiceError, UpstreamError, tooLarge, withScratch, type Engines } from '../../core/sdk.js';
 
 /** One input as read: its bytes plus whatever names its type. */
 export interface RawInput {
@@ -23,27 +25,37 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-/** Downloads a user-supplied URL through the SSRF guard. */
+/**
+ * Downloads a user-supplied URL through the SSRF guard. The body is written to a scratch file as
+ * it arrives, counted in the in-flight byte budget meanwhile (issue 24 finding 6: it was gathered
+ * in memory, uncounted), and read back without blocking once whole: LibreOffice's pool and the PDF
+ * threads take bytes. A hang-up stops the download and removes the file.
+ */
 export async function download(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal): Promise<RawInput> {
   if (!isHttpUrl(url)) throw new InputError(`'${label}' must be an http or https URL.`);
-  let res;
-  try {
-    res = await engines.http.request({ url, guard: true, maxBytes, timeoutMs: 60_000, maxRedirects: 5, signal });
-  } catch (err) {
-    // An unreachable or failing user URL is a problem with the input (400), as in Gotenberg;
-    // the guard's refusals (400) pass through; the size cap names the field, as for base64.
-    if (err instanceof PayloadTooLargeError) throw tooLarge(label, maxBytes);
-    if (err instanceof UpstreamError) throw new InputError(`Could not download '${label}': ${err.message}`, { cause: err });
-    if (err instanceof ServiceError) throw err;
-    throw new InputError(`Could not download '${label}': ${(err as Error).message}`, { cause: err });
-  }
-  if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
-  if (res.body.byteLength === 0) throw new InputError(`'${label}' is empty.`);
+  const { res, data } = await withScratch('documents-url', async (dir) => {
+    const file = join(dir, 'input');
+    let res;
+    try {
+      res = await engines.http.download({ url, guard: true, maxBytes, timeoutMs: 60_000, maxRedirects: 5, signal, file });
+    } catch (err) {
+      // An unreachable or failing user URL is a problem with the input (400), as in Gotenberg;
+      // the guard's refusals (400) and a full byte budget (429) pass through; the size cap names
+      // the field, as for base64.
+      if (err instanceof PayloadTooLargeError) throw tooLarge(label, maxBytes);
+      if (err instanceof UpstreamError) throw new InputError(`Could not download '${label}': ${err.message}`, { cause: err });
+      if (err instanceof ServiceError || signal.aborted) throw err;
+      throw new InputError(`Could not download '${label}': ${(err as Error).message}`, { cause: err });
+    }
+    if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
+    if (res.bytes === 0) throw new InputError(`'${label}' is empty.`);
+    return { res, data: await readFile(file) };
+  });
   const last = new URL(res.url || url).pathname.split('/').pop() ?? '';
   const dot = last.lastIndexOf('.');
   const pathExtension = dot > 0 ? decodedOrUndefined(last.slice(dot + 1))?.toLowerCase() : undefined;
   const contentType = Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
-  return { data: res.body, pathExtension, contentType };
+  return { data, pathExtension, contentType };
 }
 
 /** A percent-encoded path segment, decoded; undefined when it is malformed (the type then comes from the headers or bytes). */

@@ -26,12 +26,13 @@ const RETENTION_MS = 24 * 60 * 60 * 1000;
 const deps = (ctx: RunContext<State>) => ({ gate: ctx.state.gate, signal: ctx.signal, timeoutMs: TOOL_TIMEOUT_MS, tools: ctx.engines.tools, caller: ctx.caller });
 const labels = (n: number) => Array.from({ length: n }, (_, i) => (n === 1 ? 'files[0]' : `files[${i}]`));
 
+// PDFs by URL are written into the call's scratch folder as they arrive, never held here (issue 24 finding 6).
 async function read(input: Static<typeof readPdfMetadata.input>, ctx: RunContext<State>) {
   const names = labels(input.files.length);
   const files = await withScratch('pdf-meta', async (dir) => {
     const out = [];
     for (const [i, value] of input.files.entries()) {
-      const loaded = await loadInput(ctx.engines, input.inputMethod, value, names[i]!, ctx.state.maxBytes, ctx.signal);
+      const loaded = await loadInput(ctx.engines, input.inputMethod, value, names[i]!, ctx.state.maxBytes, ctx.signal, dir);
       out.push(await readOne(deps(ctx), dir, loaded, names[i]!));
     }
     return out;
@@ -46,7 +47,7 @@ async function write(input: Static<typeof writePdfMetadata.input>, ctx: RunConte
   const pdfs = await withScratch('pdf-meta', async (dir) => {
     const out: Buffer[] = [];
     for (const [i, value] of input.files.entries()) {
-      const loaded = await loadInput(ctx.engines, input.inputMethod, value, names[i]!, ctx.state.maxBytes, ctx.signal);
+      const loaded = await loadInput(ctx.engines, input.inputMethod, value, names[i]!, ctx.state.maxBytes, ctx.signal, dir);
       out.push(await writeOne(deps(ctx), dir, loaded, names[i]!, input.metadata));
     }
     return out;

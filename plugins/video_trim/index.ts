@@ -25,8 +25,11 @@ async function trim(input: Static<typeof trimVideo.input>, ctx: RunContext<State
   const { gate, maxBytes } = ctx.state;
   const start = timestampSeconds(input.startTimestamp);
   const end = timestampSeconds(input.endTimestamp);
-  const loaded = await loadInput(ctx.engines, input.inputMethod ?? 'url', input.videoUrl, 'videoUrl', maxBytes, ctx.signal);
-  const cut = await withScratch('video-trim', (dir) => cutVideo({ gate, signal: ctx.signal, timeoutMs: TIMEOUT_MS, maxOutputBytes: maxBytes, tools: ctx.engines.tools, caller: ctx.caller }, dir, loaded, start, end));
+  const cut = await withScratch('video-trim', async (dir) => {
+    // A video by URL is written into the scratch folder as it arrives, never held here (issue 24 finding 6).
+    const loaded = await loadInput(ctx.engines, input.inputMethod ?? 'url', input.videoUrl, 'videoUrl', maxBytes, ctx.signal, dir);
+    return cutVideo({ gate, signal: ctx.signal, timeoutMs: TIMEOUT_MS, maxOutputBytes: maxBytes, tools: ctx.engines.tools, caller: ctx.caller }, dir, loaded, start, end);
+  });
   const stored = await ctx.engines.files.put(cut.data, { contentType: cut.contentType, extension: cut.extension, retentionMs: RETENTION_MS });
   ctx.usage.add('minutes', trimMinutes(input));
   ctx.log.info({ mode: cut.mode, bytes: cut.data.byteLength }, 'video trimmed');

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpEngineWith } from './index.js';
 import { blockedReason } from './ip-ranges.js';
 import { ServiceError } from '../../errors.js';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ByteBudget } from './byte-budget.js';
@@ -48,6 +48,14 @@ before(async () => {
       case '/bomb':
         res.setHeader('content-encoding', 'gzip');
         return res.end(zlib.gzipSync(Buffer.alloc(5_000_000, 0)));
+      case '/half':
+        // Half a declared 400 kB body, then nothing until the receiver leaves.
+        res.setHeader('content-length', '400000');
+        res.write(Buffer.alloc(200_000, 98));
+        return;
+      case '/chunked':
+        res.write(Buffer.alloc(150_000, 99));
+        return res.end(Buffer.alloc(150_000, 99));
       case '/slow':
         setTimeout(() => res.end('late'), 3000).unref();
         return;
@@ -235,6 +243,45 @@ test('download: the decoded body goes straight to a file, within the size cap an
     // 300 kB declared against a 200 kB budget: refused before a byte is read, and nothing stays held.
     await assert.rejects(h.download({ url: `${base}/big`, file: join(dir, 'b'), maxBytes: 1_000_000 }), (e: ServiceError) => e.status === 429);
     await assert.rejects(h.download({ url: `${base}/bomb`, file: join(dir, 'c'), maxBytes: 100_000 }), (e: ServiceError) => e.status === 413);
+    assert.equal(budget.inUse, 0);
+  } finally {
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('request: a body held in memory counts in the in-flight byte budget while it is received, declared or not', async () => {
+  const budget = new ByteBudget(200_000);
+  const h = createHttpEngineWith({ env: { ALLOW_PRIVATE_NETWORK: 'true' }, bytesInFlight: budget });
+  try {
+    await rejects(h.request({ url: `${base}/big`, maxBytes: 1_000_000 }), 429, /receiving too much data at once/);
+    await rejects(h.request({ url: `${base}/chunked`, maxBytes: 1_000_000 }), 429, /receiving too much data at once/);
+    // What fits is read, and given back once read.
+    assert.equal((await h.request({ url: `${base}/hello` })).text(), '<p>héllo</p>');
+    assert.equal(budget.inUse, 0);
+    // The size cap is still a 413, before the budget is asked.
+    await rejects(h.request({ url: `${base}/big`, maxBytes: 100_000 }), 413, /larger than the 100 KB limit/);
+    assert.equal(budget.inUse, 0);
+  } finally {
+    await h.close();
+  }
+});
+
+test('download: a caller that stops a download midway leaves no partial file, and its bytes are given back', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'http-download-'));
+  const budget = new ByteBudget(1_000_000);
+  const h = createHttpEngineWith({ env: { ALLOW_PRIVATE_NETWORK: 'true' }, bytesInFlight: budget });
+  const file = join(dir, 'partial');
+  try {
+    const stop = new AbortController();
+    const got = h.download({ url: `${base}/half`, file, signal: stop.signal });
+    // Half the body is in the file before the caller leaves.
+    for (let i = 0; i < 200 && !(existsSync(file) && statSync(file).size >= 200_000); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(statSync(file).size, 200_000);
+    assert.equal(budget.inUse, 400_000);
+    stop.abort(new Error('caller gone'));
+    await assert.rejects(got, /caller gone/);
+    assert.equal(existsSync(file), false);
     assert.equal(budget.inUse, 0);
   } finally {
     await h.close();

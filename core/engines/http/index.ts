@@ -5,7 +5,7 @@
  */
 import { Agent, ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import type { EngineOptions } from '../options.js';
 import type { HttpDownload, HttpDownloadRequest, HttpEngine, HttpRequest, HttpResponse } from './types.js';
@@ -117,7 +117,9 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
 
   function request(req: HttpRequest): Promise<HttpResponse> {
     return send(req, async (res, headers, url, maxBytes) => {
-      const bytes = await readCapped(res.body, headers['content-encoding'], maxBytes, url);
+      // A response that has no body by definition declares the length it would have had: not counted.
+      const bodyless = res.statusCode === 204 || res.statusCode === 304 || req.method?.toUpperCase() === 'HEAD';
+      const bytes = await readCapped(res.body, bodyless ? withoutLength(headers) : headers, maxBytes, url, opts.bytesInFlight);
       return {
         status: res.statusCode,
         url: url.href,
@@ -131,9 +133,9 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
 
   function download(req: HttpDownloadRequest): Promise<HttpDownload> {
     return send(req, async (res, headers, url, maxBytes) => {
-      // An error page is not the file asked for: it is not written, only its status reported.
+      // An error page is not the file asked for: it is not written (nor read on), only its status reported.
       if (res.statusCode >= 300) {
-        res.body.resume();
+        discard(res.body);
         return { status: res.statusCode, url: url.href, headers, bytes: 0 };
       }
       const bytes = await writeCapped(res.body, headers, maxBytes, url, req.file, opts.bytesInFlight);
@@ -151,9 +153,58 @@ export function createHttpEngineWith(opts: { env: Record<string, string | undefi
   };
 }
 
-/** Reads a body through its decompressor, stopping as soon as the decoded size passes the cap. */
-async function readCapped(raw: Readable, encoding: string | undefined, maxBytes: number, url: URL): Promise<Uint8Array> {
-  const decoder = decoderFor(encoding);
+/**
+ * Stops reading `raw` and drops what is left. An undici body destroyed before it was read emits
+ * an AbortError (even one that had fully arrived): with no listener that would be uncaught.
+ */
+function discard(raw: Readable): void {
+  raw.on('error', () => {});
+  raw.destroy();
+}
+
+/**
+ * Bytes of one response counted in the in-flight budget while it is received (issue 24 finding 6:
+ * every fetched byte counts, not only downloads to disk): a declared length is taken before any
+ * byte is read, an undeclared or decoded one as it grows; whatever was taken is given back by `end`.
+ */
+function budgetHold(raw: Readable, headers: Record<string, string>, maxBytes: number, url: URL, budget: ByteBudget | undefined) {
+  const declared = Number(headers['content-length']);
+  const known = !headers['content-encoding'] && headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
+  if (known && declared > maxBytes) {
+    discard(raw);
+    throw responseTooLarge(url, maxBytes);
+  }
+  let held = 0;
+  if (budget && known) {
+    if (!budget.take(declared)) {
+      discard(raw);
+      throw bytesBusy();
+    }
+    held = declared;
+  }
+  return {
+    /** Counts `size` bytes received so far; throws 413 past the cap, 429 when the budget cannot grow. */
+    grow(size: number): void {
+      if (size > maxBytes) throw responseTooLarge(url, maxBytes);
+      if (budget && size > held) {
+        if (!budget.take(size - held)) throw bytesBusy();
+        held = size;
+      }
+    },
+    end(): void {
+      budget?.give(held);
+      held = 0;
+    },
+  };
+}
+
+/**
+ * Reads a body through its decompressor, stopping as soon as the decoded size passes the cap; its
+ * bytes count in the in-flight budget while they are received.
+ */
+async function readCapped(raw: Readable, headers: Record<string, string>, maxBytes: number, url: URL, budget: ByteBudget | undefined): Promise<Uint8Array> {
+  const hold = budgetHold(raw, headers, maxBytes, url, budget);
+  const decoder = decoderFor(headers['content-encoding']);
   const stream: Readable = decoder ? raw.pipe(decoder) : raw;
   if (decoder) raw.on('error', (e) => decoder.destroy(e));
   const chunks: Buffer[] = [];
@@ -161,15 +212,15 @@ async function readCapped(raw: Readable, encoding: string | undefined, maxBytes:
   try {
     for await (const chunk of stream) {
       size += (chunk as Buffer).byteLength;
-      if (size > maxBytes) {
-        throw responseTooLarge(url, maxBytes);
-      }
+      hold.grow(size);
       chunks.push(chunk as Buffer);
     }
   } catch (err) {
-    raw.destroy();
+    discard(raw);
     decoder?.destroy();
     throw err;
+  } finally {
+    hold.end();
   }
   const all = Buffer.concat(chunks, size);
   return new Uint8Array(all.buffer, all.byteOffset, all.byteLength);
@@ -179,47 +230,41 @@ async function readCapped(raw: Readable, encoding: string | undefined, maxBytes:
  * Writes a body through its decompressor straight into `file` as it arrives (issue 24 finding 6:
  * downloads were held whole in memory), stopping at the cap; the bytes count in the in-flight
  * budget while they are received: a declared length that does not fit is refused before any byte
- * is read (429 BUSY), and an undeclared one as soon as it stops fitting.
+ * is read (429 BUSY), and an undeclared one as soon as it stops fitting. A download that fails or
+ * is stopped (the caller gone) leaves no partial file.
  */
 async function writeCapped(raw: Readable, headers: Record<string, string>, maxBytes: number, url: URL, file: string, budget: ByteBudget | undefined): Promise<number> {
-  const declared = Number(headers['content-length']);
-  const known = !headers['content-encoding'] && Number.isFinite(declared) && declared >= 0;
-  if (known && declared > maxBytes) {
-    raw.destroy();
-    throw responseTooLarge(url, maxBytes);
-  }
-  let held = 0;
-  if (budget && known) {
-    if (!budget.take(declared)) {
-      raw.destroy();
-      throw bytesBusy();
-    }
-    held = declared;
+  const hold = budgetHold(raw, headers, maxBytes, url, budget);
+  let out;
+  try {
+    out = await open(file, 'w', 0o640);
+  } catch (err) {
+    discard(raw);
+    hold.end();
+    throw err;
   }
   const decoder = decoderFor(headers['content-encoding']);
   const stream: Readable = decoder ? raw.pipe(decoder) : raw;
   if (decoder) raw.on('error', (e) => decoder.destroy(e));
-  const out = await open(file, 'w', 0o640);
   let size = 0;
+  let done = false;
   try {
     for await (const chunk of stream) {
       const b = chunk as Buffer;
       size += b.byteLength;
-      if (size > maxBytes) throw responseTooLarge(url, maxBytes);
-      if (budget && size > held) {
-        if (!budget.take(size - held)) throw bytesBusy();
-        held = size;
-      }
+      hold.grow(size);
       await out.write(b);
     }
+    done = true;
     return size;
   } catch (err) {
-    raw.destroy();
+    discard(raw);
     decoder?.destroy();
     throw err;
   } finally {
     await out.close();
-    budget?.give(held);
+    hold.end();
+    if (!done) await rm(file, { force: true });
   }
 }
 
@@ -257,6 +302,12 @@ export function responseTooLarge(url: URL, maxBytes: number): PayloadTooLargeErr
 /** Decimal units, as file sizes are shown to users (and as credits count megabytes). */
 function formatBytes(n: number): string {
   return n >= 1_000_000 ? `${Math.round(n / 100_000) / 10} MB` : `${Math.round(n / 1000)} KB`;
+}
+
+/** `headers` less Content-Length (the declared size of a body that is not sent). */
+function withoutLength(headers: Record<string, string>): Record<string, string> {
+  const { 'content-length': _, ...rest } = headers;
+  return rest;
 }
 
 function lower(h: Record<string, string> | undefined): Record<string, string> {

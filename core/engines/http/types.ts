@@ -58,6 +58,11 @@ export interface HttpDownload {
 
 /** Outbound HTTP with the SSRF guard. */
 export interface HttpEngine {
+  /**
+   * Sends `req` and reads the whole (decoded) body into memory, within `maxBytes`; the body counts
+   * in the service's in-flight byte budget while it is received (429 BUSY when it does not fit).
+   * A user's file belongs in `download`.
+   */
   request(req: HttpRequest): Promise<HttpResponse>;
   /**
    * Like `request`, but the body is written to `req.file` as it arrives, within `maxBytes`, and
