@@ -22,6 +22,8 @@ export const WEBHOOK_QUEUE = 'webhook-delivery';
 
 /** A retry's wake-up comes this long after its latest start: pg-boss compares with the database's clock. */
 const RETRY_WAKE_SLACK_MS = 250;
+/** The longest delay a Node timer takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A receiver's answer body is read (and dropped) up to this size; past it the attempt failed. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -127,6 +129,8 @@ export class WebhookDispatcher implements JobWebhookSink {
   private wakeForRetry(retryCount: number): void {
     const { settings, boss } = this.deps;
     const latestMs = settings.retryDelaySeconds * 2 ** Math.min(16, retryCount + 1) * 1000;
+    // Past a timer's range (about 24 days: a large WEBHOOK_RETRY_DELAY_S) the poll finds it instead.
+    if (latestMs + RETRY_WAKE_SLACK_MS > MAX_TIMER_MS) return;
     const t = setTimeout(() => {
       this.wakes.delete(t);
       if (this.workerId) boss.notifyWorker(this.workerId);
