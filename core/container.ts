@@ -131,7 +131,7 @@ export async function createServices(opts: ContainerOptions): Promise<Services> 
     // Each queue's table is made under the set-up lock (instances may start together).
     let dispatcher!: Awaited<ReturnType<typeof startWebhookDispatcher>>;
     await withQueueSetupLock(db, async () => {
-      dispatcher = await startWebhookDispatcher({ boss, http: engines.http, secrets: webhookSecrets, deliveries: webhookDeliveries, env: opts.env, log: logger.child({ component: 'webhooks' }) });
+      dispatcher = await startWebhookDispatcher({ boss, http: engines.http, secrets: webhookSecrets, deliveries: webhookDeliveries, env: opts.env, storeKind: db.kind, log: logger.child({ component: 'webhooks' }) });
     });
     c.register(TOKENS.JobWebhooks, { useValue: dispatcher });
     const jobs = new JobService({ store: new JobStore(db), registry, executor, ledger, keys, engines, log: logger, settings: jobSettings, boss, webhooks: () => c.resolve(TOKENS.JobWebhooks) });

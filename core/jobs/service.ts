@@ -50,7 +50,7 @@ export function newJobId(): string {
 export class JobService {
   private readonly runner: JobRunner;
   private workerIds: string[] = [];
-  /** This instance's workers are woken by what it queues; they poll only every JOB_POLL_SECONDS. */
+  /** This instance's workers are woken by what it queues; they poll only rarely (see `start`). */
   private readonly wakeups = new WorkerWakeups(() => {
     for (const id of this.workerIds) this.d.boss.notifyWorker(id);
   });
@@ -69,9 +69,18 @@ export class JobService {
 
   /** Starts this instance's workers and the retention sweep. */
   async start(): Promise<void> {
-    for (let i = 0; i < this.d.settings.workers; i++) {
+    const { workers, pollSeconds } = this.d.settings;
+    for (let i = 0; i < workers; i++) {
       let id = '';
-      id = await this.d.boss.work<{ jobId: string }>(JOB_QUEUE, { pollingIntervalSeconds: this.d.settings.pollSeconds }, async ([entry]) => {
+      // One worker polls every JOB_POLL_SECONDS, the others `workers` times less often (issue 27:
+      // each poll is a statement, and on the embedded store the four polls were most of an idle
+      // service's CPU). What a poll finds may have more behind it (another instance's turns,
+      // expired claims), so a worker that takes a turn wakes the next one, which looks at once
+      // and does the same if it finds one: the idle workers join within a statement each.
+      const pollingIntervalSeconds = i === 0 ? pollSeconds : pollSeconds * workers;
+      id = await this.d.boss.work<{ jobId: string }>(JOB_QUEUE, { pollingIntervalSeconds }, async ([entry]) => {
+        const next = this.workerIds[(i + 1) % this.workerIds.length];
+        if (next && next !== id) this.d.boss.notifyWorker(next);
         try {
           await this.turn(entry!.data.jobId);
         } finally {

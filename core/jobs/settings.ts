@@ -23,7 +23,8 @@ export interface JobSettings {
   /** Largest input (bytes of JSON) kept in the job's row; a larger one goes to the file store. */
   inputInlineBytes: number;
   /**
-   * How often each worker polls the queue (s). This instance wakes its workers itself for every
+   * How often one worker polls the queue (s); the others poll `workers` times less often and are
+   * woken in turn when a poll finds work (service.ts). This instance wakes its workers itself for every
    * turn it queues (wakeups.ts), so polling finds only turns another instance queued and the
    * ones pg-boss offers again: every second on PostgreSQL, where other instances share the
    * queue, rarely on the embedded store, where no other instance can.
@@ -42,7 +43,7 @@ export const JOB_SETTINGS_DOC: Record<string, { description: string; default: st
   JOB_WORKERS: { description: 'Job turns one instance works on at once; each turn runs up to JOB_ITEM_CONCURRENCY items of one job, then the job queues again behind other keys\' jobs.', default: '4' },
   JOB_LEASE_SECONDS: { description: 'How long an instance\'s claim on a running job lasts without renewal: a killed instance\'s jobs resume elsewhere after about this long plus JOB_MAINTENANCE_SECONDS.', default: '30' },
   JOB_MAINTENANCE_SECONDS: { description: 'How often the queue looks for claims that expired (killed instances).', default: '10' },
-  JOB_POLL_SECONDS: { description: 'How often each job worker looks at the queue on its own. An instance wakes its workers itself for every turn it queues (at once, or when a delayed turn is due), so the poll only finds turns queued by another instance and claims that expired: once a second on PostgreSQL, where instances share the queue; every 10 s on the embedded store (one instance), where polling was most of an idle service\'s CPU.', default: '1 (PostgreSQL), 10 (embedded)' },
+  JOB_POLL_SECONDS: { description: 'How often one of an instance\'s job workers looks at the queue on its own; the others look JOB_WORKERS times less often, and a worker that takes a turn wakes the next, so all join when a look finds work. An instance wakes its workers itself for every turn it queues (at once, or when a delayed turn is due), so the poll only finds turns queued by another instance and claims that expired: once a second on PostgreSQL, where instances share the queue; every 10 s on the embedded store (one instance), where polling was most of an idle service\'s CPU.', default: '1 (PostgreSQL), 10 (embedded)' },
   JOB_INPUT_INLINE_BYTES: { description: 'Largest job input (bytes of JSON) kept in the job\'s database row; a larger one (an inline file) is kept in the file store as a `.json` file owned by the job, the row holding a reference: it lives exactly as long as the job (FILES_MAX_RETENTION_MS does not apply to it) and is deleted with it.', default: '1048576' },
 };
 

@@ -21,6 +21,9 @@ export interface MonitorQueue {
 /** The queue monitor runs travel on. */
 export const MONITOR_QUEUE = 'monitor-run';
 
+/** Least time between two polls of this instance's run worker, in ms (see `start`). */
+const WORKER_POLL_MIN_MS = 60_000;
+
 /** Scheduler settings. */
 export interface MonitorSchedulerOptions {
   /** How often an instance looks for due monitors. */
@@ -53,8 +56,11 @@ export class MonitorScheduler {
     if (this.queue) {
       await this.queue.createQueue(MONITOR_QUEUE);
       // A monitor runs one scrape at a time per worker; the browser and fetch engines queue
-      // the scrapes fairly with every other caller's.
-      this.workerId = await this.queue.work(MONITOR_QUEUE, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, this.opts.pollMs / 1000) }, async (jobs) => {
+      // the scrapes fairly with every other caller's. Every look that queues runs wakes this
+      // worker (see `look`), so its own poll only finds runs another instance queued and did not
+      // take, or whose entry expired: rare, and each poll is a query (issue 27: idle CPU).
+      const pollSeconds = Math.max(this.opts.pollMs, WORKER_POLL_MIN_MS) / 1000;
+      this.workerId = await this.queue.work(MONITOR_QUEUE, { batchSize: 1, pollingIntervalSeconds: pollSeconds }, async (jobs) => {
         for (const job of jobs) await this.track(this.runner.run(job.data, this.stopping.signal));
       });
     }

@@ -43,7 +43,9 @@ const COLUMNS: Column[] = [
 export class UsageLog {
   private buffer: UsageRow[] = [];
   private writing: Promise<void> = Promise.resolve();
-  private readonly timer: NodeJS.Timeout;
+  /** The pending batch write, armed by the first row after a write (none while nothing is queued). */
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   private failures = 0;
   private readonly observers = new Set<(row: UsageRow) => void>();
@@ -57,7 +59,18 @@ export class UsageLog {
     /** Rows kept while the database refuses them; beyond this the oldest are dropped (and logged). */
     private readonly maxBuffered = 100_000,
   ) {
-    this.timer = setInterval(() => void this.flush(), 200);
+  }
+
+  /**
+   * Writes the queued rows in 200 ms. A timer only while rows wait: an interval woke an idle
+   * service five times a second for nothing (issue 27: idle CPU).
+   */
+  private schedule(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, 200);
     this.timer.unref();
   }
 
@@ -98,6 +111,7 @@ export class UsageLog {
     else then?.();
     this.buffer.push(row);
     if (this.buffer.length >= this.maxBatch) void this.flush();
+    else this.schedule();
   }
 
   /** Writes everything queued so far. */
@@ -124,6 +138,7 @@ export class UsageLog {
             this.buffer.unshift(...rows);
             const excess = this.buffer.length - this.maxBuffered;
             if (excess > 0) this.onError(err, this.buffer.splice(0, excess).length);
+            this.schedule();
           },
         );
     }
@@ -166,7 +181,9 @@ export class UsageLog {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     await this.flush();
     this.journal?.close();
     this.journal = undefined;

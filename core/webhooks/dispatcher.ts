@@ -20,6 +20,11 @@ import type { JobEventDelivery, JobWebhookSink } from './types.js';
 /** The pg-boss queue webhook attempts live on. */
 export const WEBHOOK_QUEUE = 'webhook-delivery';
 
+/** A retry's wake-up comes this long after its latest start: pg-boss compares with the database's clock. */
+const RETRY_WAKE_SLACK_MS = 250;
+/** The longest delay a Node timer takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A receiver's answer body is read (and dropped) up to this size; past it the attempt failed. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -91,6 +96,8 @@ export async function queueEvent(deps: Pick<WebhookDispatcherDeps, 'boss' | 'del
 /** Records, enqueues and delivers job events; implements the job engine's `JobWebhookSink`. */
 export class WebhookDispatcher implements JobWebhookSink {
   private workerId: string | undefined;
+  /** Wake-ups of this instance's worker for the retries it scheduled (see `wakeForRetry`). */
+  private readonly wakes = new Set<NodeJS.Timeout>();
 
   constructor(private readonly deps: WebhookDispatcherDeps) {}
 
@@ -107,8 +114,29 @@ export class WebhookDispatcher implements JobWebhookSink {
 
   /** Stops taking attempts on this instance (events wait in the queue for another). */
   async stop(): Promise<void> {
+    for (const t of this.wakes) clearTimeout(t);
+    this.wakes.clear();
     if (this.workerId) await this.deps.boss.offWork({ id: this.workerId });
     this.workerId = undefined;
+  }
+
+  /**
+   * Wakes this instance's worker when a retry it just scheduled is due at the latest: pg-boss
+   * puts retry n (`retryCount` n before it) between `delay × 2^n` and twice that from now, so
+   * the retry starts on time however rarely the worker polls (issue 27: the poll was most of an
+   * idle service's CPU). Should this instance stop first, another's poll finds the retry.
+   */
+  private wakeForRetry(retryCount: number): void {
+    const { settings, boss } = this.deps;
+    const latestMs = settings.retryDelaySeconds * 2 ** Math.min(16, retryCount + 1) * 1000;
+    // Past a timer's range (about 24 days: a large WEBHOOK_RETRY_DELAY_S) the poll finds it instead.
+    if (latestMs + RETRY_WAKE_SLACK_MS > MAX_TIMER_MS) return;
+    const t = setTimeout(() => {
+      this.wakes.delete(t);
+      if (this.workerId) boss.notifyWorker(this.workerId);
+    }, latestMs + RETRY_WAKE_SLACK_MS);
+    t.unref();
+    this.wakes.add(t);
   }
 
   /**
@@ -132,7 +160,10 @@ export class WebhookDispatcher implements JobWebhookSink {
           outcome = 'retry';
         }
         if (outcome === 'done') await boss.complete(WEBHOOK_QUEUE, job.id);
-        else await boss.fail(WEBHOOK_QUEUE, job.id, { message: 'receiver did not accept the event' });
+        else {
+          await boss.fail(WEBHOOK_QUEUE, job.id, { message: 'receiver did not accept the event' });
+          if (job.retryCount < job.retryLimit) this.wakeForRetry(job.retryCount);
+        }
       }),
     );
   }

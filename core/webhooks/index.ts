@@ -26,9 +26,11 @@ export async function startWebhookDispatcher(opts: {
   secrets: WebhookSecrets;
   deliveries: WebhookDeliveries;
   env: Record<string, string | undefined>;
+  /** The store the queue lives in: its kind sets how often the worker polls (settings.ts). */
+  storeKind?: 'postgres' | 'embedded';
   log: Pick<Logger, 'error' | 'warn'>;
 }): Promise<WebhookDispatcher> {
-  const dispatcher = new WebhookDispatcher({ ...opts, settings: loadWebhookSettings(opts.env) });
+  const dispatcher = new WebhookDispatcher({ ...opts, settings: loadWebhookSettings(opts.env, opts.storeKind) });
   await dispatcher.start();
   return dispatcher;
 }

@@ -7,9 +7,12 @@ describe('webhook settings', () => {
   it('defaults to the documented values', () => {
     const s = loadWebhookSettings({});
     assert.deepEqual(
-      [s.timeoutMs, s.retryLimit, s.retryDelaySeconds, s.concurrency, s.pollMs].map(String),
-      ['WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_LIMIT', 'WEBHOOK_RETRY_DELAY_S', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_POLL_MS'].map((n) => WEBHOOK_SETTINGS_DOC[n]!.default),
+      [s.timeoutMs, s.retryLimit, s.retryDelaySeconds, s.concurrency].map(String),
+      ['WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_LIMIT', 'WEBHOOK_RETRY_DELAY_S', 'WEBHOOK_CONCURRENCY'].map((n) => WEBHOOK_SETTINGS_DOC[n]!.default),
     );
+    // The poll's default depends on the store; the documented default names both.
+    const poll = [loadWebhookSettings({}, 'postgres').pollMs, loadWebhookSettings({}, 'embedded').pollMs];
+    assert.equal(WEBHOOK_SETTINGS_DOC.WEBHOOK_POLL_MS!.default, `${poll[0]} (PostgreSQL), ${poll[1]} (embedded)`);
   });
 
   it('reads values and refuses bad ones, below the polling floor included', () => {

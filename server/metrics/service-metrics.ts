@@ -13,6 +13,8 @@ import type { EngineSet } from '../../core/engines/index.js';
 /** Seconds: calls range from sub-millisecond refusals to minute-long conversions. */
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+/** How often the event-loop lag is sampled, in ms (see the constructor). */
+const LAG_SAMPLE_MS = 100;
 
 /** Codes that are the service refusing work, not the work failing (alert on their rate). */
 const REFUSALS = new Set(['RATE_LIMITED', 'BUSY', 'INSUFFICIENT_CREDITS', 'BUDGET_EXCEEDED', 'PROVIDER_NOT_ALLOWED', 'SHUTTING_DOWN']);
@@ -51,7 +53,10 @@ export class ServiceMetrics {
   constructor(opts: { engines?: EngineSet; bodyBytesInFlight?: () => number; inFlight?: () => number; knownTarget?: (type: 'capability' | 'endpoint', id: string) => boolean }) {
     const r = this.registry;
     this.knownTarget = opts.knownTarget ?? (() => true);
-    collectDefaultMetrics({ register: r, prefix: 'cia_' });
+    // The event-loop lag histogram samples on a timer of its own: prom-client's 10 ms default woke
+    // an idle service 100 times a second, most of its idle CPU (issue 27). A block still shows
+    // in full at 100 ms (it delays the next sample by its length); only sub-100 ms detail is lost.
+    collectDefaultMetrics({ register: r, prefix: 'cia_', eventLoopMonitoringPrecision: LAG_SAMPLE_MS });
     this.calls = new Counter({ name: 'cia_calls_total', help: 'Authenticated calls by lane, target (capability, endpoint or operation), provider that served or failed, HTTP status and error code.', labelNames: ['lane', 'target', 'provider', 'status', 'code'], registers: [r] });
     this.callSeconds = new Histogram({ name: 'cia_call_duration_seconds', help: 'Latency of authenticated calls by lane and target.', labelNames: ['lane', 'target'], buckets: LATENCY_BUCKETS, registers: [r] });
     this.credits = new Counter({ name: 'cia_credits_charged_total', help: 'Credits charged, by lane, target and provider.', labelNames: ['lane', 'target', 'provider'], registers: [r] });
