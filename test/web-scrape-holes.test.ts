@@ -139,7 +139,7 @@ describe('scrape_page: the holes of issue 27', () => {
 
   // The browser engine takes any content type with "xml" in it for a page (render.ts tests
   // /html|xml/), and OOXML's types all say "openxmlformats": its aborted download is then a 502.
-  it('a DOCX behind a URL is read with renderJs on (the default) as with it off', { todo: 'core/engines/browser/render.ts: /html|xml/ matches "openxmlformats"' }, async () => {
+  it('a DOCX behind a URL is read with renderJs on (the default) as with it off', async () => {
     const res = await run({ url: `${base}/letter`, formats: ['markdown'] });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.data.markdown, 'Fixture writer page one\n\nFixture writer page two');
@@ -156,7 +156,7 @@ describe('scrape_page: the holes of issue 27', () => {
 
   // The engine cuts a `wait` to what is left of the deadline and reports it done (actions.ts),
   // so the page is read after the timeout and charged: README and spec say a 502, free.
-  it("a wait action longer than the call's timeout is the spec's 502, free", { todo: "core/engines/browser/actions.ts: wait is cut to the deadline and succeeds" }, async () => {
+  it("a wait action longer than the call's timeout is the spec's 502, free", async () => {
     const before = await credits();
     const started = Date.now();
     const res = await run({ url: `${base}/scroll`, timeout: 2000, actions: [{ type: 'wait', milliseconds: 20_000 }] });

@@ -57,7 +57,9 @@ async function runOne(job: ActionJob, a: PageAction, left: number): Promise<Omit
   switch (a.type) {
     case 'wait':
       if (a.selector !== undefined) await page.waitForSelector(a.selector, { timeout: left });
-      else await new Promise((r) => setTimeout(r, Math.min(a.milliseconds ?? 0, left)));
+      // The whole wait, not what is left of the call's time: a wait past the deadline is the
+      // deadline's error (free), not a page read late and charged.
+      else await new Promise((r) => setTimeout(r, a.milliseconds ?? 0).unref());
       return {};
     case 'click':
       await clickOn(page, a.selector);

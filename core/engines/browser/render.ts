@@ -15,6 +15,13 @@ import { prepareContext } from './job-setup.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
 
+/**
+ * A document the browser shows as a page: HTML, XHTML and XML types. Not just any type with "xml"
+ * in it: every Office Open XML type (`application/vnd.openxmlformats-…`) has, and such a download
+ * is a document to read, not a failed page.
+ */
+const MARKUP_TYPE = /text\/html|[/+]xml\b/i;
+
 // Long enough to see a request a script starts right after load; short next to a page load.
 const QUIET_MS = 25;
 const SETTLE_CAP_MS = 2_500;
@@ -125,7 +132,7 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
     if (mainBlock) throw mainBlock;
     if (err instanceof ServiceError) throw err;
     const got = lastMain as HTTPResponse | null;
-    if (!/ERR_ABORTED/.test(String(err)) || (got && /html|xml/i.test(got.headers()['content-type'] ?? ''))) {
+    if (!/ERR_ABORTED/.test(String(err)) || (got && MARKUP_TYPE.test(got.headers()['content-type'] ?? ''))) {
       throw navigationError(target, err, timeoutMs);
     }
     // The headless shell reports no response for a download at all: the caller learns what the
@@ -143,7 +150,7 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
   stillThere();
   const headers = response?.headers() ?? {};
   const contentType = headers['content-type'] ?? '';
-  const html = /html|xml/i.test(contentType) || !response;
+  const html = MARKUP_TYPE.test(contentType) || !response;
   if (html && response && !charsetOfContentType(contentType)) {
     // Issue 27: a meta charset that contradicts valid UTF-8 bytes loses to the bytes. Chromium
     // follows the meta, so such a document is loaded once more, served as UTF-8 from its bytes.
