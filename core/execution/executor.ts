@@ -75,7 +75,7 @@ export class Executor {
       const ran = await this.providers.chain(req, admission.attempts, this.turn(req, hold), { onAttempt });
       await hold.close();
       // Settling is not a provider's turn: a ledger fault here must not start the next provider.
-      return await settle(this.ledger, req, admission, { own: hold.ownHeld, inner: hold.innerCharge }, ran);
+      return await settle(this.ledger, req, admission, { own: hold.ownHeld, inner: hold.innerCharge, innerUnits: hold.innerUnits }, ran);
     } catch (raw) {
       // Growth under way lands in the ledger first, so the release frees all of it.
       await hold?.close();
@@ -95,6 +95,7 @@ export class Executor {
     return {
       engines: this.engines,
       reserveFor: scope ? (units) => scope.growTo(units) : noHold,
+      innerUnits: () => scope?.innerUnits ?? {},
       call: (capability, input, signal) => this.nested({ ...req, signal }, capability, input, (req.depth ?? 0) + 1, scope),
     };
   }
@@ -117,11 +118,14 @@ export class Executor {
 
   /**
    * `ctx.call` for work its caller prices itself (a job's items, issue 25): runs `capabilityId`
-   * free of charge under `key`'s policy, with the providers' fallback, as a nested call (no hold:
-   * its `ctx.reserveFor`, and its inner calls', grow nothing).
+   * under `key`'s policy, with the providers' fallback, as a nested call. Its base is free; the
+   * work it measures (`ctx.reserveFor`, its own or its inner calls') grows `within`, the item's
+   * hold, at the inner capability's price and is owed to it once served, as in a call's
+   * `ctx.call` (issue 24). Without `within` (an item already charged by an earlier attempt) it
+   * grows nothing and is owed nothing.
    */
-  callFree(req: Omit<ExecuteRequest, 'target' | 'input'>, capabilityId: string, input: unknown): Promise<unknown> {
-    return this.nested({ ...req, input } as ExecuteRequest, capabilityId, input, (req.depth ?? 0) + 1, undefined);
+  callFree(req: Omit<ExecuteRequest, 'target' | 'input'>, capabilityId: string, input: unknown, within?: HoldScope): Promise<unknown> {
+    return this.nested({ ...req, input } as ExecuteRequest, capabilityId, input, (req.depth ?? 0) + 1, within);
   }
 
   /**

@@ -18,9 +18,24 @@ export interface HoldScope {
   readonly root: Hold;
   /** Grows the hold to the price of `wanted` under this scope's cost rule. */
   growTo(wanted: Units): Promise<void>;
-  /** Told by a served inner call what its measured work cost (never more than it had held). */
-  owe(credits: number): void;
+  /**
+   * Told by a served inner call what its measured work cost (never more than it had held), and
+   * the units it was charged for (its own and its inner calls'), for the caller's usage row.
+   */
+  owe(credits: number, units: Units): void;
+  /** The units of the served inner calls charged so far (e.g. doc_text's `ocr_pages`). */
+  readonly innerUnits: Units;
 }
+
+/** `a` and `b` added unit by unit. */
+export function addUnits(a: Units, b: Units): Units {
+  const sum: Units = { ...a };
+  for (const [unit, n] of Object.entries(b)) sum[unit] = (sum[unit] ?? 0) + n;
+  return sum;
+}
+
+/** What a hold needs to know of its call: whose credits, under which request id, for which input. */
+export type HoldCall = Pick<ExecuteRequest, 'key' | 'requestId' | 'input'>;
 
 /**
  * One call's credit hold: what it reserved up front (`CostRule.initial`, else the rule's
@@ -36,10 +51,12 @@ export class Hold implements HoldScope {
   private forInner = 0;
   /** What the inner calls that were served owe: charged with the call's own price. */
   private owed = 0;
+  /** The units those inner calls were charged for. */
+  private owedUnits: Units = {};
 
   constructor(
     private readonly ledger: Ledger,
-    private readonly req: ExecuteRequest,
+    private readonly req: HoldCall,
     private readonly cost: CostRule,
     /** Credits held for the call's own price (its rule's, at most `most`). */
     private own: number,
@@ -65,6 +82,10 @@ export class Hold implements HoldScope {
     return this.owed;
   }
 
+  get innerUnits(): Units {
+    return { ...this.owedUnits };
+  }
+
   /** Grows the hold to the price of `wanted` (capped at the rule's maximum); never shrinks it. */
   growTo(wanted: Units): Promise<void> {
     return this.serial(async () => {
@@ -83,9 +104,11 @@ export class Hold implements HoldScope {
     this.forInner += credits;
   }
 
-  owe(credits: number): void {
+  owe(credits: number, units: Units): void {
     // An inner call that ends after its caller settled is charged nothing (its caller's answer is gone).
-    if (!this.closed) this.owed += credits;
+    if (this.closed) return;
+    this.owed += credits;
+    this.owedUnits = addUnits(this.owedUnits, units);
   }
 
   /**

@@ -11,7 +11,7 @@
 import type { CostRule, Units } from '../credits/cost.js';
 import { isCreditAmount } from '../credits/cost.js';
 import { InternalError } from '../errors.js';
-import type { Hold, HoldScope } from './hold.js';
+import { addUnits, type Hold, type HoldScope } from './hold.js';
 
 export class InnerHold implements HoldScope {
   readonly root: Hold;
@@ -19,6 +19,8 @@ export class InnerHold implements HoldScope {
   private held = 0;
   /** What its own served inner calls owe, passed on when it is served. */
   private owed = 0;
+  /** The units those were charged for. */
+  private owedUnits: Units = {};
 
   constructor(
     private readonly parent: HoldScope,
@@ -39,16 +41,25 @@ export class InnerHold implements HoldScope {
     });
   }
 
-  owe(credits: number): void {
-    this.owed += credits;
+  get innerUnits(): Units {
+    return { ...this.owedUnits };
   }
 
-  /** The inner call was served having reported `units`: its caller owes their price and its inner calls'. */
+  owe(credits: number, units: Units): void {
+    this.owed += credits;
+    this.owedUnits = addUnits(this.owedUnits, units);
+  }
+
+  /**
+   * The inner call was served having reported `units`: its caller owes their price and its inner
+   * calls', and its usage row lists the units charged (this call's only when it cost something,
+   * so a free inner call's bytes and pages do not pose as the caller's).
+   */
   served(units: Units): void {
     const priced = this.measured(units);
     // A rule that yields no usable amount is a plugin bug; the work was done, so what it held stands.
     const own = isCreditAmount(priced) ? Math.min(priced, this.held) : this.held;
-    this.parent.owe(own + this.owed);
+    this.parent.owe(own + this.owed, own > 0 ? addUnits(units, this.owedUnits) : this.owedUnits);
   }
 
   /** What this capability's rule adds for `units` over its price for none, capped at its maximum. */

@@ -5,7 +5,8 @@
  */
 import type { SsrfGuard } from '../engines/http/guard.js';
 import type { Units } from '../credits/cost.js';
-import type { RunContext } from '../plugin/types.js';
+import type { RunContext, UsageRecorder } from '../plugin/types.js';
+import { addUnits } from './hold.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { deadline } from '../util/deadline.js';
 import { InternalError, ServiceError, UpstreamError } from '../errors.js';
@@ -20,6 +21,20 @@ export interface ProviderAnswer {
   data: unknown;
   units: Units;
   native?: unknown;
+}
+
+/**
+ * The handler's usage recorder, whose `units` also list what its served inner calls were charged
+ * for (a batch reads the OCR pages its scrapes paid for to report its `creditUsage`); the price
+ * of the call itself is taken from the handler's own units only.
+ */
+function withInnerUnits(own: UsageRecorder, turn: TurnContext): UsageRecorder {
+  return {
+    add: (unit, n) => own.add(unit, n),
+    get units() {
+      return addUnits(own.units, turn.innerUnits());
+    },
+  };
 }
 
 /** Runs `attempt` for `req`; throws what the provider's failure maps to. */
@@ -50,7 +65,7 @@ export async function callProvider(req: ExecuteRequest, attempt: Attempt, turn: 
     requestId: req.requestId,
     provider: endpoint.plugin.id,
     caller: req.key.id,
-    usage: usageRecorder(units),
+    usage: withInnerUnits(usageRecorder(units), turn),
     reserveFor: (wanted) => turn.reserveFor(wanted),
     setNative(payload) {
       native = payload;

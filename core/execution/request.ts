@@ -33,7 +33,10 @@ export interface ExecuteResult {
   /** The provider that served the call (null for a capability without providers, e.g. a listing). */
   provider: string | null;
   credits: number;
-  /** What the serving handler reported (pages, reviews, model tokens…), for the usage row. */
+  /**
+   * What the serving handler reported (pages, reviews, model tokens…), for the usage row, with
+   * the units its inner calls were charged for (doc_text's `ocr_pages` in a scrape) added.
+   */
   units: Units;
   native?: unknown;
   /** Providers tried before the one that served, with the error code each gave. */
@@ -75,6 +78,8 @@ export interface TurnContext {
    * this capability's price for the measured units (inner-hold.ts); a no-op in a job's free call.
    */
   reserveFor(units: Units): Promise<void>;
+  /** The units the served inner calls of this call were charged for so far (none in a free call). */
+  innerUnits(): Units;
   /** Runs another capability inside this call (`ctx.call`), under `signal`. */
   call(capability: string, input: unknown, signal: AbortSignal): Promise<unknown>;
 }

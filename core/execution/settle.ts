@@ -5,7 +5,8 @@
  * provider try.
  */
 import type { Ledger } from '../credits/ledger.js';
-import { isCreditAmount } from '../credits/cost.js';
+import { isCreditAmount, type Units } from '../credits/cost.js';
+import { addUnits } from './hold.js';
 import type { Admission, ExecuteRequest, ExecuteResult, RunOutcome } from './request.js';
 
 /**
@@ -25,10 +26,11 @@ function chargeFor(req: ExecuteRequest, admission: Admission, ran: RunOutcome, r
  * (each never above what it held), in one charge: nothing is charged twice, and the total never
  * exceeds the hold.
  */
-export async function settle(ledger: Ledger, req: ExecuteRequest, admission: Admission, held: { own: number; inner: number }, ran: RunOutcome): Promise<ExecuteResult> {
+export async function settle(ledger: Ledger, req: ExecuteRequest, admission: Admission, held: { own: number; inner: number; innerUnits: Units }, ran: RunOutcome): Promise<ExecuteResult> {
   const charge = chargeFor(req, admission, ran, held.own) + held.inner;
   const credits = await ledger.settle(req.requestId, charge, admission.targetId);
-  return { data: ran.data, provider: ran.provider, credits, units: ran.units, native: ran.native, fallbacks: ran.fallbacks };
+  // The usage row lists what was charged for: the inner calls' units beside the handler's own.
+  return { data: ran.data, provider: ran.provider, credits, units: addUnits(ran.units, held.innerUnits), native: ran.native, fallbacks: ran.fallbacks };
 }
 
 /** Gives the whole hold back: the call failed (or its charge could not be written). */

@@ -6,6 +6,7 @@ import type { KeyRecord } from '../keys/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ProviderBinding } from '../registry/types.js';
 import type { RunContext } from '../plugin/types.js';
+import type { HoldScope } from '../execution/hold.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { ServiceError } from '../errors.js';
 import type { JobRecord } from './types.js';
@@ -19,8 +20,14 @@ export function stepBinding(registry: Registry, job: JobRecord): ProviderBinding
   return b;
 }
 
-/** The provider's run context for a job's step, bound to the job's key and signal. */
-export function stepContext(d: Pick<RunnerDeps, 'log' | 'engines' | 'executor'>, job: JobRecord, key: KeyRecord, b: ProviderBinding, requestId: string, signal: AbortSignal): RunContext<unknown> {
+/**
+ * The provider's run context for a job's step, bound to the job's key and signal. `hold` is the
+ * item's credit hold: the step grows it to the item's own price (`ctx.reserveFor`) before its
+ * costly work, and the capabilities it runs (`ctx.call`) grow it by the work they measure
+ * (doc_text's OCR pages) and are owed to it, as in a synchronous call; without it (the seed, an
+ * item already charged) both are no-ops and the inner calls run free.
+ */
+export function stepContext(d: Pick<RunnerDeps, 'log' | 'engines' | 'executor'>, job: JobRecord, key: KeyRecord, b: ProviderBinding, requestId: string, signal: AbortSignal, hold?: HoldScope): RunContext<unknown> {
   const log = d.log.child({ jobId: job.id, provider: b.plugin.id });
   return {
     config: b.plugin.config,
@@ -32,8 +39,8 @@ export function stepContext(d: Pick<RunnerDeps, 'log' | 'engines' | 'executor'>,
     provider: b.plugin.id,
     caller: key.id,
     usage: usageRecorder({}),
-    reserveFor: async () => {},
+    reserveFor: hold ? (units) => hold.growTo(units) : async () => {},
     setNative() {},
-    call: <T>(capability: string, input: unknown) => d.executor.callFree({ requestId, key, signal, log }, capability, input) as Promise<T>,
+    call: <T>(capability: string, input: unknown) => d.executor.callFree({ requestId, key, signal, log }, capability, input, hold) as Promise<T>,
   };
 }
