@@ -147,5 +147,20 @@ for (const { name, make } of BACKENDS) {
       }, 'the usage row');
       assert.deepEqual(row.units, { pages: 2, ocr_pages: 2 });
     });
+
+    it('an MCP batch that runs as a job (progress token) answers as creditUsage what its items were charged', async () => {
+      const { key } = await s.createKey({ credits: 1000 });
+      const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'batch_scrape', arguments: { urls: [`${originUrl}/scan-2.pdf`, `${originUrl}/page.html`], renderJs: false }, _meta: { progressToken: 'ocr' } } };
+      const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+      assert.equal(res.status, 200);
+      const messages = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+      const answer = messages[messages.length - 1];
+      assert.equal(answer.id, 1, JSON.stringify(answer));
+      const jobs = (await s.call('GET', '/api/v2/jobs', { key })).json.data.items as { id: string }[];
+      assert.equal(jobs.length, 1, 'it ran as a job');
+      const charged = 1000 - (await account(key)).credits;
+      assert.equal(charged, 10 + 5 * 2 + 10);
+      assert.equal(answer.result.structuredContent.creditUsage, charged);
+    });
   });
 }

@@ -51,7 +51,7 @@ export const BatchOutput = Type.Object({
   results: Type.Array(BatchItem, { description: 'One item per URL, in the order given.' }),
   completed: Type.Integer({ description: 'Pages scraped.' }),
   failed: Type.Integer({ description: 'URLs that failed (not charged).' }),
-  creditUsage: Type.Integer({ description: 'Credits charged: 10 per page scraped.' }),
+  creditUsage: Type.Integer({ description: 'Credits charged: 10 per page scraped, plus 5 per page read by OCR (a scanned document behind a URL).' }),
 });
 
 /** Every URL checked, then the scrape options as scrape_page checks them. */
@@ -81,6 +81,7 @@ export const batchScrape = defineCapability({
   jobOutput: (_input, items) => {
     const results = items.map((i) => i.result as BatchItemType);
     const completed = results.filter((r) => r.status === 'completed').length;
-    return { results, completed, failed: results.length - completed, creditUsage: completed * BATCH_CREDITS_PER_PAGE };
+    // What the items were charged, OCR pages included (not completed × 10).
+    return { results, completed, failed: results.length - completed, creditUsage: items.reduce((sum, i) => sum + i.credits, 0) };
   },
 });

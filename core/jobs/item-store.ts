@@ -102,9 +102,9 @@ export class JobItems {
   }
 
   /** Every result of a job in the order its items were listed (seeded or found), with whether each failed. */
-  async listed(jobId: string): Promise<{ result: unknown; failed: boolean }[]> {
-    const rows = await this.db.query(`SELECT result, status FROM job_items WHERE job_id = $1 AND result_seq IS NOT NULL ORDER BY id`, [jobId]);
-    return rows.map((r) => ({ result: r.result, failed: r.status === 'failed' }));
+  async listed(jobId: string): Promise<{ result: unknown; failed: boolean; credits: number }[]> {
+    const rows = await this.db.query(`SELECT result, status, credits FROM job_items WHERE job_id = $1 AND result_seq IS NOT NULL ORDER BY id`, [jobId]);
+    return rows.map((r) => ({ result: r.result, failed: r.status === 'failed', credits: Number(r.credits) }));
   }
 
   /** Hands claimed items back after they started (the job was stopped or its key ran out of credits). */

@@ -60,4 +60,6 @@ export interface StepsOf<I, Ctx> {
 export interface JobItemOutcome {
   result: unknown;
   failed: boolean;
+  /** Credits the item was charged (its price and any inner work it paid for, e.g. OCR pages). */
+  credits: number;
 }

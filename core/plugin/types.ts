@@ -107,7 +107,8 @@ export interface RunContext<S = unknown, C extends Record<string, ConfigField> =
    * produce (e.g. `{ minutes: 12 }` once a recording is probed), before its costly work and up to
    * the cost rule's maximum. Fails with the 403 a reservation gives when the key cannot cover it;
    * nothing is charged then. Needed only where the cost rule holds less than its maximum up front
-   * (`CostRule.initial`): the charge never exceeds what is held. In a nested `call`, a no-op.
+   * (`CostRule.initial`): the charge never exceeds what is held. In a nested `call` (and a job's
+   * step) it grows the outer call's (the item's) hold by this capability's price for those units.
    */
   reserveFor(units: Record<string, number>): Promise<void>;
   /** Stores the provider's raw payload, returned in `meta.native` when `options.include_native` is set. */
@@ -115,8 +116,10 @@ export interface RunContext<S = unknown, C extends Record<string, ConfigField> =
   /**
    * Runs another capability as part of this call (e.g. web search scraping its top results through
    * `scrape_page`): that capability's providers in order with fallback, its input and output
-   * checks and the caller's key policy apply, but nothing is reserved or charged for it: the
-   * calling endpoint's own cost rule prices the whole call, so report units for what it did.
+   * checks and the caller's key policy apply. Its base price is not charged (the calling
+   * endpoint's own cost rule prices the call, so report units for what it did), but what it holds
+   * for measured work (`reserveFor`, e.g. OCR pages) is held and charged as part of this call, and
+   * its units appear in this call's `usage.units` and usage row.
    */
   call<T = unknown>(capability: string, input: unknown): Promise<T>;
 }
