@@ -24,6 +24,8 @@ export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Pro
       timeoutMs: intOr(opts.env, 'PDF_TIMEOUT_MS', 60_000, 100),
       memoryMb: intOr(opts.env, 'PDF_MEMORY_MB', 512, 64),
       decodeLimitBytes: intOr(opts.env, 'PDF_MAX_DECODED_MB', 100) * 1_000_000,
+      // Compute work like the compute engine's, at its level below the serving thread.
+      nice: Math.min(19, intOr(opts.env, 'COMPUTE_NICE', 5, 0)),
     },
     opts.log,
   );

@@ -20,6 +20,11 @@ export interface PdfThreadSettings {
   timeoutMs: number;
   memoryMb: number;
   decodeLimitBytes: number;
+  /**
+   * Nice levels the threads run below the one that starts them (COMPUTE_NICE): parsing an
+   * attacker's files yields a busy core to the serving thread. 0 or unset: the same level.
+   */
+  nice?: number;
   /** How long an idle surge thread is kept for the next job of a waiting key (default 30 s). */
   surgeIdleMs?: number;
 }
@@ -116,7 +121,7 @@ export class PdfThreadPool {
   private spawn(surge: boolean): Slot {
     // From sources the thread runs a bundle of thread.ts, without a TypeScript loader (worker-bundle.ts).
     const worker = this.makeWorker(new URL(`./thread${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url), {
-      workerData: { decodeLimitBytes: this.cfg.decodeLimitBytes },
+      workerData: { decodeLimitBytes: this.cfg.decodeLimitBytes, nice: this.cfg.nice ?? 0 },
       resourceLimits: { maxOldGenerationSizeMb: this.cfg.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.cfg.memoryMb / 8)) },
     });
     const slot: Slot = { worker, ready: false, surge };
