@@ -4,7 +4,7 @@
  * merges, metadata) runs in a worker thread (thread-pool.ts, issue 24), never on the thread that
  * serves requests: `PDF_THREADS` (default 2), `PDF_QUEUE_SIZE` (default 32), `PDF_TIMEOUT_MS`
  * (default 60000), `PDF_MEMORY_MB` (heap of one thread, default 512) and `PDF_MAX_DECODED_MB`
- * (bytes one job may decompress, default 100).
+ * (bytes one job may decompress, default 100); the threads run `COMPUTE_NICE` below the serving one.
  */
 import type { EngineOptions } from '../options.js';
 import type { PdfEngine } from './types.js';
