@@ -25,7 +25,7 @@ import { startServer, type TestServer } from '../test/helpers/server.js';
 import { startFake } from '../plugins/extract/fake.js';
 import { serveLoopback } from '../core/testing/index.js';
 import { blankPagesPdf, deepJson, hlsPlaylist, objectStreamBombPdf, officeZipBomb, pngBomb, smallPng } from './abuse/payloads.js';
-import { loop, memoryParts, MemorySampler, rssMb, type Latencies, type SamplerReport } from './abuse/probes.js';
+import { loop, memoryParts, MemorySampler, rssMb, servingThread, type Latencies, type SamplerReport } from './abuse/probes.js';
 import { runAttackPlan, type AttackPlan } from './abuse/attacker.js';
 import { startWorker } from '../core/util/worker-bundle.js';
 
@@ -279,6 +279,8 @@ async function main() {
       // The per-key cap on requests in progress and the hold of refused ones, to compare settings in one tree.
       KEY_REQUESTS_IN_FLIGHT_MAX: process.env.KEY_REQUESTS_IN_FLIGHT_MAX,
       KEY_REFUSAL_HOLD_MS: process.env.KEY_REFUSAL_HOLD_MS,
+      // E.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: where the instance's threads spend a run (written as it stops).
+      NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS,
       ...mallocEnv(),
     },
   });
@@ -338,6 +340,7 @@ async function main() {
     const attacker = (await server.createKey({ name: 'attacker', credits: 1_000_000_000 })).key;
     await sampler.start();
     const threadsBefore = threadTimes(server.pid);
+    const clientBefore = servingThread(process.pid);
     const gcBefore = await gcTotals(server);
     const stop = new AbortController();
     // Every call of the phase listens to it; thousands of short calls are expected, not a leak.
@@ -354,6 +357,8 @@ async function main() {
     const h = await healthLoop;
     clearTimeout(phase);
     const split = threadSplit(server.pid, threadsBefore);
+    const clientAfter = servingThread(process.pid);
+    const client = clientBefore && clientAfter ? { cpuMs: clientAfter.cpuMs - clientBefore.cpuMs, waitMs: clientAfter.waitMs - clientBefore.waitMs } : undefined;
     const gc = gcSplit(gcBefore, await gcTotals(server));
     await new Promise((r) => setTimeout(r, 2000));
     const seen = await sampler.stop();
@@ -376,6 +381,7 @@ async function main() {
         `  victim quiet ${fmt(quiet)}; under attack ${fmt(underAttack)}; p99 ratio ${ratio.toFixed(2)}× (target ≤ 3×)`,
         `  /healthz under attack ${fmt(h)} (target p99 ≤ 100 ms)`,
         `  serving thread: ${th ? `${th.cpuMs.toFixed(0)} ms on a core, ${th.waitMs.toFixed(0)} ms runnable waiting for one (${((100 * th.waitMs) / th.phaseMs).toFixed(1)}% of the ${(th.phaseMs / 1000).toFixed(0)} s phase; ${(th.waitMs / Math.max(1, th.slices)).toFixed(2)} ms per wake-up)` : 'unreadable'}; tools' nice/group nice: ${niced.join('; ') || 'none seen'}`,
+        `  this bench's timing thread (victim calls, /healthz): ${client ? `${client.cpuMs.toFixed(0)} ms on a core, ${client.waitMs.toFixed(0)} ms waiting for one` : 'unreadable'}`,
         `  ${split}; ${gc} (quiet phase: ${gcQuiet.replace("serving thread's GC: ", '')})`,
         `  peak RSS: instance ${seen.instancePeak.toFixed(0)} MB (${rssMb(server.pid)!.toFixed(0)} MB 2 s after: ${heap})${tools.length ? '; ' + tools.join(', ') : '; no tool process seen'}`,
       ].join('\n'),
