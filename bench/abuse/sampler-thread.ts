@@ -3,10 +3,12 @@
  * then `'start'` begins a phase and `'stop'` ends it, answered with what the phase saw (see
  * {@link SamplerReport}). It says `'ready'` once loaded, as the attacker thread does.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThisThread } from './thread-nice.js';
 import { MemorySampler, type SamplerReport } from './probes.js';
 
 const port = parentPort!;
+lowerThisThread((workerData as { nice?: number } | undefined)?.nice ?? 0);
 port.once('message', (pid: number) => {
   const sampler = new MemorySampler(pid);
   port.on('message', (m: 'start' | 'stop') => {
