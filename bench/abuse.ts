@@ -41,8 +41,9 @@ const inlineAttacker = process.env.BENCH_ATTACKER === 'inline';
  * How many nice levels below this thread (which times the victim's calls and `/healthz`) the
  * attacker and sampler threads run (BENCH_CLIENT_NICE, default 10; 0: the same level, as before).
  * This process is one scheduling group (autogroup) whatever its threads' nice values, so its share
- * of the cores against the instance is unchanged; inside it, the timing thread no longer waits
- * behind the attacker's sends (1.6-3.5 s of a 22 s phase at load 16, by its schedstat).
+ * of the cores against the instance is unchanged; inside it, the timing thread goes before the
+ * attacker's sends. With them at its level it waited for a core 1.6-3.5 s of a 22 s phase at load
+ * 16 (its schedstat, printed per phase), part of which then counted as the instance's latency.
  */
 const helperNice = Number(process.env.BENCH_CLIENT_NICE ?? 10);
 
