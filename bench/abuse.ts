@@ -296,8 +296,6 @@ async function main() {
       // The per-key cap on requests in progress and the hold of refused ones, to compare settings in one tree.
       KEY_REQUESTS_IN_FLIGHT_MAX: process.env.KEY_REQUESTS_IN_FLIGHT_MAX,
       KEY_REFUSAL_HOLD_MS: process.env.KEY_REFUSAL_HOLD_MS,
-      // E.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: where the instance's threads spend a run (written as it stops).
-      NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS,
       ...mallocEnv(),
     },
   });
