@@ -40,16 +40,17 @@ const onePage = () =>
   assemble([Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'), Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'), Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>')], '1.5').toString('base64');
 
 test('every thread but the serving one runs HELPER_THREADS_NICE below it, the PDF threads a merge starts included', { skip: process.platform !== 'linux' }, async () => {
+  // Counted from the serving thread's own level: a suite run under `nice` starts the instance there.
   const boot = niceValues(s.pid);
-  assert.equal(boot.serving, 0);
+  const floor = Math.min(19, boot.serving + 5);
   assert.ok(boot.others.length >= 4, `helper threads seen: ${boot.others.length}`);
-  assert.deepEqual(boot.others.filter((n) => n < 5), [], 'no helper thread at the serving thread’s level after boot');
+  assert.deepEqual(boot.others.filter((n) => n < floor), [], 'no helper thread at the serving thread’s level after boot');
 
   const { key } = await s.createKey({ credits: 100 });
   const r = await s.call('POST', '/api/v1/merge-pdfs', { key, body: { inputMethod: 'base64', files: [onePage(), onePage()] } });
   assert.equal(r.status, 200, r.text);
   const after = niceValues(s.pid);
   assert.ok(after.others.length > boot.others.length, 'the merge started PDF threads');
-  assert.equal(after.serving, 0);
-  assert.deepEqual(after.others.filter((n) => n < 5), [], 'no thread started for the merge at the serving thread’s level');
+  assert.equal(after.serving, boot.serving);
+  assert.deepEqual(after.others.filter((n) => n < floor), [], 'no thread started for the merge at the serving thread’s level');
 });
