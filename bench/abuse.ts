@@ -14,7 +14,10 @@
  * its time runnable but waiting for one (the kernel's schedstat): the wait is what tools at the
  * service's priority cause, and, unlike a latency, it is not timed across two loaded processes.
  * The attacker runs in a worker thread of its own (bench/abuse/attacker.ts), as another program
- * would; BENCH_ATTACKER=inline puts it back on the thread that times the victim, to compare.
+ * would; BENCH_ATTACKER=inline puts it back on the thread that times the victim, to compare. The
+ * attacker's and the memory sampler's threads run BENCH_CLIENT_NICE (default 10; 0 as before)
+ * below the timing thread, whose own wait for a core is printed per phase; BENCH_SAMPLER=inline
+ * or =scan puts the sampler back on the timing thread (scan: reading every process of the host).
  */
 import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'node:http';
