@@ -9,12 +9,15 @@
  * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`; the same words
  * may be given as BENCH_ATTACKS=convert,doc-to-text (either way, or both). The instance runs with
  * the deployment's malloc settings (BENCH_MALLOC=off: glibc's defaults) and passes
- * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, COMPUTE_NICE_STEP, TOOLS_NICE, TOOLS_NICE_STEP, OFFICE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and
+ * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, COMPUTE_NICE_STEP, HELPER_THREADS_NICE, TOOLS_NICE, TOOLS_NICE_STEP, OFFICE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and
  * KEY_REFUSAL_HOLD_MS through. Each phase also prints the serving thread's time on a core and
  * its time runnable but waiting for one (the kernel's schedstat): the wait is what tools at the
  * service's priority cause, and, unlike a latency, it is not timed across two loaded processes.
  * The attacker runs in a worker thread of its own (bench/abuse/attacker.ts), as another program
- * would; BENCH_ATTACKER=inline puts it back on the thread that times the victim, to compare.
+ * would; BENCH_ATTACKER=inline puts it back on the thread that times the victim, to compare. The
+ * attacker's and the memory sampler's threads run BENCH_CLIENT_NICE (default 10; 0 as before)
+ * below the timing thread, whose own wait for a core is printed per phase; BENCH_SAMPLER=inline
+ * or =scan puts the sampler back on the timing thread (scan: reading every process of the host).
  */
 import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'node:http';
@@ -25,7 +28,7 @@ import { startServer, type TestServer } from '../test/helpers/server.js';
 import { startFake } from '../plugins/extract/fake.js';
 import { serveLoopback } from '../core/testing/index.js';
 import { blankPagesPdf, deepJson, hlsPlaylist, objectStreamBombPdf, officeZipBomb, pngBomb, smallPng } from './abuse/payloads.js';
-import { loop, memoryParts, MemorySampler, rssMb, type Latencies } from './abuse/probes.js';
+import { loop, memoryParts, MemorySampler, rssMb, servingThread, type Latencies, type SamplerReport } from './abuse/probes.js';
 import { runAttackPlan, type AttackPlan } from './abuse/attacker.js';
 import { startWorker } from '../core/util/worker-bundle.js';
 
@@ -36,6 +39,16 @@ const quietSeconds = Number(process.env.BENCH_QUIET_SECONDS ?? 8);
 const b64 = (b: Buffer) => b.toString('base64');
 // BENCH_ATTACKER=inline runs the attacker on this thread, as before, to compare.
 const inlineAttacker = process.env.BENCH_ATTACKER === 'inline';
+
+/**
+ * How many nice levels below this thread (which times the victim's calls and `/healthz`) the
+ * attacker and sampler threads run (BENCH_CLIENT_NICE, default 10; 0: the same level, as before).
+ * This process is one scheduling group (autogroup) whatever its threads' nice values, so its share
+ * of the cores against the instance is unchanged; inside it, the timing thread goes before the
+ * attacker's sends. With them at its level it waited for a core 1.6-3.5 s of a 22 s phase at load
+ * 16 (its schedstat, printed per phase), part of which then counted as the instance's latency.
+ */
+const helperNice = Number(process.env.BENCH_CLIENT_NICE ?? 10);
 
 /**
  * glibc's malloc settings for the instance: the deployment's (deploy/Dockerfile, deploy/cia.service)
@@ -101,7 +114,7 @@ async function runAttack(server: TestServer, key: string, a: Attack, stop: Abort
   if (a.fresh) plan.fresh = a.fresh;
   else plan.body = Buffer.from(a.raw ? a.raw() : JSON.stringify(a.body!()));
   if (inlineAttacker) return runAttackPlan(plan, stop);
-  const thread = startWorker(new URL('./abuse/attacker-thread.js', import.meta.url), {});
+  const thread = startWorker(new URL('./abuse/attacker-thread.js', import.meta.url), { workerData: { nice: helperNice } });
   try {
     return await new Promise<Map<string, number>>((resolve, reject) => {
       thread.once('error', reject);
@@ -117,6 +130,13 @@ async function runAttack(server: TestServer, key: string, a: Attack, stop: Abort
   } finally {
     await thread.terminate();
   }
+}
+
+/** This process's CPU time in ms, its ended threads' included (utime + stime of /proc/self/stat). */
+function processCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }
 
 /** CPU and run-queue wait (ms) of each thread of the instance, with its nice value, from /proc. */
@@ -177,6 +197,59 @@ function gcSplit(before: Map<string, { s: number; n: number }>, after: Map<strin
   return `serving thread's GC: ${parts.map((p) => `${p.kind} ${p.n}× ${p.ms.toFixed(0)} ms`).join(', ') || 'none'}`;
 }
 
+/**
+ * The serving thread's V8 heap (total and used) and the memory it holds outside it (buffers), from
+ * `/metrics`: what of the instance's RSS its JavaScript holds, as against malloc arenas, worker
+ * threads and code.
+ */
+async function heapParts(server: TestServer): Promise<string> {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.adminToken}` } })).text();
+  const mb = (name: string) => Number(new RegExp(`^cia_nodejs_${name} ([\\d.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN) / 1048576;
+  return `serving thread's heap ${mb('heap_size_total_bytes').toFixed(0)} MB (${mb('heap_size_used_bytes').toFixed(0)} used), external ${mb('external_memory_bytes').toFixed(0)} MB`;
+}
+
+/** The memory sampler of each attack phase: start, then stop answers what the phase saw. */
+interface Sampler {
+  start(): Promise<void>;
+  stop(): Promise<SamplerReport>;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs the sampler in a worker thread of its own: its /proc reads every 100 ms (1–12 ms each
+ * under load) ran on this thread, which times the victim's calls and `/healthz`, during the
+ * attack phases only. BENCH_SAMPLER=inline (or `scan`, which also reads every process of the
+ * host, as before) keeps it on this thread, to compare.
+ */
+async function startSampler(pid: number): Promise<Sampler> {
+  if (process.env.BENCH_SAMPLER === 'inline' || process.env.BENCH_SAMPLER === 'scan') {
+    const s = new MemorySampler(pid);
+    return { start: async () => s.start(), stop: async () => (s.stop(), s.report()), close: async () => {} };
+  }
+  const thread = startWorker(new URL('./abuse/sampler-thread.js', import.meta.url), { workerData: { nice: helperNice } });
+  const next = () =>
+    new Promise<unknown>((resolve, reject) => {
+      const onError = (err: unknown) => reject(err);
+      thread.once('error', onError);
+      thread.once('message', (m) => {
+        thread.off('error', onError);
+        resolve(m);
+      });
+    });
+  await next(); // 'ready'
+  thread.postMessage(pid);
+  await next(); // 'started'
+  return {
+    start: async () => thread.postMessage('start'),
+    stop: async () => {
+      const answer = next();
+      thread.postMessage('stop');
+      return (await answer) as SamplerReport;
+    },
+    close: async () => void (await thread.terminate()),
+  };
+}
+
 const fmt = (l: Latencies) => `p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms (${l.count} calls${l.errors ? `, ${l.errors} failed` : ''})`;
 
 async function main() {
@@ -218,6 +291,7 @@ async function main() {
       JSON_OFF_THREAD_BYTES: process.env.JSON_OFF_THREAD_BYTES,
       COMPUTE_NICE: process.env.COMPUTE_NICE,
       COMPUTE_NICE_STEP: process.env.COMPUTE_NICE_STEP,
+      HELPER_THREADS_NICE: process.env.HELPER_THREADS_NICE,
       // The tools' and LibreOffice's priority, to compare them niced and at the service's in one tree.
       TOOLS_NICE: process.env.TOOLS_NICE,
       TOOLS_NICE_STEP: process.env.TOOLS_NICE_STEP,
@@ -237,7 +311,7 @@ async function main() {
     }
   });
   const victim = (await server.createKey({ name: 'victim', credits: 1_000_000_000, rateLimitPerMinute: 1_000_000 })).key;
-  const sampler = new MemorySampler(server.pid);
+  const sampler = await startSampler(server.pid);
 
   const attacks: Attack[] = [
     { name: 'office zip bomb → convert-to-pdf (8 at once)', parallel: 8, path: '/api/v1/convert-to-pdf', body: () => ({ inputMethod: 'base64', file: b64(docBomb) }), victim: { path: '/api/v1/convert-to-pdf', body: { inputMethod: 'base64', file: b64(docx) } } },
@@ -262,7 +336,7 @@ async function main() {
   await call(server, victim, 'POST', '/api/v1/read-pdf-metadata', { inputMethod: 'base64', file: randomBytes(300_000).toString('base64') }, AbortSignal.timeout(120_000));
   await new Promise((r) => setTimeout(r, 2000));
   const rssStart = rssMb(server.pid)!;
-  const partsStart = memoryParts(server.pid);
+  const partsStart = `${memoryParts(server.pid)}; ${await heapParts(server)}`;
   const metricsBefore = await metricsSize();
   console.log(`instance pid ${server.pid}, RSS after warm-up ${rssStart.toFixed(0)} MB; ${attackSeconds} s per attack, ${quietSeconds} s quiet baseline each\n`);
 
@@ -282,8 +356,10 @@ async function main() {
     // Each attack comes from a fresh ordinary key (the deployment's default rate limit, so one
     // attack does not spend the next one's minute); the victim's limit is out of the way.
     const attacker = (await server.createKey({ name: 'attacker', credits: 1_000_000_000 })).key;
-    sampler.start();
+    await sampler.start();
     const threadsBefore = threadTimes(server.pid);
+    const clientBefore = servingThread(process.pid);
+    const clientProcessBefore = processCpuMs();
     const gcBefore = await gcTotals(server);
     const stop = new AbortController();
     // Every call of the phase listens to it; thousands of short calls are expected, not a leak.
@@ -300,20 +376,26 @@ async function main() {
     const h = await healthLoop;
     clearTimeout(phase);
     const split = threadSplit(server.pid, threadsBefore);
+    const clientAfter = servingThread(process.pid);
+    const client = clientBefore && clientAfter ? { cpuMs: clientAfter.cpuMs - clientBefore.cpuMs, waitMs: clientAfter.waitMs - clientBefore.waitMs } : undefined;
+    // The attacker's and the sampler's threads (and Node's own) in this process, over the phase:
+    // the process's time (which keeps that of threads already ended) less the timing thread's.
+    const clientOthersMs = processCpuMs() - clientProcessBefore - (client?.cpuMs ?? 0);
     const gc = gcSplit(gcBefore, await gcTotals(server));
     await new Promise((r) => setTimeout(r, 2000));
-    sampler.stop();
+    const seen = await sampler.stop();
 
+    const heap = await heapParts(server);
     const ratio = underAttack.p99 / quiet.p99;
     healthOk &&= h.p99 <= 100 && h.errors === 0;
     victimOk &&= ratio <= 3;
-    const tools = [...sampler.peaks].map(([t, mb]) => {
+    const tools = [...seen.peaks].map(([t, mb]) => {
       const over = caps[t] !== undefined && mb > caps[t]!;
       toolsOk &&= !over;
       return `${t} ${mb.toFixed(0)} MB${over ? ' (over cap)' : ''}`;
     });
-    const th = sampler.thread;
-    const niced = [...sampler.priorities].filter(([t]) => t !== 'python3').map(([t, p]) => `${t} ${[...p].join(',')}`);
+    const th = seen.thread;
+    const niced = [...seen.priorities].filter(([t]) => t !== 'python3').map(([t, p]) => `${t} ${[...p].join(',')}`);
     rows.push(
       [
         `■ ${a.name}`,
@@ -321,8 +403,9 @@ async function main() {
         `  victim quiet ${fmt(quiet)}; under attack ${fmt(underAttack)}; p99 ratio ${ratio.toFixed(2)}× (target ≤ 3×)`,
         `  /healthz under attack ${fmt(h)} (target p99 ≤ 100 ms)`,
         `  serving thread: ${th ? `${th.cpuMs.toFixed(0)} ms on a core, ${th.waitMs.toFixed(0)} ms runnable waiting for one (${((100 * th.waitMs) / th.phaseMs).toFixed(1)}% of the ${(th.phaseMs / 1000).toFixed(0)} s phase; ${(th.waitMs / Math.max(1, th.slices)).toFixed(2)} ms per wake-up)` : 'unreadable'}; tools' nice/group nice: ${niced.join('; ') || 'none seen'}`,
+        `  this bench's timing thread (victim calls, /healthz): ${client ? `${client.cpuMs.toFixed(0)} ms on a core, ${client.waitMs.toFixed(0)} ms waiting for one` : 'unreadable'}; its other threads (attacker, sampler, Node's) ${clientOthersMs.toFixed(0)} ms at nice +${helperNice} for attacker and sampler`,
         `  ${split}; ${gc} (quiet phase: ${gcQuiet.replace("serving thread's GC: ", '')})`,
-        `  peak RSS: instance ${sampler.instancePeak.toFixed(0)} MB (${rssMb(server.pid)!.toFixed(0)} MB 2 s after)${tools.length ? '; ' + tools.join(', ') : '; no tool process seen'}`,
+        `  peak RSS: instance ${seen.instancePeak.toFixed(0)} MB (${rssMb(server.pid)!.toFixed(0)} MB 2 s after: ${heap})${tools.length ? '; ' + tools.join(', ') : '; no tool process seen'}`,
       ].join('\n'),
     );
     console.log(rows.at(-1) + '\n');
@@ -330,7 +413,7 @@ async function main() {
 
   await new Promise((r) => setTimeout(r, 5000));
   const rssSoon = rssMb(server.pid)!;
-  const partsSoon = memoryParts(server.pid);
+  const partsSoon = `${memoryParts(server.pid)}; ${await heapParts(server)}`;
   // Surge threads (PDF, JavaScript) end after 30 s idle: the RSS the instance settles at is read after that.
   await new Promise((r) => setTimeout(r, 31_000));
   const rssEnd = rssMb(server.pid)!;
@@ -338,9 +421,10 @@ async function main() {
   const rssOk = rssEnd - rssStart <= 100;
   console.log(`instance RSS: ${rssStart.toFixed(0)} MB at start; 5 s after the last attack ${rssSoon.toFixed(0)} MB (+${(rssSoon - rssStart).toFixed(0)}; ${partsSoon})`);
   console.log(`instance RSS 36 s after: ${rssEnd.toFixed(0)} MB (+${(rssEnd - rssStart).toFixed(0)} MB; target ≤ +100) ${rssOk ? 'OK' : 'MISSED'}`);
-  console.log(`  36 s after: ${memoryParts(server.pid)}; at start: ${partsStart}`);
+  console.log(`  36 s after: ${memoryParts(server.pid)}; ${await heapParts(server)}; at start: ${partsStart}`);
   console.log(`/metrics: ${(metricsBefore / 1024).toFixed(0)} KB before, ${(metricsAfter / 1024).toFixed(0)} KB after`);
   console.log(`targets: /healthz p99 ≤ 100 ms ${healthOk ? 'OK' : 'MISSED'}; victim p99 ≤ 3× quiet ${victimOk ? 'OK' : 'MISSED'}; tools under their caps ${toolsOk ? 'OK' : 'MISSED'}; RSS ${rssOk ? 'OK' : 'MISSED'}`);
+  await sampler.close();
   await server.close();
   await model.close();
   await site.close();

@@ -4,7 +4,7 @@
  * merges, metadata) runs in a worker thread (thread-pool.ts, issue 24), never on the thread that
  * serves requests: `PDF_THREADS` (default 2), `PDF_QUEUE_SIZE` (default 32), `PDF_TIMEOUT_MS`
  * (default 60000), `PDF_MEMORY_MB` (heap of one thread, default 512) and `PDF_MAX_DECODED_MB`
- * (bytes one job may decompress, default 100).
+ * (bytes one job may decompress, default 100); the threads run `COMPUTE_NICE` below the serving one.
  */
 import type { EngineOptions } from '../options.js';
 import type { PdfEngine } from './types.js';
@@ -24,6 +24,8 @@ export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Pro
       timeoutMs: intOr(opts.env, 'PDF_TIMEOUT_MS', 60_000, 100),
       memoryMb: intOr(opts.env, 'PDF_MEMORY_MB', 512, 64),
       decodeLimitBytes: intOr(opts.env, 'PDF_MAX_DECODED_MB', 100) * 1_000_000,
+      // Compute work like the compute engine's, at its level below the serving thread.
+      nice: Math.min(19, intOr(opts.env, 'COMPUTE_NICE', 5, 0)),
     },
     opts.log,
   );

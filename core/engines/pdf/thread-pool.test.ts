@@ -24,6 +24,10 @@ class FakeThread extends EventEmitter {
     const job = this.jobs.at(-1)!;
     this.emit('message', { id: job.id, value });
   }
+  refuse(message = 'files[0] is refused'): void {
+    const job = this.jobs.at(-1)!;
+    this.emit('message', { id: job.id, error: { kind: 'input', message } });
+  }
   ref(): void {}
   unref(): void {}
   async terminate(): Promise<number> {
@@ -134,6 +138,40 @@ describe('PDF thread pool', () => {
     assert.equal(threads.length, 2);
     threads[1]!.finish(7);
     assert.equal(await next, 7);
+    await pool.close();
+  });
+
+  it('a thread that refused a file ends once idle (what it decoded goes with it) but serves jobs that keep coming; one that succeeded stays', async () => {
+    const threads: FakeThread[] = [];
+    const pool = new PdfThreadPool({ ...settings, threads: 1, spentIdleMs: 20 }, { warn() {} }, () => {
+      const t = new FakeThread();
+      threads.push(t);
+      return t as unknown as Worker;
+    });
+    const ok = pool.run('pageCount', { pdf: new Uint8Array(1), label: 'a' } as never, { owner: 'a' });
+    await tick();
+    threads[0]!.finish(1);
+    await ok;
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(threads[0]!.terminated, false, 'a thread whose jobs succeeded is kept');
+
+    const bomb = pool.run('merge', { files: [] } as never, { owner: 'a' });
+    const next = pool.run('pageCount', { pdf: new Uint8Array(1), label: 'a' } as never, { owner: 'a' });
+    await tick();
+    threads[0]!.refuse();
+    await assert.rejects(bomb, /refused/);
+    await tick();
+    assert.equal(threads[0]!.jobs.length, 3, 'the next waiting job is served by the same thread');
+    threads[0]!.finish(2);
+    assert.equal(await next, 2);
+    assert.equal(threads[0]!.terminated, false);
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(threads[0]!.terminated, true, 'idle after a refusal: ended');
+    const later = pool.run('pageCount', { pdf: new Uint8Array(1), label: 'b' } as never, { owner: 'b' });
+    await tick();
+    assert.equal(threads.length, 2, 'the next job gets a fresh thread');
+    threads[1]!.finish(3);
+    assert.equal(await later, 3);
     await pool.close();
   });
 });

@@ -20,8 +20,15 @@ export interface PdfThreadSettings {
   timeoutMs: number;
   memoryMb: number;
   decodeLimitBytes: number;
+  /**
+   * Nice levels the threads run below the one that starts them (COMPUTE_NICE): parsing an
+   * attacker's files yields a busy core to the serving thread. 0 or unset: the same level.
+   */
+  nice?: number;
   /** How long an idle surge thread is kept for the next job of a waiting key (default 30 s). */
   surgeIdleMs?: number;
+  /** How long a thread that has refused a file is kept once idle (default 2 s; see `spent`). */
+  spentIdleMs?: number;
 }
 
 /** Who a job is for and when its caller stops waiting. */
@@ -45,6 +52,13 @@ interface Slot {
   surge: boolean;
   /** Ends an idle surge thread (see shrink). */
   idleTimer?: NodeJS.Timeout;
+  /**
+   * It has refused a file. What the refusal decoded (up to `PDF_MAX_DECODED_MB` of a bomb's
+   * streams, in pieces outside the V8 heap) stays garbage the idle thread never collects: two
+   * threads held 150 MB after 20 refused bombs, still 10 s later. So such a thread ends once it
+   * has been idle a moment, and its memory goes with it; while jobs keep coming it serves them.
+   */
+  spent?: boolean;
   ready: boolean;
   job?: Job;
   timer?: NodeJS.Timeout;
@@ -106,17 +120,18 @@ export class PdfThreadPool {
    */
   private shrink(slot: Slot): void {
     clearTimeout(slot.idleTimer);
-    if (!slot.surge || slot.job) return;
+    if ((!slot.surge && !slot.spent) || slot.job) return;
+    const idleMs = slot.spent ? Math.min(this.cfg.spentIdleMs ?? 2000, this.cfg.surgeIdleMs ?? 30_000) : (this.cfg.surgeIdleMs ?? 30_000);
     slot.idleTimer = setTimeout(() => {
       if (!slot.job && this.slots.includes(slot)) this.drop(slot);
-    }, this.cfg.surgeIdleMs ?? 30_000);
+    }, idleMs);
     slot.idleTimer.unref();
   }
 
   private spawn(surge: boolean): Slot {
     // From sources the thread runs a bundle of thread.ts, without a TypeScript loader (worker-bundle.ts).
     const worker = this.makeWorker(new URL(`./thread${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url), {
-      workerData: { decodeLimitBytes: this.cfg.decodeLimitBytes },
+      workerData: { decodeLimitBytes: this.cfg.decodeLimitBytes, nice: this.cfg.nice ?? 0 },
       resourceLimits: { maxOldGenerationSizeMb: this.cfg.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.cfg.memoryMb / 8)) },
     });
     const slot: Slot = { worker, ready: false, surge };
@@ -131,6 +146,7 @@ export class PdfThreadPool {
       const job = slot.job;
       if (!job || job.request.id !== reply.id) return;
       this.release(slot);
+      if (reply.error) slot.spent = true;
       this.shrink(slot);
       if (!reply.error) job.resolve(reply.value);
       else if (reply.error.kind === 'input') job.reject(new InputError(reply.error.message));

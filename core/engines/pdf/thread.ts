@@ -4,6 +4,7 @@
  * class name and message across the boundary; anything else is reported as a failure.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { getPriority, setPriority } from 'node:os';
 import { jobs, type PdfJobs } from './jobs.js';
 import { withDecodeCap, DecodeLimitError } from './decode-cap.js';
 import { overCap } from './load.js';
@@ -25,7 +26,18 @@ export interface PdfThreadReply {
 }
 
 const port = parentPort!;
-const { decodeLimitBytes } = workerData as { decodeLimitBytes: number };
+const { decodeLimitBytes, nice } = workerData as { decodeLimitBytes: number; nice?: number };
+
+// Linux keeps a nice value per thread, and this one starts at the level of the thread that
+// started it (the serving thread): parsing and merging a user's files, a flood of PDF bombs
+// included, goes below it so the serving thread gets a busy core first.
+if (nice) {
+  try {
+    setPriority(0, Math.min(19, getPriority(0) + nice));
+  } catch {
+    // No per-thread priority here: the thread runs at its starter's level.
+  }
+}
 
 port.on('message', async (msg: PdfThreadRequest) => {
   let reply: PdfThreadReply;
