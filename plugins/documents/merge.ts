@@ -66,7 +66,7 @@ export async function mergePdfs(
     const run = { signal: ctx.signal, owner: ctx.caller };
     const merged = await ctx.engines.pdf.merge(files, { keepStructure: pdfua && !part, ...run });
     let pdf = merged.pdf;
-    if (part) pdf = await ctx.engines.pdf.toPdfA(pdf, part);
+    if (part) pdf = await ctx.engines.pdf.toPdfA(pdf, part, run);
     // PDF/UA needs a title: the caller's, else the first input's (finalize falls back to a generic one).
     const metadata = pdfua && !input.metadata?.Title && merged.title ? { ...input.metadata, Title: merged.title } : input.metadata;
     if (metadata || part || pdfua) pdf = await ctx.engines.pdf.finalize(pdf, { metadata, pdfa: part, pdfua, lang: merged.lang, ...run });

@@ -32,7 +32,7 @@ export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Pro
   return {
     pageCount: (pdf, label = 'file', run) => threads.run('pageCount', { pdf, label }, run),
     merge: (files, o = {}) => threads.run('merge', { files, labels: o.labels, keepStructure: o.keepStructure }, o),
-    toPdfA: (pdf, part) => toPdfA(pdf, part, icc, gs),
+    toPdfA: (pdf, part, run) => toPdfA(pdf, part, icc, gs, run),
     finalize: (pdf, { signal, owner, ...o }) => threads.run('finalize', { pdf, opts: o }, { signal, owner }),
     inspect,
     check,

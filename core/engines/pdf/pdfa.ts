@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OperationFailedError } from '../../errors.js';
-import type { PdfAPart } from './types.js';
+import type { PdfAPart, PdfRunOptions } from './types.js';
 import { runTool, withScratch } from './tools.js';
 
 /** Finds an sRGB ICC profile: `PDF_ICC_PROFILE`, else the one ghostscript ships. */
@@ -39,7 +39,7 @@ function prologue(icc: string): string {
 }
 
 /** Rewrites `pdf` as PDF/A-<part>b. */
-export async function toPdfA(pdf: Uint8Array, part: PdfAPart, icc: string | undefined, gs = 'gs'): Promise<Uint8Array> {
+export async function toPdfA(pdf: Uint8Array, part: PdfAPart, icc: string | undefined, gs = 'gs', run: PdfRunOptions = {}): Promise<Uint8Array> {
   if (!icc) throw new OperationFailedError('Failed to produce PDF/A: no sRGB ICC profile is installed.');
   return withScratch(undefined, async (dir) => {
     const input = join(dir, 'in.pdf');
@@ -54,7 +54,7 @@ export async function toPdfA(pdf: Uint8Array, part: PdfAPart, icc: string | unde
       '-dEmbedAllFonts=true', '-dSubsetFonts=true', '-dAutoRotatePages=/None',
       ...(part === 1 ? ['-dCompatibilityLevel=1.4'] : ['-dCompatibilityLevel=1.7']),
       `-sOutputFile=${output}`, def, input,
-    ], 120_000, [icc]);
+    ], 120_000, [icc], run);
     const out = await readFile(output).catch(() => undefined);
     if (r.code !== 0 || !out || out.byteLength === 0) {
       throw new OperationFailedError('Failed to produce PDF/A: ghostscript could not convert the document.', { cause: new Error(r.stderr.slice(-2000)) });

@@ -76,7 +76,7 @@ export interface PdfEngine {
    */
   merge(files: Uint8Array[], opts?: { labels?: string[]; keepStructure?: boolean } & PdfRunOptions): Promise<MergeResult>;
   /** Rewrites a PDF as PDF/A-<part>b with ghostscript (fonts embedded, sRGB output intent). */
-  toPdfA(pdf: Uint8Array, part: PdfAPart): Promise<Uint8Array>;
+  toPdfA(pdf: Uint8Array, part: PdfAPart, run?: PdfRunOptions): Promise<Uint8Array>;
   /**
    * Writes Unicode document information and a matching XMP packet (with the PDF/A and PDF/UA
    * identification when asked). Runs last, because ghostscript drops non-ASCII metadata. With
