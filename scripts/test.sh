@@ -39,8 +39,10 @@ for f in "${found[@]}"; do [ -n "${listed[$f]:-}" ] || files+=("$f"); done
 # Two reports: the runner's usual one on stdout (spec on a terminal, TAP otherwise, as `node --test`
 # does), and per-file wall-clock seconds, slowest first, in scratch/test-durations.txt (gitignored)
 # so the next run can see which files grow.
+# Three files at a time by default on a 2-core machine: at two, a full run left about a third of the
+# cores idle while files waited on their servers, LibreOffice or Chromium (TEST_CONCURRENCY sets it).
 set +e
-node --no-node-snapshot --import tsx --test-timeout=900000 scripts/run-tests.mjs "${TEST_CONCURRENCY:-2}" \
+node --no-node-snapshot --import tsx --test-timeout=900000 scripts/run-tests.mjs "${TEST_CONCURRENCY:-3}" \
   scratch/test-durations.txt "${files[@]}"
 tests=$?
 wait "$typecheck"
