@@ -1,5 +1,5 @@
 /**
- * A second reporter for `npm test` (scripts/test.sh): one line per test file, its wall-clock
+ * A second reporter for `npm test` (scripts/run-tests.mjs): one line per test file, its wall-clock
  * seconds and its path, slowest first, so the next session sees which files grow. Node 20 reports
  * a file's own run as a `test:complete` event named after the file (its duration covers the
  * file's process from start to exit); tests inside the file carry the file too, so they are told

@@ -23,10 +23,11 @@ typecheck=$!
 trap 'pkill -P "$typecheck" 2>/dev/null; kill "$typecheck" 2>/dev/null; true' EXIT
 mapfile -t found < <(find core plugins server test -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 if [ ${#found[@]} -eq 0 ]; then echo "no test files found" >&2; exit 1; fi
-# Longest first (LPT): the runner starts files in the order given, so a multi-minute file started
-# last would run alone on one core at the end. scripts/slow-tests.txt names the known slow files,
-# slowest first (from scratch/test-durations.txt of a full run; refresh it when the order drifts);
-# the rest follow alphabetically. A listed file that no longer exists is skipped.
+# Longest first (LPT): files start in the order given, so a multi-minute file started last would
+# not run alone on one core at the end. scripts/slow-tests.txt names the known slow files, slowest
+# first (from scratch/test-durations.txt of a full run; refresh it when the order drifts); the rest
+# follow alphabetically. A listed file that no longer exists is skipped. scripts/run-tests.mjs
+# keeps that order (`node --test` itself would sort the files).
 files=()
 declare -A listed=()
 while read -r f; do
@@ -35,16 +36,14 @@ while read -r f; do
   listed[$f]=1
 done < scripts/slow-tests.txt
 for f in "${found[@]}"; do [ -n "${listed[$f]:-}" ] || files+=("$f"); done
-# Two reporters: the runner's usual one on stdout (spec on a terminal, TAP otherwise, as without
-# flags), and per-file wall-clock seconds, slowest first, in scratch/test-durations.txt (gitignored)
+# Two reports: the runner's usual one on stdout (spec on a terminal, TAP otherwise, as `node --test`
+# does), and per-file wall-clock seconds, slowest first, in scratch/test-durations.txt (gitignored)
 # so the next run can see which files grow.
-stdout_reporter=tap
-if [ -t 1 ]; then stdout_reporter=spec; fi
+# Three files at a time by default on a 2-core machine: at two, a full run left about a third of the
+# cores idle while files waited on their servers, LibreOffice or Chromium (TEST_CONCURRENCY sets it).
 set +e
-node --no-node-snapshot --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=900000 \
-  --test-reporter="$stdout_reporter" --test-reporter-destination=stdout \
-  --test-reporter=./scripts/durations-reporter.mjs --test-reporter-destination=scratch/test-durations.txt \
-  "${files[@]}"
+node --no-node-snapshot --import tsx --test-timeout=900000 scripts/run-tests.mjs "${TEST_CONCURRENCY:-3}" \
+  scratch/test-durations.txt "${files[@]}"
 tests=$?
 wait "$typecheck"
 typechecked=$?
