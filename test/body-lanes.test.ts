@@ -8,29 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.js';
 import { decodedFields } from '../core/plugin/predecoded.js';
-
-/** A one-page PDF titled `title` whose content stream is padded to about `bytes`. */
-function paddedPdf(title: string, bytes: number): Buffer {
-  const text = `BT /F1 12 Tf 20 50 Td (${title}) Tj ET\n% ${'x'.repeat(bytes)}\n`;
-  const objs = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${text.length} >>\nstream\n${text}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    `<< /Title (${title}) /Author (Lane test) >>`,
-  ];
-  let pdf = '%PDF-1.7\n';
-  const offsets: number[] = [];
-  objs.forEach((o, i) => {
-    offsets.push(Buffer.byteLength(pdf));
-    pdf += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(pdf);
-  pdf += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  pdf += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(pdf, 'latin1');
-}
+import { paddedPdf } from './helpers/padded-pdf.js';
 
 /** The JSON-RPC answer of one raw MCP request (the transport answers as an event stream). */
 async function mcp(s: TestServer, key: string, message: unknown): Promise<{ status: number; messages: any[] }> {

@@ -9,10 +9,9 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { descendsFrom } from '../core/engines/processes.js';
+import { toolPids } from './helpers/tool-pids.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { postgresBackend } from './helpers/storage.js';
@@ -58,25 +57,10 @@ const scrapeV2 = (k: string, url: string) => s.call('POST', '/api/v2/run', { key
 const scrapeV1 = (k: string, url: string) => s.call('POST', '/api/v1/scrape', { key: k, body: { url, renderJs: false } });
 const extract = (k: string, files: Buffer[]) => s.call('POST', '/api/v1/extract-document', { key: k, body: { inputMethod: 'base64', files: files.map(b64), prompt: 'What is on the pages?' } });
 
-/** OCR tool processes (page rendering and Tesseract) this process has started. */
-function ocrTools(): number[] {
-  const found: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const comm = readFileSync(`/proc/${p}/comm`, 'utf8').trim();
-      if ((comm === 'pdftoppm' || comm === 'tesseract') && descendsFrom(Number(p), process.pid)) found.push(Number(p));
-    } catch {
-      // ended while it was read
-    }
-  }
-  return found;
-}
-
 /** Runs `work` while watching for OCR tools; answers its result and every tool pid seen meanwhile. */
 async function watchingTools<T>(work: () => Promise<T>): Promise<{ result: T; tools: Set<number> }> {
   const tools = new Set<number>();
-  const scan = () => ocrTools().forEach((p) => tools.add(p));
+  const scan = () => toolPids(['pdftoppm', 'tesseract']).forEach((p) => tools.add(p));
   const timer = setInterval(scan, 5);
   try {
     const result = await work();
@@ -153,11 +137,11 @@ test('a hang-up mid-OCR stops the tools and is free; the hold covered the pages 
     body: JSON.stringify({ url: `${originUrl}/scan-${pages}.pdf`, renderJs: false }),
     signal: hangUp.signal,
   }).catch((err: unknown) => err);
-  await until(() => ocrTools().length > 0, 'the first OCR tool');
+  await until(() => toolPids(['pdftoppm', 'tesseract']).length > 0, 'the first OCR tool');
   assert.deepEqual(await account(key), { credits: 1000 - (10 + 5 * pages), reserved: 10 + 5 * pages });
   hangUp.abort();
   assert.equal(((await call) as Error).name, 'AbortError');
-  await until(async () => ocrTools().length === 0 && (await account(key)).reserved === 0, 'the tools to stop and the hold to be released');
+  await until(async () => toolPids(['pdftoppm', 'tesseract']).length === 0 && (await account(key)).reserved === 0, 'the tools to stop and the hold to be released');
   assert.equal((await account(key)).credits, 1000);
 });
 

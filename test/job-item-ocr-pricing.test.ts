@@ -9,10 +9,9 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { descendsFrom } from '../core/engines/processes.js';
+import { toolPids } from './helpers/tool-pids.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { BACKENDS, type Backend } from './helpers/storage.js';
@@ -36,21 +35,6 @@ before(async () => {
   originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
 });
 after(() => origin?.close());
-
-/** OCR tool processes (page rendering and Tesseract) this process has started. */
-function ocrTools(): number[] {
-  const found: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const comm = readFileSync(`/proc/${p}/comm`, 'utf8').trim();
-      if ((comm === 'pdftoppm' || comm === 'tesseract') && descendsFrom(Number(p), process.pid)) found.push(Number(p));
-    } catch {
-      // ended while it was read
-    }
-  }
-  return found;
-}
 
 async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
@@ -100,7 +84,7 @@ for (const { name, make } of BACKENDS) {
       // 24 credits: the item's 10 would fit, its three OCR pages (15 more) with it would not.
       const { key } = await s.createKey({ credits: 24 });
       const tools = new Set<number>();
-      const timer = setInterval(() => ocrTools().forEach((p) => tools.add(p)), 5);
+      const timer = setInterval(() => toolPids(['pdftoppm', 'tesseract']).forEach((p) => tools.add(p)), 5);
       try {
         const r = await submit(key, [`${originUrl}/scan-3.pdf?store=${encodeURIComponent(name)}`]);
         assert.equal(r.status, 202, r.text);
@@ -122,11 +106,11 @@ for (const { name, make } of BACKENDS) {
       const pages = 40;
       const r = await submit(key, [`${originUrl}/scan-${pages}.pdf`]);
       assert.equal(r.status, 202, r.text);
-      await until(() => ocrTools().length > 0, 'the first OCR tool');
+      await until(() => toolPids(['pdftoppm', 'tesseract']).length > 0, 'the first OCR tool');
       // The item's hold covers its own 10 and its OCR pages while they are read.
       assert.equal((await account(key)).reserved, 10 + 5 * pages);
       assert.equal((await s.call('DELETE', `/api/v2/jobs/${r.json.data.id}`, { key })).status, 200);
-      await until(async () => ocrTools().length === 0 && (await account(key)).reserved === 0, 'the tools to stop and the hold to be released');
+      await until(async () => toolPids(['pdftoppm', 'tesseract']).length === 0 && (await account(key)).reserved === 0, 'the tools to stop and the hold to be released');
       const job = await waitJob(s, key, r.json.data.id);
       assert.equal(job.status, 'cancelled');
       assert.equal(job.creditsCharged, 0);

@@ -7,11 +7,9 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readlinkSync } from 'node:fs';
-import { basename } from 'node:path';
 import { startServer, type TestServer } from './helpers/server.js';
 import { canCatchTools, toolCatcher, type ToolCatcher } from './helpers/tool-catcher.js';
-import { descendsFrom } from '../core/engines/processes.js';
+import { toolPids } from './helpers/tool-pids.js';
 import { examplePdfBase64 } from '../core/catalogue.js';
 
 const HOLD_MS = 60_000;
@@ -34,20 +32,6 @@ after(async () => {
   else process.env.TOOLS_BWRAP_BIN = saved;
 });
 
-/** Pids of ghostscript processes started under this test process. */
-function ghostscripts(): number[] {
-  const out: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      if (basename(readlinkSync(`/proc/${p}/exe`)).startsWith('gs') && descendsFrom(Number(p), process.pid)) out.push(Number(p));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return out;
-}
-
 async function until<T>(fn: () => T | undefined | false, ms: number): Promise<T | undefined> {
   const end = Date.now() + ms;
   for (;;) {
@@ -69,12 +53,12 @@ test('a hang-up during a PDF/A merge kills its ghostscript and costs nothing', {
       body: JSON.stringify(body),
       signal: hangUp.signal,
     }).catch(() => undefined);
-    const running = await until(() => ghostscripts()[0], 60_000);
+    const running = await until(() => toolPids(['gs'])[0], 60_000);
     assert.ok(running, 'ghostscript started');
     hangUp.abort();
     await call;
     // Held for a minute at its start: gone within 20 s only if the service killed it.
-    assert.ok(await until(() => !ghostscripts().includes(running), 20_000), 'ghostscript is killed after the hang-up');
+    assert.ok(await until(() => !toolPids(['gs']).includes(running), 20_000), 'ghostscript is killed after the hang-up');
   });
   const balance = async () => {
     const { credits, reserved } = (await s.call('GET', '/api/v2/balance', { key })).json.data as { credits: number; reserved: number };

@@ -7,6 +7,13 @@
 /** Units a handler reports through its usage recorder, e.g. `{ reviews: 23 }` or `{ output_bytes: 1234 }`. */
 export type Units = Record<string, number>;
 
+/** `a` and `b` added unit by unit. */
+export function addUnits(a: Units, b: Units): Units {
+  const sum: Units = { ...a };
+  for (const [unit, n] of Object.entries(b)) sum[unit] = (sum[unit] ?? 0) + n;
+  return sum;
+}
+
 /** A cost rule: serialisable description plus the two functions the executor calls. */
 export interface CostRule<I = any> {
   /** Machine-readable description shown by `/api/v2/details` and the README. */

@@ -5,7 +5,7 @@
  */
 import type { Ledger } from '../credits/ledger.js';
 import type { CostRule, Units } from '../credits/cost.js';
-import { isCreditAmount } from '../credits/cost.js';
+import { addUnits, isCreditAmount } from '../credits/cost.js';
 import { InternalError } from '../errors.js';
 import type { Admission, ExecuteRequest } from './request.js';
 
@@ -25,13 +25,6 @@ export interface HoldScope {
   owe(credits: number, units: Units): void;
   /** The units of the served inner calls charged so far (e.g. doc_text's `ocr_pages`). */
   readonly innerUnits: Units;
-}
-
-/** `a` and `b` added unit by unit. */
-export function addUnits(a: Units, b: Units): Units {
-  const sum: Units = { ...a };
-  for (const [unit, n] of Object.entries(b)) sum[unit] = (sum[unit] ?? 0) + n;
-  return sum;
 }
 
 /** What a hold needs to know of its call: whose credits, under which request id, for which input. */

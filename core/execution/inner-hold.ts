@@ -9,9 +9,9 @@
  * between is served too: a failed inner call, or one whose caller failed, is never charged.
  */
 import type { CostRule, Units } from '../credits/cost.js';
-import { isCreditAmount } from '../credits/cost.js';
+import { addUnits, isCreditAmount } from '../credits/cost.js';
 import { InternalError } from '../errors.js';
-import { addUnits, type Hold, type HoldScope } from './hold.js';
+import type { Hold, HoldScope } from './hold.js';
 
 export class InnerHold implements HoldScope {
   readonly root: Hold;

@@ -4,9 +4,8 @@
  * then runs the call's one output check (made when the registry was built).
  */
 import type { SsrfGuard } from '../engines/http/guard.js';
-import type { Units } from '../credits/cost.js';
+import { addUnits, type Units } from '../credits/cost.js';
 import type { RunContext, UsageRecorder } from '../plugin/types.js';
-import { addUnits } from './hold.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { deadline } from '../util/deadline.js';
 import { InternalError, ServiceError, UpstreamError } from '../errors.js';

@@ -5,8 +5,7 @@
  * provider try.
  */
 import type { Ledger } from '../credits/ledger.js';
-import { isCreditAmount, type Units } from '../credits/cost.js';
-import { addUnits } from './hold.js';
+import { addUnits, isCreditAmount, type Units } from '../credits/cost.js';
 import type { Admission, ExecuteRequest, ExecuteResult, RunOutcome } from './request.js';
 
 /**
