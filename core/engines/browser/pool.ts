@@ -384,10 +384,11 @@ export class BrowserPool {
     });
     // A process of this browser killed at its memory cap (a renderer, usually): that browser is
     // killed and replaced, so its jobs fail at once (502, free) instead of waiting out their page
-    // timeout on a renderer that is gone. The group's OOM count is read a few times a second.
+    // timeout on a renderer that is gone. The group's OOM count is read a few times a second while
+    // a job runs in this browser (an idle one reads nothing; a kill meanwhile is seen once a job starts).
     const memoryWatch = jail.capped
       ? setInterval(() => {
-          if (inst.retired || !jail.overMemory()) return;
+          if (inst.retired || inst.active === 0 || !jail.overMemory()) return;
           clearInterval(memoryWatch);
           this.log.warn({ profile, memoryMb: this.settings.jail.memoryBytes / 1024 / 1024 }, 'chromium passed BROWSER_MEMORY_MB; a new one starts on the next job');
           this.counters.crashes++;
