@@ -35,7 +35,7 @@ export const TOKENS = {
   Executor: Symbol('Executor') as InjectionToken<Executor>,
   Engines: Symbol('Engines') as InjectionToken<EngineSet>,
   ServiceConfig: Symbol('ServiceConfig') as InjectionToken<ServiceConfig>,
-  /** Bytes received and held at once: request bodies and URL downloads (BODY_BYTES_IN_FLIGHT_MAX). */
+  /** Bytes received and held at once: request bodies and every fetched body, downloads to files included (BODY_BYTES_IN_FLIGHT_MAX). */
   BytesInFlight: Symbol('BytesInFlight') as InjectionToken<ByteBudget>,
   /** Jobs: submit, read, cancel, workers (issue 25). */
   Jobs: Symbol('Jobs') as InjectionToken<JobService>,
