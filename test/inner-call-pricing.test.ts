@@ -17,6 +17,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { postgresBackend } from './helpers/storage.js';
 import { textPdf } from './fixtures/extract/make.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
+import { until } from './helpers/until.js';
 
 let s: TestServer;
 let fake: ModelFake;
@@ -68,16 +69,6 @@ async function watchingTools<T>(work: () => Promise<T>): Promise<{ result: T; to
     return { result, tools };
   } finally {
     clearInterval(timer);
-  }
-}
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
   }
 }
 

@@ -17,6 +17,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { BACKENDS, type Backend } from './helpers/storage.js';
 import { waitJob } from './helpers/jobs.js';
 import { textPdf } from './fixtures/extract/make.js';
+import { until } from './helpers/until.js';
 
 /** A PDF of `n` small blank pages: no text layer, so every page goes to OCR. */
 const blank = (n: number) => Buffer.from(textPdf(Array.from({ length: n }, () => '')).toString('latin1').replaceAll('/MediaBox [0 0 612 300]', '/MediaBox [0 0 144 72]'), 'latin1');
@@ -35,16 +36,6 @@ before(async () => {
   originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
 });
 after(() => origin?.close());
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 for (const { name, make } of BACKENDS) {
   describe(`OCR inside job items and batches on ${name}`, () => {
