@@ -5,7 +5,8 @@
  */
 import type { Ledger } from '../credits/ledger.js';
 import type { CostRule, Units } from '../credits/cost.js';
-import { addUnits, isCreditAmount } from '../credits/cost.js';
+import { isCreditAmount } from '../credits/cost.js';
+import { InnerDebt } from './inner-debt.js';
 import { InternalError } from '../errors.js';
 import type { Admission, ExecuteRequest } from './request.js';
 
@@ -43,9 +44,7 @@ export class Hold implements HoldScope {
   /** Credits held for inner calls' measured work. */
   private forInner = 0;
   /** What the inner calls that were served owe: charged with the call's own price. */
-  private owed = 0;
-  /** The units those inner calls were charged for. */
-  private owedUnits: Units = {};
+  private readonly debt = new InnerDebt();
 
   constructor(
     private readonly ledger: Ledger,
@@ -72,11 +71,11 @@ export class Hold implements HoldScope {
 
   /** What the served inner calls' measured work came to, charged on top of the call's own price. */
   get innerCharge(): number {
-    return this.owed;
+    return this.debt.credits;
   }
 
   get innerUnits(): Units {
-    return { ...this.owedUnits };
+    return this.debt.units;
   }
 
   /** Grows the hold to the price of `wanted` (capped at the rule's maximum); never shrinks it. */
@@ -100,8 +99,7 @@ export class Hold implements HoldScope {
   owe(credits: number, units: Units): void {
     // An inner call that ends after its caller settled is charged nothing (its caller's answer is gone).
     if (this.closed) return;
-    this.owed += credits;
-    this.owedUnits = addUnits(this.owedUnits, units);
+    this.debt.add(credits, units);
   }
 
   /**

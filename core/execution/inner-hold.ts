@@ -12,15 +12,14 @@ import type { CostRule, Units } from '../credits/cost.js';
 import { addUnits, isCreditAmount } from '../credits/cost.js';
 import { InternalError } from '../errors.js';
 import type { Hold, HoldScope } from './hold.js';
+import { InnerDebt } from './inner-debt.js';
 
 export class InnerHold implements HoldScope {
   readonly root: Hold;
   /** Credits this inner call has had the hold grown by. */
   private held = 0;
   /** What its own served inner calls owe, passed on when it is served. */
-  private owed = 0;
-  /** The units those were charged for. */
-  private owedUnits: Units = {};
+  private readonly debt = new InnerDebt();
 
   constructor(
     private readonly parent: HoldScope,
@@ -42,12 +41,11 @@ export class InnerHold implements HoldScope {
   }
 
   get innerUnits(): Units {
-    return { ...this.owedUnits };
+    return this.debt.units;
   }
 
   owe(credits: number, units: Units): void {
-    this.owed += credits;
-    this.owedUnits = addUnits(this.owedUnits, units);
+    this.debt.add(credits, units);
   }
 
   /**
@@ -59,7 +57,7 @@ export class InnerHold implements HoldScope {
     const priced = this.measured(units);
     // A rule that yields no usable amount is a plugin bug; the work was done, so what it held stands.
     const own = isCreditAmount(priced) ? Math.min(priced, this.held) : this.held;
-    this.parent.owe(own + this.owed, own > 0 ? addUnits(units, this.owedUnits) : this.owedUnits);
+    this.parent.owe(own + this.debt.credits, own > 0 ? addUnits(units, this.debt.units) : this.debt.units);
   }
 
   /** What this capability's rule adds for `units` over its price for none, capped at its maximum. */
