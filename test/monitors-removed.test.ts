@@ -15,19 +15,10 @@ import { Webhook } from 'standardwebhooks';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { postgresBackend, type Backend } from './helpers/storage.js';
+import { until } from './helpers/until.js';
 
 const INTERVAL = 1000;
 const ENV = { ALLOW_PRIVATE_NETWORK: 'true', MONITOR_MIN_INTERVAL_MS: String(INTERVAL), MONITOR_POLL_MS: '150' };
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL)', () => {
   let b: Backend;
@@ -77,20 +68,20 @@ describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL
     assert.equal(created.status, 201, created.text);
     const id = created.json.data.id as string;
     const get = async () => (await s.call('GET', `/api/v2/monitors/${id}`, { key })).json.data;
-    const first = await until('the baseline run', async () => {
+    const first = await until(async () => {
       const d = await get();
       return d.runs >= 1 ? d : undefined;
-    });
+    }, 'the baseline run', 30_000);
     assert.equal(first.lastRun.changeStatus, 'new');
     gone.add('/removed');
-    const removed = await until('a run that finds the page removed', async () => {
+    const removed = await until(async () => {
       const d = await get();
       return d.changes >= 1 ? d : undefined;
-    });
+    }, 'a run that finds the page removed', 30_000);
     assert.equal(removed.lastRun.changeStatus, 'removed');
 
     const mine = () => got.filter((g) => JSON.parse(g.body).metadata?.case === 'removed');
-    await until('the webhook', async () => (mine().length >= 1 ? true : undefined));
+    await until(async () => (mine().length >= 1 ? true : undefined), 'the webhook', 30_000);
     const secret = (await s.call('GET', '/api/v2/webhook-secret', { key })).json.data.secret as string;
     const event = new Webhook(secret).verify(mine()[0]!.body, mine()[0]!.headers) as any;
     assert.equal(event.type, 'monitor.changed');
@@ -102,7 +93,7 @@ describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL
 
     // Still gone on the next runs: nothing more to tell.
     const runs = removed.runs as number;
-    await until('two more runs', async () => ((await get()).runs >= runs + 2 ? true : undefined));
+    await until(async () => ((await get()).runs >= runs + 2 ? true : undefined), 'two more runs', 30_000);
     assert.equal((await get()).changes, 1);
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(mine().length, 1, 'one webhook for the removal');
@@ -114,7 +105,7 @@ describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL
     const created = await s.call('POST', '/api/v2/monitors', { key, body: { url: `${origin}/owned`, interval: INTERVAL, options: { renderJs: false } } });
     assert.equal(created.status, 201, created.text);
     const id = created.json.data.id as string;
-    await until('a first run', async () => ((await s.call('GET', `/api/v2/monitors/${id}`, { key })).json.data.runs >= 1 ? true : undefined));
+    await until(async () => ((await s.call('GET', `/api/v2/monitors/${id}`, { key })).json.data.runs >= 1 ? true : undefined), 'a first run', 30_000);
     const off = await s.admin('PATCH', `/keys/${keyId}`, { active: false });
     assert.equal(off.status, 200, off.text);
 
@@ -123,16 +114,16 @@ describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL
     try {
       const row = async () => (await db.query('SELECT runs, last_run, status FROM monitors WHERE id = $1', [id])).rows[0] as { runs: string; last_run: string; status: string } | undefined;
       // A run that had begun before the switch may still end; after it, every run is refused.
-      const refused = await until('a run refused for the key', async () => {
+      const refused = await until(async () => {
         const r = await row();
         return r && JSON.parse(r.last_run).error ? r : undefined;
-      });
+      }, 'a run refused for the key', 30_000);
       assert.equal(JSON.parse(refused.last_run).error.code, 'UNAUTHORIZED');
       const fetched = hits.get('/owned');
       const credits = async () => (await s.admin('GET', `/keys/${keyId}`)).json.credits as number;
       const balance = await credits();
       // The refused run paused the monitor: it runs no more until resumed.
-      await until('the monitor paused', async () => ((await row())!.status === 'paused' ? true : undefined));
+      await until(async () => ((await row())!.status === 'paused' ? true : undefined), 'the monitor paused', 30_000);
       await new Promise((r) => setTimeout(r, 3 * INTERVAL));
       assert.equal(Number((await row())!.runs), Number(refused.runs), 'no run after the refusal');
       assert.equal(hits.get('/owned'), fetched, 'the page is not fetched for a deactivated key');
