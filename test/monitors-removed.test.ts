@@ -1,7 +1,7 @@
 /**
  * Change monitors (issue 27) past the first tests: a watched page that starts answering 404 is
  * delivered once as a signed `monitor.changed` webhook with `changeStatus: removed` (and not again
- * while it stays gone); a key that is deactivated has its monitors paused at their next run (nothing
+ * while it stays gone), and its return once with `changeStatus: new`; a key that is deactivated has its monitors paused at their next run (nothing
  * fetched or paid, no run after it); and a
  * key's row deleted from the store takes its monitors with it (keys are deactivated, never
  * deleted, by the admin API and CLI: the cascade is what "deleted with the key" has to go on).
@@ -62,7 +62,7 @@ describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL
     await b?.dispose();
   });
 
-  it('a page that starts answering 404 fires one signed monitor.changed with changeStatus removed', async () => {
+  it('a page that starts answering 404 fires one signed monitor.changed with changeStatus removed, and its return one with new', async () => {
     const { key } = await s.createKey({ credits: 1000 });
     const created = await s.call('POST', '/api/v2/monitors', { key, body: { url: `${origin}/removed`, interval: INTERVAL, options: { renderJs: false }, webhook: { url: hookUrl, metadata: { case: 'removed' } } } });
     assert.equal(created.status, 201, created.text);
@@ -97,6 +97,24 @@ describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL
     assert.equal((await get()).changes, 1);
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(mine().length, 1, 'one webhook for the removal');
+
+    // The page comes back: that is news too (change tracking calls it `new`, its snapshot having
+    // gone with the removal), told once; then it stays the same and nothing more is sent.
+    gone.delete('/removed');
+    const back = await until(async () => {
+      const d = await get();
+      return d.changes >= 2 ? d : undefined;
+    }, 'a run that finds the page back', 30_000);
+    assert.equal(back.lastRun.changeStatus, 'new');
+    await until(async () => (mine().length >= 2 ? true : undefined), 'the second webhook', 30_000);
+    const returned = new Webhook(secret).verify(mine()[1]!.body, mine()[1]!.headers) as any;
+    assert.equal(returned.data.changeTracking.changeStatus, 'new');
+    assert.equal(returned.data.url, `${origin}/removed`);
+    await until(async () => ((await get()).runs >= (back.runs as number) + 2 ? true : undefined), 'two runs on the page back', 30_000);
+    const settled = await get();
+    assert.equal(settled.lastRun.changeStatus, 'same');
+    assert.equal(settled.changes, 2);
+    assert.equal(mine().length, 2, 'one webhook for the return, none for the same page');
     await s.call('DELETE', `/api/v2/monitors/${id}`, { key });
   });
 

@@ -1,6 +1,6 @@
 /**
  * Issue 27 cases the first tests left open, through the real server on loopback pages: both
- * screenshot formats in one call (either order) and the full-page one alone, an office document
+ * screenshot formats in one call (either order, the same fields) and the full-page one alone, an office document
  * behind a URL, a BOM that outranks the charset its header and meta claim, the call's timeout
  * bounding a long `wait` action, `scroll` up and inside an element, and the cache key's parts
  * (headers without cookies, actions, the first format) and `storeInCache` without `maxAge`.
@@ -91,6 +91,7 @@ describe('scrape_page: the holes of issue 27', () => {
     assert.equal(res.status, 200, res.text);
     const d = res.json.data;
     assert.equal(d.screenshot, d.content);
+    assert.equal(d.screenshotFullPage, d.content);
     const shot = await png(d.screenshot);
     assert.equal(shot.width, 1280);
     assert.ok(shot.height >= 3000, `full page height ${shot.height}`);
@@ -106,12 +107,13 @@ describe('scrape_page: the holes of issue 27', () => {
       assert.equal(res.status, 200, res.text);
       const d = res.json.data;
       assert.match(d.markdown, /Long page/);
-      assert.notEqual(d.content, d.screenshot, 'two links');
+      assert.notEqual(d.screenshotFullPage, d.screenshot, 'two links');
       assert.equal(d.actions, undefined, 'the viewport capture is no action of the caller');
-      // `content` holds the first format; `screenshot` the other one.
-      const first = await png(d.content);
-      const second = await png(d.screenshot);
-      const [viewport, full] = order[0] === 'screenshot' ? [first, second] : [second, first];
+      // Whatever the order: `screenshot` is the viewport, `screenshotFullPage` the whole page;
+      // `content` holds the first format's.
+      assert.equal(d.content, order[0] === 'screenshot' ? d.screenshot : d.screenshotFullPage);
+      const viewport = await png(d.screenshot);
+      const full = await png(d.screenshotFullPage);
       assert.deepEqual([viewport.width, viewport.height], [1280, 800]);
       assert.equal(full.width, 1280);
       assert.ok(full.height >= 3000, `full page height ${full.height}`);

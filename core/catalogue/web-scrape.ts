@@ -203,7 +203,8 @@ export const scrapeOutputFields = {
   html: Type.Optional(Type.String({ description: 'formats html: the cleaned HTML (scripts and styles removed).' })),
   rawHtml: Type.Optional(Type.String({ description: 'formats rawHtml: the document as served (or as rendered, with renderJs).' })),
   links: Type.Optional(Type.Array(Type.String(), { description: 'formats links: every absolute http(s) link on the page.' })),
-  screenshot: Type.Optional(Type.String({ description: 'formats screenshot or screenshot@fullPage: temporary URL of the PNG (24 h).' })),
+  screenshot: Type.Optional(Type.String({ description: 'formats screenshot or screenshot@fullPage: temporary URL of the PNG (24 h); with both, the viewport capture.' })),
+  screenshotFullPage: Type.Optional(Type.String({ description: 'formats screenshot@fullPage: temporary URL of the full-page PNG (24 h), also when screenshot is asked for too.' })),
   actions: Type.Optional(Type.Array(ActionOutcome, { description: 'The outcome of each action, in order.' })),
   changeTracking: Type.Optional(ChangeTracking),
 };

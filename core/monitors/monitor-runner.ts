@@ -1,7 +1,8 @@
 /**
  * One monitor run: a change-tracking scrape of the monitor's page with its key, through the
  * executor like any call (policy, credits, the key's snapshot history), charged as one scrape.
- * A change or removal goes to the webhook dispatcher as `monitor.changed` with the diff.
+ * A change, a removal or a removed page's return goes to the webhook dispatcher as
+ * `monitor.changed` with the diff.
  */
 import { AuthError, toServiceError } from '../errors.js';
 import type { Executor } from '../execution/executor.js';
@@ -23,6 +24,19 @@ export function runInput(m: Pick<Monitor, 'id' | 'url' | 'options'>): Record<str
   const formats = Array.isArray(m.options.formats) ? (m.options.formats as string[]) : [typeof m.options.format === 'string' ? (m.options.format as string) : 'markdown'];
   const { format: _format, ...rest } = m.options;
   return { ...rest, url: m.url, formats: [...new Set([...formats, 'changeTracking'])], tag: monitorTag(m.id) };
+}
+
+/**
+ * Whether a run's change status is news for the monitor's webhook. `changed` and `removed` are;
+ * `new` is when the monitor has already looked at the page: a page back after a removal (change
+ * tracking forgets a removed page's snapshot, so its return reads as `new`) or one that first
+ * answered 404. The monitor's first successful run is its baseline, and tells nothing.
+ */
+function isChange(status: string | undefined, pageStatus: number | undefined, m: Pick<Monitor, 'lastRun' | 'changes'>): boolean {
+  if (status === 'changed' || status === 'removed') return true;
+  // A page still gone after its removal has no snapshot either: change tracking says `new` for it too.
+  const there = pageStatus !== 404 && pageStatus !== 410;
+  return status === 'new' && there && (m.changes > 0 || m.lastRun?.changeStatus !== undefined);
 }
 
 interface ChangeTrackingAnswer {
@@ -58,6 +72,7 @@ export class MonitorRunner {
     const at = new Date(started).toISOString();
     let last: MonitorLastRun;
     let ct: ChangeTrackingAnswer | undefined;
+    let pageStatus: number | undefined;
     let row = { provider: null as string | null, status: 200, code: null as string | null, credits: 0, units: null as Record<string, number> | null };
     let keyInactive = false;
     try {
@@ -72,7 +87,9 @@ export class MonitorRunner {
       const lane = new LaneAdapter('v2', registry, executor);
       const signals = AbortSignal.any([signal, AbortSignal.timeout(runTimeoutMs)]);
       const res = await lane.run({ requestId, key, type: 'capability', id: 'scrape_page', resolved: target, input: runInput(m), signal: signals, log });
-      ct = (res.data as { changeTracking?: ChangeTrackingAnswer }).changeTracking;
+      const data = res.data as { changeTracking?: ChangeTrackingAnswer; metadata?: { statusCode?: number } };
+      ct = data.changeTracking;
+      pageStatus = data.metadata?.statusCode;
       last = { at, changeStatus: ct?.changeStatus };
       row = { provider: res.served.provider, status: 200, code: null, credits: res.served.credits, units: Object.keys(res.units).length ? (res.units as Record<string, number>) : null };
     } catch (err) {
@@ -82,7 +99,7 @@ export class MonitorRunner {
       row = { ...row, status: e.status, code: e.code };
     }
     usage.record({ requestId, keyId: m.keyId, lane: 'v2', objectType: 'capability', objectId: 'scrape_page', ...row, latencyMs: Date.now() - started, requestSource: 'monitor', createdAt: new Date(started) });
-    const changed = ct?.changeStatus === 'changed' || ct?.changeStatus === 'removed';
+    const changed = isChange(ct?.changeStatus, pageStatus, m);
     await store.finishRun(m.id, claim.tick, last, changed);
     // A deactivated key's monitor would otherwise tick for ever, each run refused and logged:
     // it is paused once (its last run says why) and stays so until resumed with a PATCH.

@@ -132,9 +132,11 @@ async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxB
     if (done.html !== undefined) out.html = done.html;
     if (done.rawHtml !== undefined) out.rawHtml = done.rawHtml;
     if (done.links) out.links = done.links;
-    // One field for two formats: the full-page capture, unless `content` already holds it (it was
-    // listed first), so that with both each image is in a field of its own whatever the order.
-    if (shotUrl ?? fullShotUrl) out.screenshot = shotUrl && (!fullShotUrl || out.content === fullShotUrl) ? shotUrl : fullShotUrl;
+    // The same fields whatever the order of the formats: `screenshot` is the viewport capture when
+    // `screenshot` was asked for, else the full page (the one capture there is); the full-page
+    // capture also has a field of its own, so a client asking for both never guesses which is which.
+    if (shotUrl ?? fullShotUrl) out.screenshot = shotUrl ?? fullShotUrl;
+    if (fullShotUrl) out.screenshotFullPage = fullShotUrl;
   }
   if (plan.formats.includes('changeTracking')) out.changeTracking = await changeTracking(ctx, input, plan, page, done.markdown ?? '');
   return out;
