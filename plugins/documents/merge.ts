@@ -62,8 +62,9 @@ export async function mergePdfs(
   const part = input.pdfa ? PARTS[input.pdfa] : undefined;
   const pdfua = input.pdfua === true;
   try {
-    // Parsed and merged in a PDF thread, in turns across keys; a hang-up stops it.
-    const run = { signal: ctx.signal, owner: ctx.caller };
+    // Parsed and merged in a PDF thread, in turns across keys; a hang-up stops it. Its tools
+    // (qpdf, ghostscript) run on this instance's tool engine, and a hang-up kills them too.
+    const run = { signal: ctx.signal, owner: ctx.caller, tools: ctx.engines.tools };
     const merged = await ctx.engines.pdf.merge(files, { keepStructure: pdfua && !part, ...run });
     let pdf = merged.pdf;
     if (part) pdf = await ctx.engines.pdf.toPdfA(pdf, part, run);

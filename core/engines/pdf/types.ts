@@ -3,6 +3,7 @@
  * ghostscript, structure-preserving merges for PDF/UA, and inspection helpers used by tests and
  * by the documents plugin to check its own output.
  */
+import type { ToolEngine } from '../tools/types.js';
 
 /** PDF/A parts the service produces, all at conformance level B (spec §4.6). */
 export type PdfAPart = 1 | 2 | 3;
@@ -53,10 +54,16 @@ export interface FinalizeOptions {
   lang?: string;
 }
 
-/** Who a job is for (`owner`, the caller's key: jobs wait in turns across keys) and when its caller stops waiting. */
+/**
+ * Who a job is for (`owner`, the caller's key: jobs wait in turns across keys), when its caller
+ * stops waiting, and the instance's tool engine (`tools`, `ctx.engines.tools`) its external tools
+ * (ghostscript, qpdf) run on, so the server's TOOLS_* settings, slots and turns apply to them;
+ * without it they run on the process-wide engine made from the process environment.
+ */
 export interface PdfRunOptions {
   signal?: AbortSignal;
   owner?: string;
+  tools?: ToolEngine;
 }
 
 /**
