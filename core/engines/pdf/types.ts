@@ -16,6 +16,18 @@ export interface PdfMetadata {
   Keywords?: string;
 }
 
+/**
+ * An input the PDF thread reads from a file itself (capped there), so the serving thread never
+ * holds the caller's whole file: a large body's decoded field or a download, written by the
+ * caller into a scratch folder of its own that outlives the merge.
+ */
+export interface PdfFile {
+  path: string;
+}
+
+/** An input to merge: its bytes, or the file that holds them. */
+export type PdfInput = Uint8Array | PdfFile;
+
 /** Result of a merge. */
 export interface MergeResult {
   pdf: Uint8Array;
@@ -76,12 +88,13 @@ export interface PdfEngine {
   /** Page count of a PDF (throws `InputError` when it cannot be read). */
   pageCount(pdf: Uint8Array, label?: string, run?: PdfRunOptions): Promise<number>;
   /**
-   * Merges PDFs in order. Encrypted inputs that open without a password are decrypted first;
+   * Merges PDFs in order (each given as bytes or as a file the PDF thread reads). Encrypted
+   * inputs that open without a password are decrypted first;
    * password-protected, corrupt or non-PDF inputs throw `InputError` naming `labels[i]`.
    * `keepStructure` merges the structure trees, tagging pages of inputs without one page by page,
    * so the result is always a tagged PDF (structure.ts).
    */
-  merge(files: Uint8Array[], opts?: { labels?: string[]; keepStructure?: boolean } & PdfRunOptions): Promise<MergeResult>;
+  merge(files: PdfInput[], opts?: { labels?: string[]; keepStructure?: boolean } & PdfRunOptions): Promise<MergeResult>;
   /** Rewrites a PDF as PDF/A-<part>b with ghostscript (fonts embedded, sRGB output intent). */
   toPdfA(pdf: Uint8Array, part: PdfAPart, run?: PdfRunOptions): Promise<Uint8Array>;
   /**
