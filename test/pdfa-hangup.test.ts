@@ -20,7 +20,8 @@ const saved = process.env.TOOLS_BWRAP_BIN;
 before(async () => {
   if (!canCatchTools) return;
   catcher = toolCatcher('pdfa-hangup-', HOLD_MS);
-  // The PDF engine's ghostscript runs on the process-wide tool engine, made from process.env.
+  // The PDF engine's ghostscript runs on the server's tool engine; the process-wide one (made
+  // from process.env) is given the catcher too, so this test holds ghostscript on either.
   process.env.TOOLS_BWRAP_BIN = catcher.bin;
   s = await startServer({ env: { TOOLS_BWRAP_BIN: catcher.bin, DOCUMENTS_PREWARM: 'false', OFFICE_POOL_SIZE: '1' } });
 });

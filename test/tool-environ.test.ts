@@ -2,7 +2,7 @@
  * Issue 24, "Done when": no spawned tool's environment holds a secret, none runs as uid 0, none
  * has network, read from `/proc/<pid>` of each tool while it runs. One server (in this process,
  * so every tool descends from it) holds ADMIN_TOKEN and a model provider key; the process-wide
- * tool engine (the PDF engine's ghostscript and qpdf runs, made from `process.env`) sees another
+ * tool engine (the PDF engine's inspection runs below, made from `process.env`) sees another
  * ADMIN_TOKEN and the same provider key. For each tool, a real call through the HTTP API that
  * makes the service run it; the tool is held for a moment at its start (helpers/tool-catcher.ts:
  * a bubblewrap wrapper runs bwrap under strace) and what `/proc` says of it is checked:
@@ -121,8 +121,8 @@ const calls: Call[] = [
   { route: '/api/v1/doc-to-text', tools: ['pdfinfo', 'pdftotext', 'pdftoppm', 'tesseract'], body: () => ({ inputMethod: 'base64', file: b64(scannedPdf('Scanned page')) }) },
   { route: '/api/v1/read-pdf-metadata', tools: ['pdfinfo'], body: () => ({ inputMethod: 'base64', files: [examplePdfBase64()] }) },
   { route: '/api/v1/write-pdf-metadata', tools: ['qpdf'], body: () => ({ inputMethod: 'base64', files: [examplePdfBase64()], metadata: { Title: 'Held' } }) },
-  // An owner-password-only input (the PDF engine's worker thread runs `prlimit … qpdf --decrypt`)
-  // and PDF/A (its ghostscript): both on the process-wide tool engine.
+  // An owner-password-only input (the PDF thread asks for `qpdf --decrypt`) and PDF/A (its
+  // ghostscript): both on the server's tool engine (core/engines/pdf/tool-relay.ts).
   { route: '/api/v1/merge-pdfs', tools: ['qpdf', 'gs'], body: () => ({ inputMethod: 'base64', files: [b64(restrictedPdf), examplePdfBase64()], pdfa: 'PDF/A-2b' }) },
   // The web plugin's own pdftotext, fed the page on stdin.
   { route: '/api/v1/scrape', tools: ['pdftotext'], body: () => ({ url: `${originUrl}/report.pdf`, renderJs: false }) },

@@ -49,7 +49,7 @@ export async function convertToPdf(
   );
   let pages: number;
   try {
-    pages = await ctx.engines.pdf.pageCount(result.pdf, 'output', { signal: ctx.signal, owner: ctx.caller });
+    pages = await ctx.engines.pdf.pageCount(result.pdf, 'output', { signal: ctx.signal, owner: ctx.caller, tools: ctx.engines.tools });
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     throw new OperationFailedError('Failed to convert to PDF: LibreOffice produced an unreadable PDF.', { cause: err });

@@ -28,34 +28,43 @@ export function isHttpUrl(value: string): boolean {
 /**
  * Downloads a user-supplied URL through the SSRF guard. The body is written to a scratch file as
  * it arrives, counted in the in-flight byte budget meanwhile (issue 24 finding 6: it was gathered
- * in memory, uncounted), and read back without blocking once whole: LibreOffice's pool and the PDF
- * threads take bytes. A hang-up stops the download and removes the file.
+ * in memory, uncounted), and read back without blocking once whole: LibreOffice's pool takes
+ * bytes. A hang-up stops the download and removes the file.
  */
 export async function download(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal): Promise<RawInput> {
-  if (!isHttpUrl(url)) throw new InputError(`'${label}' must be an http or https URL.`);
-  const { res, data } = await withScratch('documents-url', async (dir) => {
+  return withScratch('documents-url', async (dir) => {
     const file = join(dir, 'input');
-    let res;
-    try {
-      res = await engines.http.download({ url, guard: true, maxBytes, timeoutMs: 60_000, maxRedirects: 5, signal, file });
-    } catch (err) {
-      // An unreachable or failing user URL is a problem with the input (400), as in Gotenberg;
-      // the guard's refusals (400) and a full byte budget (429) pass through; the size cap names
-      // the field, as for base64.
-      if (err instanceof PayloadTooLargeError) throw tooLarge(label, maxBytes);
-      if (err instanceof UpstreamError) throw new InputError(`Could not download '${label}': ${err.message}`, { cause: err });
-      if (err instanceof ServiceError || signal.aborted) throw err;
-      throw new InputError(`Could not download '${label}': ${(err as Error).message}`, { cause: err });
-    }
-    if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
-    if (res.bytes === 0) throw new InputError(`'${label}' is empty.`);
-    return { res, data: await readFile(file) };
+    const { bytes: _, ...names } = await downloadTo(engines, url, label, maxBytes, signal, file);
+    return { data: await readFile(file), ...names };
   });
+}
+
+/**
+ * Downloads a user-supplied URL through the SSRF guard into `file` (a folder of the caller's that
+ * outlives the file's use), counted in the in-flight byte budget while it arrives and never read
+ * here: merge-pdfs hands the file to its PDF thread. Answers its size and what names its type.
+ */
+export async function downloadTo(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal, file: string): Promise<Omit<RawInput, 'data'> & { bytes: number }> {
+  if (!isHttpUrl(url)) throw new InputError(`'${label}' must be an http or https URL.`);
+  let res;
+  try {
+    res = await engines.http.download({ url, guard: true, maxBytes, timeoutMs: 60_000, maxRedirects: 5, signal, file });
+  } catch (err) {
+    // An unreachable or failing user URL is a problem with the input (400), as in Gotenberg;
+    // the guard's refusals (400) and a full byte budget (429) pass through; the size cap names
+    // the field, as for base64.
+    if (err instanceof PayloadTooLargeError) throw tooLarge(label, maxBytes);
+    if (err instanceof UpstreamError) throw new InputError(`Could not download '${label}': ${err.message}`, { cause: err });
+    if (err instanceof ServiceError || signal.aborted) throw err;
+    throw new InputError(`Could not download '${label}': ${(err as Error).message}`, { cause: err });
+  }
+  if (res.status >= 400) throw new InputError(`Could not download '${label}': the server answered HTTP ${res.status}.`);
+  if (res.bytes === 0) throw new InputError(`'${label}' is empty.`);
   const last = new URL(res.url || url).pathname.split('/').pop() ?? '';
   const dot = last.lastIndexOf('.');
   const pathExtension = dot > 0 ? decodedOrUndefined(last.slice(dot + 1))?.toLowerCase() : undefined;
   const contentType = Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
-  return { data, pathExtension, contentType };
+  return { bytes: res.bytes, pathExtension, contentType };
 }
 
 /** A percent-encoded path segment, decoded; undefined when it is malformed (the type then comes from the headers or bytes). */

@@ -5,6 +5,8 @@
  * serves requests: `PDF_THREADS` (default 2), `PDF_QUEUE_SIZE` (default 32), `PDF_TIMEOUT_MS`
  * (default 60000), `PDF_MEMORY_MB` (heap of one thread, default 512) and `PDF_MAX_DECODED_MB`
  * (bytes one job may decompress, default 100); the threads run `COMPUTE_NICE` below the serving one.
+ * Every external tool (ghostscript, qpdf) runs on the serving thread, on the call's tool engine
+ * (`tools`), a PDF thread's included (tool-relay.ts).
  */
 import type { EngineOptions } from '../options.js';
 import type { PdfEngine } from './types.js';
@@ -31,9 +33,10 @@ export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Pro
   );
   return {
     pageCount: (pdf, label = 'file', run) => threads.run('pageCount', { pdf, label }, run),
-    merge: (files, o = {}) => threads.run('merge', { files, labels: o.labels, keepStructure: o.keepStructure }, o),
+    merge: (files, { labels, keepStructure, ...run } = {}) => threads.run('merge', { files, labels, keepStructure }, run),
     toPdfA: (pdf, part, run) => toPdfA(pdf, part, icc, gs, run),
-    finalize: (pdf, { signal, owner, ...o }) => threads.run('finalize', { pdf, opts: o }, { signal, owner }),
+    // Only the document's options cross to the thread; the call's signal, key and tool engine stay here.
+    finalize: (pdf, { signal, owner, tools, ...o }) => threads.run('finalize', { pdf, opts: o }, { signal, owner, tools }),
     inspect,
     check,
     close: () => threads.close(),

@@ -2,8 +2,9 @@
  * The PDF work that reads user files with pdf-lib (page counts, merges, metadata), as run inside
  * the PDF thread (thread.ts), never on the thread that serves requests.
  */
+import { readFile } from 'node:fs/promises';
 import type { PDFDocument } from 'pdf-lib';
-import type { FinalizeOptions, MergeResult } from './types.js';
+import type { FinalizeOptions, MergeResult, PdfInput } from './types.js';
 import { loadPdf } from './load.js';
 import { mergePlain } from './merge.js';
 import { langOf, mergeStructure } from './structure.js';
@@ -22,7 +23,7 @@ function titleOf(doc: PDFDocument): string | undefined {
 /** What the thread can be asked to do, with its arguments. */
 export interface PdfJobs {
   pageCount(a: { pdf: Uint8Array; label: string }): Promise<number>;
-  merge(a: { files: Uint8Array[]; labels?: string[]; keepStructure?: boolean }): Promise<MergeResult>;
+  merge(a: { files: PdfInput[]; labels?: string[]; keepStructure?: boolean }): Promise<MergeResult>;
   finalize(a: { pdf: Uint8Array; opts: FinalizeOptions }): Promise<Uint8Array>;
 }
 
@@ -33,7 +34,8 @@ export const jobs: PdfJobs = {
   },
   async merge({ files, labels, keepStructure }) {
     const docs = [];
-    for (const [i, f] of files.entries()) docs.push(await loadPdf(f, labels?.[i] ?? `files[${i}]`));
+    // A file is read here, one at a time, not on the serving thread (types.ts `PdfFile`).
+    for (const [i, f] of files.entries()) docs.push(await loadPdf(f instanceof Uint8Array ? f : await readFile(f.path), labels?.[i] ?? `files[${i}]`));
     const { doc, tagged, coarse } = keepStructure ? await mergeStructure(docs) : { doc: await mergePlain(docs), tagged: false, coarse: [] };
     // Ghostscript 10.0 (the PDF/A step) drops the bookmarks of a file whose trailer has no
     // document information dictionary; naming the producer gives it one.

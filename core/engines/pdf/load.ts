@@ -12,7 +12,7 @@ import { runTool, withScratch } from './tools.js';
 import { DecodeLimitError, decodeExceeded, decodeLimit, decodeRemaining } from './decode-cap.js';
 import { eagerFlateStreams, inflatedSize } from './eager-streams.js';
 
-/** Address space of the qpdf that repairs an input (it inflates object streams in memory). */
+/** Memory of the qpdf that repairs an input (it inflates object streams in memory); TOOLS_MEMORY_MB when lower. */
 const QPDF_MEMORY_BYTES = 1024 * 1024 * 1024;
 
 function looksLikePdf(bytes: Uint8Array): boolean {
@@ -60,7 +60,9 @@ export async function loadPdf(bytes: Uint8Array, label: string, scratch?: string
       const input = join(dir, 'in.pdf');
       const output = join(dir, 'out.pdf');
       await writeFile(input, bytes);
-      const r = await runTool('prlimit', [`--as=${QPDF_MEMORY_BYTES}`, '--', 'qpdf', '--decrypt', '--password=', input, output]);
+      // In the PDF thread this run is relayed to the serving thread (tool-relay.ts), which runs
+      // it on the instance's tool engine for the job's caller and kills it when the job ends.
+      const r = await runTool('qpdf', ['--decrypt', '--password=', input, output], { dirs: [dir], memoryBytes: QPDF_MEMORY_BYTES });
       if (r.code !== 0 && r.code !== 3) return { ok: false as const, text: r.stderr };
       return { ok: true as const, bytes: new Uint8Array(await readFile(output)) };
     });

@@ -54,7 +54,7 @@ export async function toPdfA(pdf: Uint8Array, part: PdfAPart, icc: string | unde
       '-dEmbedAllFonts=true', '-dSubsetFonts=true', '-dAutoRotatePages=/None',
       ...(part === 1 ? ['-dCompatibilityLevel=1.4'] : ['-dCompatibilityLevel=1.7']),
       `-sOutputFile=${output}`, def, input,
-    ], 120_000, [icc], run);
+    ], { ...run, readOnly: [icc], dirs: [dir] });
     const out = await readFile(output).catch(() => undefined);
     if (r.code !== 0 || !out || out.byteLength === 0) {
       throw new OperationFailedError('Failed to produce PDF/A: ghostscript could not convert the document.', { cause: new Error(r.stderr.slice(-2000)) });

@@ -8,17 +8,25 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { PdfThreadPool } from './thread-pool.js';
+import type { ToolEngine, ToolRunOptions } from '../tools/types.js';
 
 /** A stand-in thread: says it is ready, records each job posted, answers when told. */
 class FakeThread extends EventEmitter {
   jobs: { id: number; op: string }[] = [];
+  /** Answers to the tools its jobs asked for (tool-relay.ts). */
+  toolAnswers: { toolSeq: number; result?: { code: number; stdout: string } }[] = [];
   terminated = false;
   constructor() {
     super();
     queueMicrotask(() => this.emit('message', { id: 0 }));
   }
-  postMessage(job: { id: number; op: string }): void {
-    this.jobs.push(job);
+  postMessage(msg: { id: number; op: string } | { toolSeq: number }): void {
+    if ('toolSeq' in msg) this.toolAnswers.push(msg);
+    else this.jobs.push(msg);
+  }
+  /** The running job asks for `cmd` (as load.ts's qpdf does, relayed by thread.ts). */
+  askTool(seq: number, cmd: string): void {
+    this.emit('message', { id: this.jobs.at(-1)!.id, tool: { seq, cmd, args: ['--decrypt'], opts: { dirs: ['/tmp/pdf-x'], timeoutMs: 1000 } } });
   }
   finish(value: unknown = 1): void {
     const job = this.jobs.at(-1)!;
@@ -34,6 +42,23 @@ class FakeThread extends EventEmitter {
     this.terminated = true;
     return 0;
   }
+}
+
+/** A tool engine that records each run and ends it when told (or when its signal aborts). */
+function recordingTools(): { tools: ToolEngine; runs: { cmd: string; opts: ToolRunOptions; finish(stdout: string): void }[] } {
+  const runs: { cmd: string; opts: ToolRunOptions; finish(stdout: string): void }[] = [];
+  const tools = {
+    imageMaxPixels: 0,
+    admitImage: () => {
+      throw new Error('not used');
+    },
+    run: (cmd: string, _args: string[], opts: ToolRunOptions) =>
+      new Promise((resolve, reject) => {
+        runs.push({ cmd, opts, finish: (stdout) => resolve({ stdout: Buffer.from(stdout), stderr: '', code: 0 }) });
+        opts.signal?.addEventListener('abort', () => reject(opts.signal!.reason), { once: true });
+      }),
+  } as ToolEngine;
+  return { tools, runs };
 }
 
 const settings = { threads: 2, queueLimit: 8, timeoutMs: 60_000, memoryMb: 64, decodeLimitBytes: 1e6, surgeIdleMs: 0 };
@@ -138,6 +163,56 @@ describe('PDF thread pool', () => {
     assert.equal(threads.length, 2);
     threads[1]!.finish(7);
     assert.equal(await next, 7);
+    await pool.close();
+  });
+
+  it('a tool a job asks for runs on the job\'s engine for its key, is killed when the caller hangs up, and its answer never reaches the ended thread', async () => {
+    const threads: FakeThread[] = [];
+    const pool = new PdfThreadPool({ ...settings, threads: 1 }, { warn() {} }, () => {
+      const t = new FakeThread();
+      threads.push(t);
+      return t as unknown as Worker;
+    });
+    const { tools, runs } = recordingTools();
+    const hangUp = new AbortController();
+    const running = pool.run('merge', { files: [] } as never, { owner: 'a', signal: hangUp.signal, tools });
+    await tick();
+    threads[0]!.askTool(1, 'qpdf');
+    await tick();
+    assert.deepEqual(runs.map((r) => [r.cmd, r.opts.owner, r.opts.dirs]), [['qpdf', 'a', ['/tmp/pdf-x']]], 'run on the job\'s engine, for its key, in its folder');
+    assert.equal(runs[0]!.opts.signal?.aborted, false);
+    hangUp.abort(new Error('client disconnected'));
+    await assert.rejects(running, /client disconnected/);
+    assert.equal(runs[0]!.opts.signal?.aborted, true, 'the hang-up reaches the tool');
+    await tick();
+    assert.deepEqual(threads[0]!.toolAnswers, [], 'nothing is posted to the terminated thread');
+    await pool.close();
+  });
+
+  it('a tool\'s result goes back to the thread; a job over its time limit kills the tool it waits for', async () => {
+    const threads: FakeThread[] = [];
+    const pool = new PdfThreadPool({ ...settings, threads: 1, timeoutMs: 50 }, { warn() {} }, () => {
+      const t = new FakeThread();
+      threads.push(t);
+      return t as unknown as Worker;
+    });
+    const { tools, runs } = recordingTools();
+    const first = pool.run('merge', { files: [] } as never, { owner: 'a', tools });
+    await tick();
+    threads[0]!.askTool(1, 'qpdf');
+    await tick();
+    runs[0]!.finish('decrypted');
+    await tick();
+    assert.deepEqual(threads[0]!.toolAnswers, [{ toolSeq: 1, result: { code: 0, stdout: 'decrypted', stderr: '' } }]);
+    threads[0]!.finish(1);
+    assert.equal(await first, 1);
+    assert.equal(runs[0]!.opts.signal?.aborted, true, 'a job that ended leaves no tool behind');
+    const late = pool.run('merge', { files: [] } as never, { owner: 'a', tools });
+    await tick();
+    threads[0]!.askTool(2, 'qpdf');
+    await tick();
+    await assert.rejects(late, /did not finish within/);
+    assert.equal(runs[1]!.opts.signal?.aborted, true, 'the deadline reaches the tool');
     await pool.close();
   });
 

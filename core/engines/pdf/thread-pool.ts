@@ -4,7 +4,8 @@
  * (`resourceLimits`) and a decode cap (decode-cap.ts); each job a time limit from when a thread
  * takes it. A job that overruns, exhausts its heap or is abandoned by its caller costs its
  * thread, which is terminated (its memory goes with it) and replaced on demand. Waiting jobs are
- * served in turns across callers' keys, like the office pool.
+ * served in turns across callers' keys, like the office pool. A tool a job needs runs here, on
+ * the job's tool engine, and is killed when the job ends in any way (tool-relay.ts).
  */
 import type { Worker, WorkerOptions } from 'node:worker_threads';
 import { FROM_SOURCES, startWorker } from '../../util/worker-bundle.js';
@@ -12,6 +13,9 @@ import { BusyError, InputError, OperationFailedError } from '../../errors.js';
 import { FairQueue } from '../../util/fair-queue.js';
 import type { PdfJobs } from './jobs.js';
 import type { PdfThreadReply, PdfThreadRequest } from './thread.js';
+import type { ToolEngine } from '../tools/types.js';
+import { runTool } from './tools.js';
+import { isToolCall, type ToolAnswer, type ToolCall } from './tool-relay.js';
 
 /** Settings of the PDF threads. */
 export interface PdfThreadSettings {
@@ -31,16 +35,24 @@ export interface PdfThreadSettings {
   spentIdleMs?: number;
 }
 
-/** Who a job is for and when its caller stops waiting. */
+/** Who a job is for, when its caller stops waiting, and the tool engine its tools run on. */
 export interface JobContext {
   signal?: AbortSignal;
   owner?: string;
+  /** The instance's tool engine (`ctx.engines.tools`); the process-wide one when absent. */
+  tools?: ToolEngine;
 }
 
 interface Job {
   owner: string;
   request: PdfThreadRequest;
   signal?: AbortSignal;
+  tools?: ToolEngine;
+  /**
+   * Aborted when the job ends in any way (answered, hung up, over its time, its thread dead, the
+   * pool closed): the tools run for it (tool-relay.ts) are killed then, not left to their own limits.
+   */
+  ended: AbortController;
   resolve(v: unknown): void;
   reject(e: unknown): void;
   onAbort?: () => void;
@@ -84,7 +96,7 @@ export class PdfThreadPool {
       if (this.closed) return reject(new OperationFailedError('The PDF engine is shutting down.'));
       if (ctx.signal?.aborted) return reject(ctx.signal.reason);
       if (this.queue.length >= this.cfg.queueLimit) return reject(new BusyError('The PDF engine is busy: too many PDF jobs are waiting. Please retry shortly.'));
-      const job: Job = { owner: ctx.owner ?? '', request: { id: this.nextId++, op, arg }, signal: ctx.signal, resolve, reject };
+      const job: Job = { owner: ctx.owner ?? '', request: { id: this.nextId++, op, arg }, signal: ctx.signal, tools: ctx.tools, ended: new AbortController(), resolve, reject };
       if (job.signal) {
         job.onAbort = () => {
           if (this.queue.remove(job)) return job.reject(job.signal!.reason);
@@ -135,7 +147,8 @@ export class PdfThreadPool {
       resourceLimits: { maxOldGenerationSizeMb: this.cfg.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.cfg.memoryMb / 8)) },
     });
     const slot: Slot = { worker, ready: false, surge };
-    worker.on('message', (reply: PdfThreadReply) => {
+    worker.on('message', (reply: PdfThreadReply | ToolCall) => {
+      if (isToolCall(reply)) return this.runToolFor(slot, reply);
       if (reply.id === 0) {
         slot.ready = true;
         this.dispatch();
@@ -150,6 +163,7 @@ export class PdfThreadPool {
       this.shrink(slot);
       if (!reply.error) job.resolve(reply.value);
       else if (reply.error.kind === 'input') job.reject(new InputError(reply.error.message));
+      else if (reply.error.kind === 'busy') job.reject(new BusyError(reply.error.message));
       // Not a catalogue error: each caller words its own 500 (`Failed to merge PDFs: …`), as before the thread.
       else job.reject(new Error(reply.error.message));
       this.dispatch();
@@ -157,6 +171,23 @@ export class PdfThreadPool {
     worker.on('error', (err) => this.died(slot, err));
     worker.on('exit', (code) => this.died(slot, new Error(`PDF thread exited (${code})`)));
     return slot;
+  }
+
+  /**
+   * Runs a tool the slot's job asked for (tool-relay.ts) on the job's tool engine, for its caller,
+   * killed when the job ends; the answer goes back only to the thread still running that job.
+   */
+  private runToolFor(slot: Slot, call: ToolCall): void {
+    const job = slot.job;
+    if (!job || job.request.id !== call.id) return;
+    const { seq, cmd, args, opts } = call.tool;
+    const answer = (a: ToolAnswer) => {
+      if (slot.job === job) slot.worker.postMessage(a);
+    };
+    runTool(cmd, args, { ...opts, signal: job.ended.signal, owner: job.owner, tools: job.tools }).then(
+      (result) => answer({ toolSeq: seq, result }),
+      (err: unknown) => answer({ toolSeq: seq, error: { busy: err instanceof BusyError, message: (err as Error)?.message ?? String(err) } }),
+    );
   }
 
   private dispatch(): void {
@@ -186,6 +217,7 @@ export class PdfThreadPool {
     if (job?.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     if (job) this.queue.done(job.owner);
     slot.job = undefined;
+    job?.ended.abort(new Error('the PDF job is over'));
   }
 
   /** Ends the slot's job with `err` and terminates its thread (the memory it held goes with it). */

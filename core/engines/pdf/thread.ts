@@ -1,14 +1,17 @@
 /**
  * The PDF thread (issue 24, finding 2): runs one job of jobs.ts at a time under the decode cap
  * and posts the result back (PDF bytes transferred, not copied). A catalogue error keeps its
- * class name and message across the boundary; anything else is reported as a failure.
+ * class name and message across the boundary; anything else is reported as a failure. A tool a
+ * job needs (qpdf) is not started here: the serving thread runs it for the job (tool-relay.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { getPriority, setPriority } from 'node:os';
 import { jobs, type PdfJobs } from './jobs.js';
 import { withDecodeCap, DecodeLimitError } from './decode-cap.js';
 import { overCap } from './load.js';
-import { InputError } from '../../errors.js';
+import { BusyError, InputError } from '../../errors.js';
+import { relayToolRuns } from './tools.js';
+import { ThreadToolRelay, isToolAnswer, type ToolAnswer, type ToolCall } from './tool-relay.js';
 
 /** A job sent to the thread. */
 export interface PdfThreadRequest {
@@ -21,8 +24,8 @@ export interface PdfThreadRequest {
 export interface PdfThreadReply {
   id: number;
   value?: unknown;
-  /** `input`: the caller's file is at fault (a 400 with this message); `failed`: ours. */
-  error?: { kind: 'input' | 'failed'; message: string };
+  /** `input`: the caller's file is at fault (a 400 with this message); `busy`: the instance's tool slots are full (429); `failed`: ours. */
+  error?: { kind: 'input' | 'busy' | 'failed'; message: string };
 }
 
 const port = parentPort!;
@@ -39,7 +42,14 @@ if (nice) {
   }
 }
 
-port.on('message', async (msg: PdfThreadRequest) => {
+/** The job running now (one at a time): the tools it asks for run for it (tool-relay.ts). */
+let current: number | undefined;
+const tools = new ThreadToolRelay((call: ToolCall) => port.postMessage(call), () => current);
+relayToolRuns((cmd, args, opts) => tools.run(cmd, args, opts));
+
+port.on('message', async (msg: PdfThreadRequest | ToolAnswer) => {
+  if (isToolAnswer(msg)) return tools.answer(msg);
+  current = msg.id;
   let reply: PdfThreadReply;
   const transfer: ArrayBuffer[] = [];
   try {
@@ -57,8 +67,9 @@ port.on('message', async (msg: PdfThreadRequest) => {
     reply = { id: msg.id, value };
   } catch (err) {
     const e = err as Error;
-    reply = { id: msg.id, error: { kind: err instanceof InputError ? 'input' : 'failed', message: e?.message ?? String(err) } };
+    reply = { id: msg.id, error: { kind: err instanceof InputError ? 'input' : err instanceof BusyError ? 'busy' : 'failed', message: e?.message ?? String(err) } };
   }
+  current = undefined;
   port.postMessage(reply, transfer);
 });
 port.postMessage({ id: 0 } satisfies PdfThreadReply);

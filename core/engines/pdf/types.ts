@@ -3,6 +3,7 @@
  * ghostscript, structure-preserving merges for PDF/UA, and inspection helpers used by tests and
  * by the documents plugin to check its own output.
  */
+import type { ToolEngine } from '../tools/types.js';
 
 /** PDF/A parts the service produces, all at conformance level B (spec §4.6). */
 export type PdfAPart = 1 | 2 | 3;
@@ -14,6 +15,18 @@ export interface PdfMetadata {
   Subject?: string;
   Keywords?: string;
 }
+
+/**
+ * An input the PDF thread reads from a file itself (capped there), so the serving thread never
+ * holds the caller's whole file: a large body's decoded field or a download, written by the
+ * caller into a scratch folder of its own that outlives the merge.
+ */
+export interface PdfFile {
+  path: string;
+}
+
+/** An input to merge: its bytes, or the file that holds them. */
+export type PdfInput = Uint8Array | PdfFile;
 
 /** Result of a merge. */
 export interface MergeResult {
@@ -53,10 +66,16 @@ export interface FinalizeOptions {
   lang?: string;
 }
 
-/** Who a job is for (`owner`, the caller's key: jobs wait in turns across keys) and when its caller stops waiting. */
+/**
+ * Who a job is for (`owner`, the caller's key: jobs wait in turns across keys), when its caller
+ * stops waiting, and the instance's tool engine (`tools`, `ctx.engines.tools`) its external tools
+ * (ghostscript, qpdf) run on, so the server's TOOLS_* settings, slots and turns apply to them;
+ * without it they run on the process-wide engine made from the process environment.
+ */
 export interface PdfRunOptions {
   signal?: AbortSignal;
   owner?: string;
+  tools?: ToolEngine;
 }
 
 /**
@@ -69,12 +88,13 @@ export interface PdfEngine {
   /** Page count of a PDF (throws `InputError` when it cannot be read). */
   pageCount(pdf: Uint8Array, label?: string, run?: PdfRunOptions): Promise<number>;
   /**
-   * Merges PDFs in order. Encrypted inputs that open without a password are decrypted first;
+   * Merges PDFs in order (each given as bytes or as a file the PDF thread reads). Encrypted
+   * inputs that open without a password are decrypted first;
    * password-protected, corrupt or non-PDF inputs throw `InputError` naming `labels[i]`.
    * `keepStructure` merges the structure trees, tagging pages of inputs without one page by page,
    * so the result is always a tagged PDF (structure.ts).
    */
-  merge(files: Uint8Array[], opts?: { labels?: string[]; keepStructure?: boolean } & PdfRunOptions): Promise<MergeResult>;
+  merge(files: PdfInput[], opts?: { labels?: string[]; keepStructure?: boolean } & PdfRunOptions): Promise<MergeResult>;
   /** Rewrites a PDF as PDF/A-<part>b with ghostscript (fonts embedded, sRGB output intent). */
   toPdfA(pdf: Uint8Array, part: PdfAPart, run?: PdfRunOptions): Promise<Uint8Array>;
   /**
