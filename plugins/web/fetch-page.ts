@@ -77,7 +77,8 @@ export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): P
     // The browser shows XML, JSON or plain text as a page too; those are classified from the
     // bytes below exactly as with renderJs:false, so both modes answer the same (a screenshot is
     // taken of whatever the browser shows).
-    if (isHtml(r.contentType) || (r.html && (opts.screenshot || !r.contentType))) {
+    // No DOM means the browser did not show the page (a download): it is fetched below.
+    if (r.html && (isHtml(r.contentType) || opts.screenshot || !r.contentType)) {
       if (Buffer.byteLength(r.html) > maxBytes) throw tooLarge(r.url, maxBytes);
       const contentLanguage = r.headers['content-language'];
       return { url: r.url, status: r.status, contentType: r.contentType, kind: 'html', body: r.html, title: r.title, screenshot: r.screenshot, contentLanguage, actions: r.actions };
