@@ -11,7 +11,7 @@ import { EXTRACT_TEXT_MAX_CHARS, wantsJsonTracking, type ScrapeOutput } from '..
 import { fetchPage, limitsFrom, pdfText, type FetchedPage } from './fetch-page.js';
 import { pageData, type WebContext } from './work.js';
 import { planScrape, type ScrapeInput, type ScrapePlan } from './scrape-plan.js';
-import { computeDiffer, trackChange, type JsonTracking } from './change-tracking.js';
+import { checkTrackable, computeDiffer, trackChange, type JsonTracking } from './change-tracking.js';
 
 type Out = Static<typeof ScrapeOutput>;
 
@@ -90,6 +90,8 @@ async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxB
     documents: 'bytes',
     proxy: input.proxy,
   });
+  // Before any work on the page: a server error is no state of the page to compare or keep.
+  if (plan.formats.includes('changeTracking')) checkTrackable(plan.url, page.status);
   if (page.kind !== 'html') {
     // Before any work on the file (reading a document costs): what needs a page shown by the browser cannot apply.
     const notPage = `it is not a web page (${page.contentType.split(';')[0] || 'unknown type'})`;
