@@ -2,7 +2,7 @@
  * Issue 27 gaps an audit found, through the real server on loopback pages: a plain-text page and
  * a PDF behind a URL answer every text format asked for (and refuse, free, what needs a page the
  * browser shows: screenshots and actions; and any format with `parsePDF: false`); an HTML page
- * sent as an attachment is read on the browser path as on the plain one; `waitFor` needs the
+ * sent as an attachment, or a PDF sent as HTML, is read on the browser path as on the plain one; `waitFor` needs the
  * browser and a `waitFor` longer than the timeout is a free 502; `tag` needs change tracking.
  */
 import { describe, it, before, after } from 'node:test';
@@ -25,6 +25,8 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse) {
       return res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(TEXT);
     case '/a.pdf':
       return res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf);
+    case '/pdf-as-html':
+      return res.writeHead(200, { 'content-type': 'text/html' }).end(pdf);
     case '/attached':
       return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-disposition': 'attachment; filename="page.html"' }).end('<!doctype html><title>Attached</title><p>An attached page.</p>');
     default:
@@ -120,11 +122,17 @@ describe('scrape_page: the gaps of issue 27', () => {
     assert.equal(extras.json.markdown, TEXT);
   });
 
-  it('an HTML page sent as an attachment is read with the browser as without it; actions on it are a free 400', async () => {
+  it('an HTML page sent as an attachment, or a PDF sent as HTML, is read with the browser as without it; actions on the attachment are a free 400', async () => {
     for (const renderJs of [true, false]) {
       const r = await outcome({ url: `${base}/attached`, renderJs });
       assert.equal(r.status, 200, `renderJs ${renderJs}: ${r.error}`);
       assert.match(r.data.content, /An attached page\./);
+    }
+    // PDF bytes under an HTML type: Chromium shows the bytes as text; both paths read the PDF.
+    for (const renderJs of [true, false]) {
+      const r = await outcome({ url: `${base}/pdf-as-html`, renderJs });
+      assert.equal(r.status, 200, `renderJs ${renderJs}: ${r.error}`);
+      assert.equal(r.data.content, 'Hello from doc_to_text');
     }
     const acted = await outcome({ url: `${base}/attached`, actions: [{ type: 'scrape' }] });
     assert.deepEqual([acted.status, acted.error, acted.cost], [400, `Cannot run actions on ${base}/attached: the browser did not show it as a page (text/html; charset=utf-8).`, 0]);
