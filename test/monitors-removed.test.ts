@@ -1,7 +1,7 @@
 /**
  * Change monitors (issue 27) past the first tests: a watched page that starts answering 404 is
  * delivered once as a signed `monitor.changed` webhook with `changeStatus: removed` (and not again
- * while it stays gone), and its return once with `changeStatus: new`; a key that is deactivated has its monitors paused at their next run (nothing
+ * while it stays gone: its runs read `same`), and its return once with `changeStatus: new`; a key that is deactivated has its monitors paused at their next run (nothing
  * fetched or paid, no run after it); and a
  * key's row deleted from the store takes its monitors with it (keys are deactivated, never
  * deleted, by the admin API and CLI: the cascade is what "deleted with the key" has to go on).
@@ -94,12 +94,15 @@ describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL
     // Still gone on the next runs: nothing more to tell.
     const runs = removed.runs as number;
     await until(async () => ((await get()).runs >= runs + 2 ? true : undefined), 'two more runs', 30_000);
-    assert.equal((await get()).changes, 1);
+    const stillGone = await get();
+    assert.equal(stillGone.changes, 1);
+    // Change tracking remembers the removal: a page still gone is the same, not new every time.
+    assert.equal(stillGone.lastRun.changeStatus, 'same');
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(mine().length, 1, 'one webhook for the removal');
 
-    // The page comes back: that is news too (change tracking calls it `new`, its snapshot having
-    // gone with the removal), told once; then it stays the same and nothing more is sent.
+    // The page comes back: that is news too (change tracking calls it `new`, with the last check
+    // that found it gone as previousScrapeAt), told once; then it stays the same and nothing more is sent.
     gone.delete('/removed');
     const back = await until(async () => {
       const d = await get();
@@ -109,6 +112,7 @@ describe('monitors: a removed page, a deactivated key, a deleted key (PostgreSQL
     await until(async () => (mine().length >= 2 ? true : undefined), 'the second webhook', 30_000);
     const returned = new Webhook(secret).verify(mine()[1]!.body, mine()[1]!.headers) as any;
     assert.equal(returned.data.changeTracking.changeStatus, 'new');
+    assert.ok(Date.parse(returned.data.changeTracking.previousScrapeAt) >= Date.parse(event.data.scrapedAt), 'the last run that found it gone');
     assert.equal(returned.data.url, `${origin}/removed`);
     await until(async () => ((await get()).runs >= (back.runs as number) + 2 ? true : undefined), 'two runs on the page back', 30_000);
     const settled = await get();

@@ -108,7 +108,7 @@ export const ChangeTracking = Type.Object(
   {
     previousScrapeAt: Type.Union([Type.String(), Type.Null()], { description: 'When the snapshot compared against was taken (ISO 8601), or null for the first scrape.' }),
     changeStatus: Type.Union([Type.Literal('new'), Type.Literal('same'), Type.Literal('changed'), Type.Literal('removed')], {
-      description: 'new: no earlier snapshot for this key, URL and tag; same or changed: the markdown against the last snapshot; removed: the page now answers 404 or 410.',
+      description: 'new: no earlier snapshot for this key, URL and tag, or the page is back after a removal (previousScrapeAt: the last check that found it gone); same or changed: the markdown against the last snapshot (same also for a page still gone); removed: the page now answers 404 or 410. A page answering a server error or 429 is a 502 and keeps the snapshot.',
     }),
     visibility: Type.Union([Type.Literal('visible'), Type.Literal('hidden')], { description: 'visible: the page was reached directly by its URL (always so for a scrape).' }),
     diff: Type.Optional(Type.String({ description: 'changed: a git-style unified diff of the markdown, previous → current (git-diff mode, the default). When the versions differ too much to align line by line within a fixed amount of work, the changed region is one removed and one added block and the diff ends with a line starting `\\ Too many changes`.' })),
@@ -139,7 +139,7 @@ export const scrapeOptions = {
   onlyMainContent: Type.Optional(Type.Boolean({ description: 'The same as `cleaned`: main content only.' })),
   includeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Keep only elements matching these.' })),
   excludeTags: Type.Optional(Type.Array(Selector('A CSS selector.'), { maxItems: 50, description: 'Remove elements matching these.' })),
-  waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'Extra wait after load, ms; renders the page.' })),
+  waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS, description: 'Extra wait after load, ms; needs the browser (not with renderJs false); a wait the timeout cannot fit is a 502.' })),
   waitForSelector: Type.Optional(Selector('Wait for this CSS selector; renders the page.')),
   timeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: MAX_SCRAPE_TIMEOUT_MS, description: 'ms for the page, waits and actions.' })),
   mobile: Type.Optional(Type.Boolean({ description: 'Emulate a phone.' })),
@@ -175,9 +175,9 @@ export const scrapeOptions = {
   actions: Type.Optional(Type.Array(ScrapeAction, { maxItems: MAX_ACTIONS, description: 'Page actions in order after load (at most 50); outcomes in `actions`.' })),
   maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600 * 1000, description: 'Reuse a stored scrape of the same URL and options up to this many ms old.' })),
   storeInCache: Type.Optional(Type.Boolean({ description: 'Store this answer for `maxAge` calls (default: with maxAge).' })),
-  parsePDF: Type.Optional(Type.Boolean({ description: 'Read a PDF or office file to text (default true); false: a file link.' })),
+  parsePDF: Type.Optional(Type.Boolean({ description: 'Read a PDF or office file to text (default true); false: a file link in content (then without formats).' })),
   proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('default')], { description: "default: the operator's WEB_PROXY_URL if set; none: direct." })),
-  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'changeTracking: a separate snapshot history per tag.' })),
+  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'changeTracking: a separate snapshot history per tag (needs the changeTracking format).' })),
   changeTrackingOptions: Type.Optional(
     Type.Object(
       {
@@ -200,9 +200,9 @@ export const scrapeOptions = {
 /** The fields the answer gains (issue 27), each only when asked for. */
 export const scrapeOutputFields = {
   markdown: Type.Optional(Type.String({ description: 'formats markdown (or changeTracking): the page as markdown.' })),
-  html: Type.Optional(Type.String({ description: 'formats html: the cleaned HTML (scripts and styles removed).' })),
-  rawHtml: Type.Optional(Type.String({ description: 'formats rawHtml: the document as served (or as rendered, with renderJs).' })),
-  links: Type.Optional(Type.Array(Type.String(), { description: 'formats links: every absolute http(s) link on the page.' })),
+  html: Type.Optional(Type.String({ description: 'formats html: the cleaned HTML (scripts and styles removed); for a text page or a document, its text escaped in a <pre>.' })),
+  rawHtml: Type.Optional(Type.String({ description: 'formats rawHtml: the document as served (or as rendered, with renderJs); for a text page the body as served, for a document its extracted text.' })),
+  links: Type.Optional(Type.Array(Type.String(), { description: 'formats links: every absolute http(s) link on the page (for a text page or a document: the URLs written in its text).' })),
   screenshot: Type.Optional(Type.String({ description: 'formats screenshot or screenshot@fullPage: temporary URL of the PNG (24 h); with both, the viewport capture.' })),
   screenshotFullPage: Type.Optional(Type.String({ description: 'formats screenshot@fullPage: temporary URL of the full-page PNG (24 h), also when screenshot is asked for too.' })),
   actions: Type.Optional(Type.Array(ActionOutcome, { description: 'The outcome of each action, in order.' })),

@@ -61,8 +61,8 @@ function checkScrape(i: ScrapePageInput): string | undefined {
   }
   const tracking = checkChangeTrackingOptions(i);
   if (tracking) return tracking;
-  if (i.renderJs === false && (i.actions?.length || i.waitForSelector || i.mobile || i.blockAds || (i.formats ?? []).some((f) => f.startsWith('screenshot')))) {
-    return "'renderJs: false' cannot be combined with actions, waitForSelector, mobile, blockAds or a screenshot format: those need the browser.";
+  if (i.renderJs === false && (i.actions?.length || i.waitFor || i.waitForSelector || i.mobile || i.blockAds || (i.formats ?? []).some((f) => f.startsWith('screenshot')))) {
+    return "'renderJs: false' cannot be combined with actions, waitFor, waitForSelector, mobile, blockAds or a screenshot format: those need the browser.";
   }
   return undefined;
 }
@@ -72,8 +72,10 @@ export function wantsJsonTracking(i: Pick<ScrapePageInput, 'formats' | 'changeTr
   return !!i.formats?.includes('changeTracking') && !!i.changeTrackingOptions?.modes?.includes('json');
 }
 
-/** changeTrackingOptions belong to the changeTracking format; json mode needs a schema or a prompt, the schema in a form the model lane reads. */
+/** tag and changeTrackingOptions belong to the changeTracking format; json mode needs a schema or a prompt, the schema in a form the model lane reads. */
 function checkChangeTrackingOptions(i: ScrapePageInput): string | undefined {
+  // A tag names a snapshot history: without the format there is nothing to keep it under.
+  if (i.tag !== undefined && !i.formats?.includes('changeTracking')) return "'tag' needs the changeTracking format in 'formats'.";
   const o = i.changeTrackingOptions;
   if (!o) return undefined;
   if (!i.formats?.includes('changeTracking')) return "'changeTrackingOptions' needs the changeTracking format in 'formats'.";

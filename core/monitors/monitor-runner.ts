@@ -27,16 +27,16 @@ export function runInput(m: Pick<Monitor, 'id' | 'url' | 'options'>): Record<str
 }
 
 /**
- * Whether a run's change status is news for the monitor's webhook. `changed` and `removed` are;
- * `new` is when the monitor has already looked at the page: a page back after a removal (change
- * tracking forgets a removed page's snapshot, so its return reads as `new`) or one that first
- * answered 404. The monitor's first successful run is its baseline, and tells nothing.
+ * Whether a run's change tracking is news for the monitor's webhook: `changed` and `removed` are,
+ * and so is `new` after an earlier look at the page, that is a page back after a removal (or first
+ * seen by the monitor answering 404): change tracking keeps a removal marker, so that return reads
+ * `new` with the marker's time as `previousScrapeAt`. A `new` without one is the monitor's baseline
+ * and tells nothing; a page still gone reads `same`. A page that answered a server error fails the
+ * run (nothing compared, sent or charged).
  */
-function isChange(status: string | undefined, pageStatus: number | undefined, m: Pick<Monitor, 'lastRun' | 'changes'>): boolean {
-  if (status === 'changed' || status === 'removed') return true;
-  // A page still gone after its removal has no snapshot either: change tracking says `new` for it too.
-  const there = pageStatus !== 404 && pageStatus !== 410;
-  return status === 'new' && there && (m.changes > 0 || m.lastRun?.changeStatus !== undefined);
+function isChange(ct: ChangeTrackingAnswer | undefined): boolean {
+  if (ct?.changeStatus === 'changed' || ct?.changeStatus === 'removed') return true;
+  return ct?.changeStatus === 'new' && !!ct.previousScrapeAt;
 }
 
 interface ChangeTrackingAnswer {
@@ -72,7 +72,6 @@ export class MonitorRunner {
     const at = new Date(started).toISOString();
     let last: MonitorLastRun;
     let ct: ChangeTrackingAnswer | undefined;
-    let pageStatus: number | undefined;
     let row = { provider: null as string | null, status: 200, code: null as string | null, credits: 0, units: null as Record<string, number> | null };
     let keyInactive = false;
     try {
@@ -87,9 +86,7 @@ export class MonitorRunner {
       const lane = new LaneAdapter('v2', registry, executor);
       const signals = AbortSignal.any([signal, AbortSignal.timeout(runTimeoutMs)]);
       const res = await lane.run({ requestId, key, type: 'capability', id: 'scrape_page', resolved: target, input: runInput(m), signal: signals, log });
-      const data = res.data as { changeTracking?: ChangeTrackingAnswer; metadata?: { statusCode?: number } };
-      ct = data.changeTracking;
-      pageStatus = data.metadata?.statusCode;
+      ct = (res.data as { changeTracking?: ChangeTrackingAnswer }).changeTracking;
       last = { at, changeStatus: ct?.changeStatus };
       row = { provider: res.served.provider, status: 200, code: null, credits: res.served.credits, units: Object.keys(res.units).length ? (res.units as Record<string, number>) : null };
     } catch (err) {
@@ -99,7 +96,7 @@ export class MonitorRunner {
       row = { ...row, status: e.status, code: e.code };
     }
     usage.record({ requestId, keyId: m.keyId, lane: 'v2', objectType: 'capability', objectId: 'scrape_page', ...row, latencyMs: Date.now() - started, requestSource: 'monitor', createdAt: new Date(started) });
-    const changed = isChange(ct?.changeStatus, pageStatus, m);
+    const changed = isChange(ct);
     await store.finishRun(m.id, claim.tick, last, changed);
     // A deactivated key's monitor would otherwise tick for ever, each run refused and logged:
     // it is paused once (its last run says why) and stays so until resumed with a PATCH.

@@ -4,7 +4,7 @@
  * git-style unified diff when it changed, and in json mode the fields a model extracted, compared
  * with the snapshot's own extraction field by field.
  */
-import type { ComputeEngine, ComputeOptions, PageStore } from '../../core/sdk.js';
+import { UpstreamError, type ComputeEngine, type ComputeOptions, type PageStore } from '../../core/sdk.js';
 import type * as DiffWork from './diff-work.js';
 
 /** One field's values in json mode. */
@@ -56,8 +56,27 @@ export interface TrackedChange {
 }
 
 /**
+ * What a snapshot's `extracted` holds when the page was found gone (404 or 410): a removal marker
+ * in place of the page, so that a page still gone is `same` and its return `new` (an extraction is
+ * always an object with a `spec`, so it never reads as this).
+ */
+const REMOVED = '{"removed":true}';
+
+/**
+ * Throws the free 502 for a page that answered a server error or 429: that answer says nothing
+ * about the page, so it is neither compared nor kept (an outage would otherwise read `changed`
+ * twice, and a monitor would report it twice).
+ */
+export function checkTrackable(url: string, status: number): void {
+  if (status >= 500 || status === 429) {
+    throw new UpstreamError(`Failed to track changes of ${url}: the page answered ${status}; the last snapshot is kept.`);
+  }
+}
+
+/**
  * Compares `markdown` with the last snapshot and records the new one. A page that now answers
- * 404 or 410 is `removed` and its snapshot forgotten, so its return later counts as new. In json
+ * 404 or 410 is `removed` and a removal marker replaces its snapshot: while it stays gone it is
+ * `same`, and its return is `new` (previousScrapeAt: the last check that found it gone). In json
  * mode the model extracts the fields first — unless the markdown is the snapshot's own and the
  * snapshot already holds an extraction made with the same schema and prompt — so a failed
  * extraction (or diff) leaves the snapshot as it was and the next call compares against the same one.
@@ -68,13 +87,17 @@ export async function trackChange(
   page: { markdown: string; status: number },
   modes: { diff?: Differ; json?: JsonTracking },
 ): Promise<TrackedChange> {
+  checkTrackable(who.url, page.status);
   // A snapshot past the retention setting is as good as deleted (the sweep may not have run yet).
-  const before = await store.snapshotGet(who.owner, who.url, who.tag, who.retentionMs);
-  const previousScrapeAt = before ? before.takenAt.toISOString() : null;
+  const last = await store.snapshotGet(who.owner, who.url, who.tag, who.retentionMs);
+  const previousScrapeAt = last ? last.takenAt.toISOString() : null;
+  const gone = last?.extracted === REMOVED;
   if (page.status === 404 || page.status === 410) {
-    if (before) await store.snapshotDelete(who.owner, who.url, who.tag);
-    return { result: { previousScrapeAt, changeStatus: before ? 'removed' : 'new', visibility: 'visible' }, extracted: false };
+    await store.snapshotPut(who.owner, who.url, who.tag, '', REMOVED);
+    return { result: { previousScrapeAt, changeStatus: !last ? 'new' : gone ? 'same' : 'removed', visibility: 'visible' }, extracted: false };
   }
+  // A page back after its removal has nothing to be compared with.
+  const before = gone ? undefined : last;
   const same = before?.content === page.markdown;
   const earlier = parseExtraction(before?.extracted);
   let stored = same ? before?.extracted : undefined;

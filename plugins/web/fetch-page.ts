@@ -77,7 +77,9 @@ export async function fetchPage(ctx: RunContext<unknown>, opts: FetchOptions): P
     // The browser shows XML, JSON or plain text as a page too; those are classified from the
     // bytes below exactly as with renderJs:false, so both modes answer the same (a screenshot is
     // taken of whatever the browser shows).
-    if (isHtml(r.contentType) || (r.html && (opts.screenshot || !r.contentType))) {
+    // No DOM means the browser did not show the page (a download), and a PDF labelled as HTML is
+    // shown as its bytes: both are fetched below, where the bytes say what they are.
+    if (r.html && !pdfShownAsText(r.html) && (isHtml(r.contentType) || opts.screenshot || !r.contentType)) {
       if (Buffer.byteLength(r.html) > maxBytes) throw tooLarge(r.url, maxBytes);
       const contentLanguage = r.headers['content-language'];
       return { url: r.url, status: r.status, contentType: r.contentType, kind: 'html', body: r.html, title: r.title, screenshot: r.screenshot, contentLanguage, actions: r.actions };
@@ -137,6 +139,11 @@ function cookieHeader(url: string, cookies: FetchOptions['cookies']): string | u
   };
   const list = cookies.filter(fits).map((c) => `${c.name}=${c.value}`);
   return list.length ? list.join('; ') : undefined;
+}
+
+/** A PDF's bytes served under an HTML type: Chromium parses them as a page whose body starts with the PDF header. */
+function pdfShownAsText(html: string): boolean {
+  return /^(?:<!doctype[^>]*>)?\s*<html[^>]*>\s*<head[^>]*>[\s\S]{0,200}?<\/head>\s*<body[^>]*>\s*%PDF-\d/i.test(html.slice(0, 600));
 }
 
 function isHtml(contentType: string): boolean {

@@ -40,7 +40,7 @@ function waits(i: ScrapeInput): number {
 export function planScrape(i: ScrapeInput, pageTimeoutMs: number, caller: string | undefined): ScrapePlan {
   const legacy = !i.formats;
   const formats: ScrapeFormat[] = i.formats ? [...i.formats] : [i.format ?? 'markdown'];
-  const needsBrowser = formats.some((f) => f.startsWith('screenshot')) || !!i.actions?.length || !!i.waitForSelector || !!i.mobile || !!i.blockAds;
+  const needsBrowser = formats.some((f) => f.startsWith('screenshot')) || !!i.actions?.length || !!i.waitFor || !!i.waitForSelector || !!i.mobile || !!i.blockAds;
   const renderJs = needsBrowser || (i.renderJs ?? true);
   const timeoutMs = Math.min(i.timeout ?? pageTimeoutMs + waits(i), 80_000);
   const plan: ScrapePlan = {

@@ -11,7 +11,7 @@ import { EXTRACT_TEXT_MAX_CHARS, wantsJsonTracking, type ScrapeOutput } from '..
 import { fetchPage, limitsFrom, pdfText, type FetchedPage } from './fetch-page.js';
 import { pageData, type WebContext } from './work.js';
 import { planScrape, type ScrapeInput, type ScrapePlan } from './scrape-plan.js';
-import { computeDiffer, trackChange, type JsonTracking } from './change-tracking.js';
+import { checkTrackable, computeDiffer, trackChange, type JsonTracking } from './change-tracking.js';
 
 type Out = Static<typeof ScrapeOutput>;
 
@@ -90,9 +90,18 @@ async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxB
     documents: 'bytes',
     proxy: input.proxy,
   });
-  if (page.kind === 'document') return document(page, input, plan, ctx);
-  if (page.kind !== 'html') return textAnswer(page, input, plan, ctx);
+  // Before any work on the page: a server error is no state of the page to compare or keep.
+  if (plan.formats.includes('changeTracking')) checkTrackable(plan.url, page.status);
+  if (page.kind !== 'html') {
+    // Before any work on the file (reading a document costs): what needs a page shown by the browser cannot apply.
+    const notPage = `it is not a web page (${page.contentType.split(';')[0] || 'unknown type'})`;
+    if (shots.length) throw new InputError(`Cannot take a screenshot of ${page.url}: ${notPage}.`);
+    if (plan.actions.length) throw new InputError(`Cannot run actions on ${page.url}: ${notPage}.`);
+    return page.kind === 'document' ? document(page, input, plan, ctx) : textAnswer(page, input, plan, ctx);
+  }
   if (shots.length && !page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
+  // An HTML page the browser did not show (sent as a download) was read by a plain fetch: no action ran on it.
+  if (plan.actions.length && !page.actions) throw new InputError(`Cannot run actions on ${page.url}: the browser did not show it as a page (${page.contentType || 'unknown type'}).`);
 
   const wanted = plan.formats.filter((f): f is 'markdown' | 'html' | 'rawHtml' | 'links' => ['markdown', 'html', 'rawHtml', 'links'].includes(f));
   if (plan.formats.includes('changeTracking') && !wanted.includes('markdown')) wanted.push('markdown');
@@ -181,13 +190,53 @@ function jsonTracking(ctx: WebContext, o: NonNullable<ScrapeInput['changeTrackin
   };
 }
 
-/** A plain-text page (or a PDF read by the fallback). */
+/**
+ * A plain-text page, or a document's text (issue 27): every text format from the text itself.
+ * `markdown` is the text; `html` the text escaped in a `<pre>`; `rawHtml` the text as served (for
+ * a document, which has no markup, its extracted text); `links` the absolute http(s) URLs written
+ * in it. A legacy call (`format` only) keeps its old answer: the text in `content`.
+ */
 async function textAnswer(page: FetchedPage, input: ScrapeInput, plan: ScrapePlan, ctx: WebContext): Promise<Out> {
-  const title = page.body.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
-  const out: Out = { title, url: page.url, content: page.body, metadata: { statusCode: page.status, contentType: page.contentType }, format: plan.formats[0]!, cleaned: plan.cleaned };
-  if (!plan.legacy && (plan.formats.includes('markdown') || plan.formats.includes('changeTracking'))) out.markdown = page.body;
-  if (plan.formats.includes('changeTracking')) out.changeTracking = await changeTracking(ctx, input, plan, page, page.body);
+  const text = page.body;
+  const title = text.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
+  const links = plan.formats.includes('links') ? textLinks(text) : undefined;
+  const values: Record<string, string | undefined> = {
+    markdown: text,
+    html: plan.formats.includes('html') ? `<pre>${escapeHtml(text)}</pre>` : undefined,
+    rawHtml: text,
+    links: links?.join('\n'),
+    changeTracking: text,
+  };
+  const content = plan.legacy ? text : (values[plan.formats[0]!] ?? '');
+  const out: Out = { title, url: page.url, content, metadata: { statusCode: page.status, contentType: page.contentType }, format: plan.formats[0]!, cleaned: plan.cleaned };
+  if (!plan.legacy) {
+    if (plan.formats.includes('markdown') || plan.formats.includes('changeTracking')) out.markdown = text;
+    if (values.html !== undefined) out.html = values.html;
+    if (plan.formats.includes('rawHtml')) out.rawHtml = text;
+    if (links) out.links = links;
+  }
+  if (plan.formats.includes('changeTracking')) out.changeTracking = await changeTracking(ctx, input, plan, page, text);
   return out;
+}
+
+/** The absolute http(s) URLs written in a text, once each in order, without the punctuation that ends a sentence. */
+export function textLinks(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(/\bhttps?:\/\/[^\s<>"'`]+/gi)) {
+    let raw = m[0].replace(/[.,;:!?\]}]+$/, '');
+    // A closing parenthesis is the sentence's unless the URL opened one (…/Foo_(bar)).
+    while (raw.endsWith(')') && raw.split('(').length <= raw.split(')').length - 1) raw = raw.slice(0, -1).replace(/[.,;:!?\]}]+$/, '');
+    try {
+      found.add(new URL(raw).href);
+    } catch {
+      // Not a URL after all (a bare "http://").
+    }
+  }
+  return [...found];
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /**
@@ -199,6 +248,10 @@ async function textAnswer(page: FetchedPage, input: ScrapeInput, plan: ScrapePla
 async function document(page: FetchedPage, input: ScrapeInput, plan: ScrapePlan, ctx: WebContext): Promise<Out> {
   const bytes = page.bytes!;
   if (input.parsePDF === false) {
+    // The caller asked for the file, not its text: a format made from the text cannot apply.
+    if (!plan.legacy) {
+      throw new InputError(`Cannot make ${plan.formats[0]} of ${page.url}: with 'parsePDF: false' a document is answered as its file link in 'content' (leave out 'formats', or 'parsePDF').`);
+    }
     const file = await ctx.engines.files.put(bytes, { contentType: page.contentType.split(';')[0]!, extension: page.extension! });
     ctx.usage.add('output_bytes', bytes.byteLength);
     const metadata = { statusCode: page.status, contentType: page.contentType, expiresAt: file.expiresAt.toISOString() };

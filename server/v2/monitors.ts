@@ -10,6 +10,8 @@ import { InputError, NotFoundError, ProviderNotAllowedError } from '../../core/e
 import { Access } from '../../core/policy/access.js';
 import { runValidateHook, validateInput } from '../../core/execution/validate.js';
 import { runInput } from '../../core/monitors/monitor-runner.js';
+import { userUrl } from '../../core/catalogue.js';
+import type { SsrfGuard } from '../../core/engines/http/guard.js';
 import type { MonitorStore } from '../../core/monitors/monitor-store.js';
 import type { Monitor, MonitorPatch, MonitorWebhook } from '../../core/monitors/types.js';
 import { ok } from './envelope.js';
@@ -84,6 +86,24 @@ export function monitorRoutes(app: FastifyInstance, c: DependencyContainer): voi
     runValidateHook(cap.def.validate, input, cap.id, req.log);
   };
 
+  /**
+   * The SSRF guard's 400 for a page or webhook URL that resolves to a private, loopback or
+   * metadata address (unless ALLOW_PRIVATE_NETWORK / ALLOW_HOSTS allow it, as for a scrape):
+   * every run would be refused, so the monitor is refused now. A name that does not resolve today
+   * is left to the runs (each run and each delivery is checked again).
+   */
+  const checkReachable = async (raw: string) => {
+    const guard = (c.resolve(TOKENS.Engines).http as { guard?: SsrfGuard }).guard;
+    if (!guard) return;
+    const url = guard.checkUrl(userUrl(raw));
+    if (guard.exempt(url.hostname)) return;
+    try {
+      await guard.checkHost(url.hostname);
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+    }
+  };
+
   const owned = async (req: FastifyRequest): Promise<Monitor> => {
     req.call.target('operation', 'monitors');
     const { id } = req.params as { id: string };
@@ -105,6 +125,8 @@ export function monitorRoutes(app: FastifyInstance, c: DependencyContainer): voi
     const hook = webhook === undefined ? null : readWebhook(webhook);
     const opts = (options as Record<string, unknown> | undefined) ?? {};
     checkScrape(req, { id: 'mon_new', url: url.trim(), options: opts });
+    await checkReachable(url);
+    if (hook) await checkReachable(hook.url);
     const keyId = req.call.key!.id;
     if ((await store.countFor(keyId)) >= settings.monitorMaxPerKey) {
       throw new InputError(`Too many monitors: a key may have at most ${settings.monitorMaxPerKey}. Delete one first.`);
@@ -136,6 +158,7 @@ export function monitorRoutes(app: FastifyInstance, c: DependencyContainer): voi
     const patch: MonitorPatch = {};
     if (interval !== undefined) patch.intervalMs = readInterval(interval, settings.monitorMinIntervalMs);
     if (webhook !== undefined) patch.webhook = readWebhook(webhook);
+    if (patch.webhook) await checkReachable(patch.webhook.url);
     if (status !== undefined) {
       if (status !== 'active' && status !== 'paused') throw new InputError("Invalid input: 'status' must be one of: active, paused.", { details: { field: 'status' } });
       patch.status = status;

@@ -132,7 +132,10 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
     if (mainBlock) throw mainBlock;
     if (err instanceof ServiceError) throw err;
     const got = lastMain as HTTPResponse | null;
-    if (!/ERR_ABORTED/.test(String(err)) || (got && MARKUP_TYPE.test(got.headers()['content-type'] ?? ''))) {
+    // A page sent as an attachment is downloaded, not shown, whatever its type: the caller reads
+    // the fetched body instead, as for a document (a plain fetch of it answers 200).
+    const download = /^\s*attachment/i.test(got?.headers()['content-disposition'] ?? '');
+    if (!/ERR_ABORTED/.test(String(err)) || (got && MARKUP_TYPE.test(got.headers()['content-type'] ?? '') && !download)) {
       throw navigationError(target, err, timeoutMs);
     }
     // The headless shell reports no response for a download at all: the caller learns what the
@@ -185,7 +188,12 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
       throw new UpstreamError(`Failed to retrieve ${show(target)}: no element matched '${req.waitForSelector}' within ${Math.round(timeoutMs / 100) / 10} s.`);
     }
   }
-  if (req.waitMs) await new Promise((r) => setTimeout(r, Math.min(req.waitMs!, Math.max(0, deadline - Date.now()))));
+  if (req.waitMs) {
+    // A wait the timeout would cut short reads the page early and bills it: the deadline's error
+    // instead (free), as for a `wait` action; known now, so no slot is held to find it out.
+    if (req.waitMs > deadline - Date.now()) throw new UpstreamError(`'waitFor' (${req.waitMs} ms) did not finish within the scrape's timeout.`);
+    await new Promise((r) => setTimeout(r, req.waitMs));
+  }
   stillThere();
   let actions: RenderResult['actions'];
   if (html && req.actions?.length) {
