@@ -5,7 +5,7 @@
  */
 import type { SsrfGuard } from '../engines/http/guard.js';
 import { addUnits, type Units } from '../credits/cost.js';
-import type { RunContext, UsageRecorder } from '../plugin/types.js';
+import type { CallOptions, RunContext, UsageRecorder } from '../plugin/types.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { deadline } from '../util/deadline.js';
 import { InternalError, ServiceError, UpstreamError } from '../errors.js';
@@ -69,7 +69,8 @@ export async function callProvider(req: ExecuteRequest, attempt: Attempt, turn: 
     setNative(payload) {
       native = payload;
     },
-    call: <T>(capability: string, input: unknown) => turn.call(capability, input, limit.signal) as Promise<T>,
+    call: <T>(capability: string, input: unknown, opts?: CallOptions) => turn.call(capability, input, limit.signal, opts) as Promise<T>,
+    measured: (units) => turn.measured(units),
   };
   let output: unknown;
   try {
