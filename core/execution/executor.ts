@@ -67,7 +67,7 @@ export class Executor {
 
   /** admission → hold → run → settle, or release on failure. */
   private async walk(req: ExecuteRequest, onAttempt: ((provider: string) => void) | undefined): Promise<ExecuteResult> {
-    const admission = admit(this.registry, req);
+    const admission = await admit(this.registry, req);
     const amounts = holdAmounts(req, admission);
     this.active += 1;
     let hold: Hold | undefined;
@@ -111,7 +111,7 @@ export class Executor {
    */
   private async nested(req: ExecuteRequest, capabilityId: string, input: unknown, depth: number, scope: HoldScope | undefined, onMeasured?: CallOptions['onMeasured']): Promise<unknown> {
     if (depth > MAX_NESTING) throw new InternalError(undefined, { cause: new Error(`ctx.call nested deeper than ${MAX_NESTING} at ${capabilityId}`) });
-    const admission = admitNested(this.registry, req, capabilityId, input);
+    const admission = await admitNested(this.registry, req, capabilityId, input);
     const inner = { ...req, input, depth };
     const share = scope && new InnerHold(scope, admission.cost, input);
     const ran = await this.providers.chain(inner, admission.attempts, this.turn(inner, share, onMeasured), { nestedIn: admission.targetId });
