@@ -95,8 +95,11 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
     let pdf: Uint8Array | undefined;
     let format = 'pdf';
     if (route.kind === 'office') {
+      // Handed to LibreOffice as a file (a large body's or a download's copied, never read here: issue 24).
+      const source = join(dir, `source.${route.ext ?? 'bin'}`);
+      await writeInputFile(input, source);
       const result = await opts.engines.office.convert(
-        { data: await inputBytes(input), extension: route.ext },
+        { file: source, extension: route.ext },
         { tagged: false, plainText: route.ext === 'txt' || route.ext === 'csv', formats: OFFICE_EXTENSIONS, signal: opts.signal, owner: opts.caller },
       );
       pdf = result.pdf;
