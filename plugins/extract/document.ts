@@ -10,15 +10,24 @@
 import { InputError, MB, type Static } from '../../core/sdk.js';
 import { DOC_TEXT_OCR_PAGE_CREDITS, EXTRACT_BASE_CREDITS, EXTRACT_MAX_PAGES, type extractDocument } from '../../core/catalogue.js';
 import { answer } from './answer.js';
-import { inputAsBase64, inputSize, loadInput, tooLarge } from '../../core/sdk.js';
+import { inputAsBase64, inputSize, loadInput, tooLarge, withScratch } from '../../core/sdk.js';
 import { lane, report } from './lane.js';
 import type { RunContext } from '../../core/sdk.js';
 
 type Input = Static<typeof extractDocument.input>;
 type Pages = { pageCount: number; pages: { page: number; text: string; ocr: boolean }[]; format: string };
 
-/** Runs one extract-document call. */
-export async function extractDocuments(input: Input, ctx: RunContext<any, any>) {
+/**
+ * Runs one extract-document call. A file given by URL is written into a scratch folder as it
+ * arrives and handed to doc_text as that file (issue 24): held in memory, it was also encoded to
+ * base64 on the serving thread for the inner call, which then decoded it there again.
+ */
+export function extractDocuments(input: Input, ctx: RunContext<any, any>) {
+  return input.inputMethod === 'url' ? withScratch('extract-document', (dir) => readAndAnswer(input, ctx, dir)) : readAndAnswer(input, ctx);
+}
+
+/** Reads every file (a URL's into `dir`) and answers the prompt over their pages. */
+async function readAndAnswer(input: Input, ctx: RunContext<any, any>, dir?: string) {
   const l = lane(ctx);
   const max = l.settings.documentMaxMb * MB;
   const total = l.settings.documentsTotalMb * MB;
@@ -32,7 +41,7 @@ export async function extractDocuments(input: Input, ctx: RunContext<any, any>) 
   // One at a time: the total is checked as files arrive, and doc_text's per-key share is 2.
   for (const [i, file] of input.files.entries()) {
     const label = `files[${i}]`;
-    const loaded = await loadInput(ctx.engines, input.inputMethod, file, label, max, ctx.signal);
+    const loaded = await loadInput(ctx.engines, input.inputMethod, file, label, max, ctx.signal, dir);
     bytes += inputSize(loaded);
     if (bytes > total) throw tooLarge('files', total);
     const hint = input.fileExtension ?? loaded.pathExtension;
