@@ -52,25 +52,51 @@ function standIn(length: number): string {
 }
 
 /**
- * Runs `checkWith` on `input` with each placeholder the schema reads as a plain string replaced
- * by a stand-in of its length; every other placeholder is turned back into its string for good.
- * The placeholders are back in place when this returns or throws.
+ * The placeholders in `input`, each with whether the schema reads it as a plain file string.
+ * Every placeholder is back in place when this returns.
  */
-export function withDecodedFields<T>(check: TypeCheck<TSchema>, input: unknown, checkWith: () => T): T {
+function classify(check: TypeCheck<TSchema>, input: unknown): { slot: Slot; file: boolean }[] {
   const slots = slotsOf(input);
-  if (slots.length === 0) return checkWith();
+  if (slots.length === 0) return [];
   // Where does the schema stand at each placeholder? A number there fails the check with the
   // schema of that very spot (a placeholder under a union reports the union: not plain).
   for (const s of slots) s.parent[s.key] = 0;
   const plain = new Set<string>();
   const byPointer = new Map(slots.map((s) => [s.pointer, s]));
-  for (const e of check.Errors(input)) if (byPointer.has(e.path) && fileString(e.schema)) plain.add(e.path);
-  const kept = slots.filter((s) => plain.has(s.pointer));
-  for (const s of slots) s.parent[s.key] = plain.has(s.pointer) ? standIn(s.value.length) : s.value.text();
+  try {
+    for (const e of check.Errors(input)) if (byPointer.has(e.path) && fileString(e.schema)) plain.add(e.path);
+  } finally {
+    for (const s of slots) s.parent[s.key] = s.value;
+  }
+  return slots.map((slot) => ({ slot, file: plain.has(slot.pointer) }));
+}
+
+/**
+ * Turns every placeholder in `input` the schema does not read as a file back into its string,
+ * for good, read from its files without blocking the thread (issue 24: a large body's long
+ * `prompt` or `pages` beside `inputMethod: 'base64'` was rebuilt with blocking reads of up to the
+ * body's size on the serving thread, only to be checked, often refused, as text). The executor
+ * does this before its checks, so {@link withDecodedFields} then meets file fields only.
+ */
+export async function settleDecodedFields(check: TypeCheck<TSchema>, input: unknown): Promise<void> {
+  const texts = classify(check, input).filter((c) => !c.file);
+  for (const { slot } of texts) slot.parent[slot.key] = await slot.value.textAsync();
+}
+
+/**
+ * Runs `checkWith` on `input` with each placeholder the schema reads as a plain string replaced
+ * by a stand-in of its length; every other placeholder is turned back into its string for good
+ * (with blocking reads: a caller on the serving thread settles them first, {@link settleDecodedFields}).
+ * The placeholders are back in place when this returns or throws.
+ */
+export function withDecodedFields<T>(check: TypeCheck<TSchema>, input: unknown, checkWith: () => T): T {
+  const slots = classify(check, input);
+  if (slots.length === 0) return checkWith();
+  for (const { slot, file } of slots) slot.parent[slot.key] = file ? standIn(slot.value.length) : slot.value.text();
   try {
     return checkWith();
   } finally {
-    for (const s of kept) s.parent[s.key] = s.value;
+    for (const { slot, file } of slots) if (file) slot.parent[slot.key] = slot.value;
   }
 }
 

@@ -17,6 +17,7 @@ import { ProviderRun } from './run.js';
 import { releaseAll, settle } from './settle.js';
 import { Observers, type ExecutionObserver } from './observers.js';
 import type { ExecuteRequest, ExecuteResult, TurnContext } from './request.js';
+import type { CallOptions } from '../plugin/types.js';
 
 export type { ExecuteRequest, ExecuteResult } from './request.js';
 export type { ExecutionObserver, FinishedCall } from './observers.js';
@@ -66,7 +67,7 @@ export class Executor {
 
   /** admission → hold → run → settle, or release on failure. */
   private async walk(req: ExecuteRequest, onAttempt: ((provider: string) => void) | undefined): Promise<ExecuteResult> {
-    const admission = admit(this.registry, req);
+    const admission = await admit(this.registry, req);
     const amounts = holdAmounts(req, admission);
     this.active += 1;
     let hold: Hold | undefined;
@@ -91,12 +92,13 @@ export class Executor {
    * What a provider's turn may ask of the call: its engines, growing the hold it draws on
    * (`scope`: the call's own, or an inner call's share of its caller's), nested calls.
    */
-  private turn(req: ExecuteRequest, scope: HoldScope | undefined): TurnContext {
+  private turn(req: ExecuteRequest, scope: HoldScope | undefined, onMeasured?: CallOptions['onMeasured']): TurnContext {
     return {
       engines: this.engines,
       reserveFor: scope ? (units) => scope.growTo(units) : noHold,
       innerUnits: () => scope?.innerUnits ?? {},
-      call: (capability, input, signal) => this.nested({ ...req, signal }, capability, input, (req.depth ?? 0) + 1, scope),
+      call: (capability, input, signal, opts) => this.nested({ ...req, signal }, capability, input, (req.depth ?? 0) + 1, scope, opts?.onMeasured),
+      measured: onMeasured ?? noHold,
     };
   }
 
@@ -104,14 +106,15 @@ export class Executor {
    * `ctx.call`: runs a capability inside a call already admitted, with the same key's policy and
    * the providers' fallback; nesting is bounded so plugins cannot loop. It has no hold of its
    * own: the call it runs in pays its base, and the work it measures (`ctx.reserveFor`) grows that
-   * call's hold at the inner capability's price and is charged with it (inner-hold.ts).
+   * call's hold at the inner capability's price and is charged with it (inner-hold.ts). What the
+   * inner call reports it measured (`ctx.measured`) goes to its caller's `onMeasured` first.
    */
-  private async nested(req: ExecuteRequest, capabilityId: string, input: unknown, depth: number, scope: HoldScope | undefined): Promise<unknown> {
+  private async nested(req: ExecuteRequest, capabilityId: string, input: unknown, depth: number, scope: HoldScope | undefined, onMeasured?: CallOptions['onMeasured']): Promise<unknown> {
     if (depth > MAX_NESTING) throw new InternalError(undefined, { cause: new Error(`ctx.call nested deeper than ${MAX_NESTING} at ${capabilityId}`) });
-    const admission = admitNested(this.registry, req, capabilityId, input);
+    const admission = await admitNested(this.registry, req, capabilityId, input);
     const inner = { ...req, input, depth };
     const share = scope && new InnerHold(scope, admission.cost, input);
-    const ran = await this.providers.chain(inner, admission.attempts, this.turn(inner, share), { nestedIn: admission.targetId });
+    const ran = await this.providers.chain(inner, admission.attempts, this.turn(inner, share, onMeasured), { nestedIn: admission.targetId });
     share?.served(ran.units);
     return ran.data;
   }
@@ -124,8 +127,8 @@ export class Executor {
    * `ctx.call` (issue 24). Without `within` (an item already charged by an earlier attempt) it
    * grows nothing and is owed nothing.
    */
-  callFree(req: Omit<ExecuteRequest, 'target' | 'input'>, capabilityId: string, input: unknown, within?: HoldScope): Promise<unknown> {
-    return this.nested({ ...req, input } as ExecuteRequest, capabilityId, input, (req.depth ?? 0) + 1, within);
+  callFree(req: Omit<ExecuteRequest, 'target' | 'input'>, capabilityId: string, input: unknown, within?: HoldScope, opts?: CallOptions): Promise<unknown> {
+    return this.nested({ ...req, input } as ExecuteRequest, capabilityId, input, (req.depth ?? 0) + 1, within, opts?.onMeasured);
   }
 
   /**

@@ -5,13 +5,13 @@
  */
 import type { SsrfGuard } from '../engines/http/guard.js';
 import { addUnits, type Units } from '../credits/cost.js';
-import type { RunContext, UsageRecorder } from '../plugin/types.js';
+import type { CallOptions, RunContext, UsageRecorder } from '../plugin/types.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { deadline } from '../util/deadline.js';
 import { InternalError, ServiceError, UpstreamError } from '../errors.js';
 import { guardProviderUrls } from './provider-urls.js';
 import type { Attempt, ExecuteRequest, TurnContext } from './request.js';
-import { withDecodedFields } from './decoded-fields.js';
+import { settleDecodedFields, withDecodedFields } from './decoded-fields.js';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 
@@ -40,7 +40,9 @@ function withInnerUnits(own: UsageRecorder, turn: TurnContext): UsageRecorder {
 export async function callProvider(req: ExecuteRequest, attempt: Attempt, turn: TurnContext): Promise<ProviderAnswer> {
   const { endpoint, binding } = attempt;
   const input = binding?.impl.mapInput ? binding.impl.mapInput(req.input) : req.input;
-  // Decoded file fields are checked as the strings they stand for (decoded-fields.ts).
+  // Decoded file fields are checked as the strings they stand for (decoded-fields.ts); one the
+  // provider's schema reads as text is read back first, without blocking the thread.
+  if (binding) await settleDecodedFields(endpoint.input, input);
   if (binding && !withDecodedFields(endpoint.input, input, () => endpoint.input.Check(input))) {
     const e = endpoint.input.Errors(input).First();
     throw new InternalError(undefined, { cause: new Error(`${endpoint.id}: mapped input invalid at ${e?.path}: ${e?.message}`) });
@@ -69,7 +71,8 @@ export async function callProvider(req: ExecuteRequest, attempt: Attempt, turn: 
     setNative(payload) {
       native = payload;
     },
-    call: <T>(capability: string, input: unknown) => turn.call(capability, input, limit.signal) as Promise<T>,
+    call: <T>(capability: string, input: unknown, opts?: CallOptions) => turn.call(capability, input, limit.signal, opts) as Promise<T>,
+    measured: (units) => turn.measured(units),
   };
   let output: unknown;
   try {

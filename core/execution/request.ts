@@ -6,7 +6,7 @@
 import type { KeyRecord } from '../keys/types.js';
 import type { Engines } from '../engines/types.js';
 import type { CostRule, Units } from '../credits/cost.js';
-import type { PluginLogger } from '../plugin/types.js';
+import type { CallOptions, PluginLogger } from '../plugin/types.js';
 import type { OutputCheck } from '../registry/output-check.js';
 import type { ProviderBinding, RegisteredEndpoint, ResolvedTarget } from '../registry/types.js';
 
@@ -81,5 +81,7 @@ export interface TurnContext {
   /** The units the served inner calls of this call were charged for so far (none in a free call). */
   innerUnits(): Units;
   /** Runs another capability inside this call (`ctx.call`), under `signal`. */
-  call(capability: string, input: unknown, signal: AbortSignal): Promise<unknown>;
+  call(capability: string, input: unknown, signal: AbortSignal, opts?: CallOptions): Promise<unknown>;
+  /** `ctx.measured`: tells the capability that runs this one in a `ctx.call` (its `onMeasured`). */
+  measured(units: Units): Promise<void>;
 }

@@ -4,8 +4,8 @@ import type { TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { InputError, ServiceError } from '../errors.js';
 import type { PluginLogger } from '../plugin/types.js';
-import { withStrings } from '../plugin/predecoded.js';
-import { hasDecodedFields, withDecodedFields } from './decoded-fields.js';
+import { withStrings, withStringsAsync } from '../plugin/predecoded.js';
+import { hasDecodedFields, settleDecodedFields, withDecodedFields } from './decoded-fields.js';
 
 /** TypeBox says "Expected string length less or equal to 1000": lower-case its first letter only (patterns keep their case). */
 function phrase(message: string): string {
@@ -71,6 +71,25 @@ export function runValidateHook(hook: ((input: never) => string | undefined) | u
     if (hasDecodedFields(input)) return runValidateHook(hook, withStrings(input), id, log);
     log.warn({ target: id, err }, 'validate hook threw on input its schema accepted; answering 400');
     throw new InputError('Invalid input.');
+  }
+  if (msg) throw new InputError(msg);
+}
+
+/**
+ * The executor's input checks of one target: the schema check, then its `validate` hook, with a
+ * large body's decoded fields read back as text where needed without blocking the thread (a
+ * field the schema does not read as a file, or one a hook meets where it expected text).
+ */
+export async function admitInput(check: TypeCheck<TSchema>, input: unknown, messages: Record<string, string> | undefined, hook: ((input: never) => string | undefined) | undefined, id: string, log: PluginLogger): Promise<void> {
+  await settleDecodedFields(check, input);
+  validateInput(check, input, messages);
+  if (!hook || !hasDecodedFields(input)) return runValidateHook(hook, input, id, log);
+  let msg: string | undefined;
+  try {
+    msg = hook(input as never);
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    return runValidateHook(hook, await withStringsAsync(input), id, log);
   }
   if (msg) throw new InputError(msg);
 }

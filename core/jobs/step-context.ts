@@ -5,7 +5,7 @@
 import type { KeyRecord } from '../keys/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ProviderBinding } from '../registry/types.js';
-import type { RunContext } from '../plugin/types.js';
+import type { CallOptions, RunContext } from '../plugin/types.js';
 import type { HoldScope } from '../execution/hold.js';
 import { usageRecorder } from '../plugin/usage-recorder.js';
 import { ServiceError } from '../errors.js';
@@ -41,6 +41,8 @@ export function stepContext(d: Pick<RunnerDeps, 'log' | 'engines' | 'executor'>,
     usage: usageRecorder({}),
     reserveFor: hold ? (units) => hold.growTo(units) : async () => {},
     setNative() {},
-    call: <T>(capability: string, input: unknown) => d.executor.callFree({ requestId, key, signal, log }, capability, input, hold) as Promise<T>,
+    call: <T>(capability: string, input: unknown, opts?: CallOptions) => d.executor.callFree({ requestId, key, signal, log }, capability, input, hold, opts) as Promise<T>,
+    // A step is run by the job, not by another capability: nobody hears what it measures.
+    measured: async () => {},
   };
 }

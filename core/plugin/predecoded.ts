@@ -65,17 +65,19 @@ export function decodedCount(): number {
 
 let made = 0;
 let rebuilt = 0;
+let rebuiltSync = 0;
 let read = 0;
 let readSync = 0;
 
 /**
- * {@link DecodedBase64}s made, strings rebuilt from one, file fields whose bytes were read into
- * the serving thread's memory (`read`), and of those, the ones read with a blocking read
- * (`readSync`), so far (tests: a file handed to a tool as a file reads none; a handler that needs
- * the bytes reads them without blocking the thread).
+ * {@link DecodedBase64}s made, strings rebuilt from one (`rebuilt`), and of those, the ones
+ * rebuilt with blocking reads (`rebuiltSync`), file fields whose bytes were read into the serving
+ * thread's memory (`read`), and of those, the ones read with a blocking read (`readSync`), so far
+ * (tests: a file handed to a tool as a file reads none; a handler that needs the bytes, or a
+ * check that needs the string, reads them without blocking the thread).
  */
-export function decodedFields(): { made: number; rebuilt: number; read: number; readSync: number } {
-  return { made, rebuilt, read, readSync };
+export function decodedFields(): { made: number; rebuilt: number; rebuiltSync: number; read: number; readSync: number } {
+  return { made, rebuilt, rebuiltSync, read, readSync };
 }
 
 /**
@@ -186,9 +188,24 @@ export class DecodedBase64 {
     return this.#length;
   }
 
-  /** The string as sent, built from the files only when something asks for it. */
+  /**
+   * The string as sent, built from the files without blocking the thread (issue 24: up to a
+   * body's size read on the serving thread). What the input checks use for a field that is not a
+   * file (core/execution/decoded-fields.ts).
+   */
+  async textAsync(): Promise<string> {
+    rebuilt += 1;
+    const sent = this.#sent;
+    return 'file' in sent ? readFile(sent.file, 'utf8') : sent.prefix + (await readFile(this.#file.path)).toString('base64');
+  }
+
+  /**
+   * The string as sent, built from the files with blocking reads: only for what cannot wait
+   * (`String()`, `JSON.stringify`); the executor's paths use {@link textAsync}.
+   */
   text(): string {
     rebuilt += 1;
+    rebuiltSync += 1;
     const sent = this.#sent;
     return 'file' in sent ? readFileSync(sent.file, 'utf8') : sent.prefix + readFileSync(this.#file.path).toString('base64');
   }
@@ -200,6 +217,17 @@ export class DecodedBase64 {
   toJSON(): string {
     return this.text();
   }
+}
+
+/** {@link withStrings} without blocking the thread: each string rebuilt with {@link DecodedBase64.textAsync}. */
+export async function withStringsAsync(value: unknown, depth = 0): Promise<unknown> {
+  if (value instanceof DecodedBase64) return value.textAsync();
+  if (depth > 64 || !value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.some((v) => v && typeof v === 'object') ? Promise.all(value.map((v) => withStringsAsync(v, depth + 1))) : value;
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = await withStringsAsync(v, depth + 1);
+  return out;
 }
 
 /** The input with every {@link DecodedBase64} in it turned back into its string (arrays and plain objects walked; others kept). */

@@ -119,9 +119,25 @@ export interface RunContext<S = unknown, C extends Record<string, ConfigField> =
    * checks and the caller's key policy apply. Its base price is not charged (the calling
    * endpoint's own cost rule prices the call, so report units for what it did), but what it holds
    * for measured work (`reserveFor`, e.g. OCR pages) is held and charged as part of this call, and
-   * its units appear in this call's `usage.units` and usage row.
+   * its units appear in this call's `usage.units` and usage row. `opts.onMeasured` hears what
+   * that capability measures before its costly work (`ctx.measured`), so this call can hold its
+   * own price for it first (e.g. 10 per page once `document_pages` has counted the pages, before
+   * any is OCRed); what it throws ends the inner call, and this one, before that work.
    */
-  call<T = unknown>(capability: string, input: unknown): Promise<T>;
+  call<T = unknown>(capability: string, input: unknown, opts?: CallOptions): Promise<T>;
+  /**
+   * Tells the capability running this one (`ctx.call` with `onMeasured`) what this call has
+   * measured of its input before its costly work, e.g. `{ pages: 40 }` once a document's pages are
+   * counted and before any is rendered, so that caller can price it (or refuse) first; rejects
+   * with what the caller's hook threw (a 403, a 400). A no-op for a call nobody runs this way.
+   */
+  measured(units: Units): Promise<void>;
+}
+
+/** How `ctx.call` runs another capability. */
+export interface CallOptions {
+  /** Hears each `ctx.measured(units)` of the inner call, before the work it measured starts. */
+  onMeasured?(units: Units): Promise<void>;
 }
 
 /** An example call, shown by discovery and run by the contract test against the plugin's fake. */

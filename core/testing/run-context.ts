@@ -13,6 +13,8 @@ export interface TestRunContext<S = unknown> {
   units: Record<string, number>;
   /** What the code asked to hold credits for with `ctx.reserveFor`, in order. */
   reservedFor: Record<string, number>[];
+  /** What the code reported to a caller with `ctx.measured`, in order. */
+  measured: Record<string, number>[];
   /** The last payload passed to `ctx.setNative`. */
   native(): unknown;
   /** Log lines written through `ctx.log`, as `[level, message, fields]`. */
@@ -41,6 +43,7 @@ export interface RunContextOptions<S> {
 export function runContext<S = unknown>(opts: RunContextOptions<S> = {}): TestRunContext<S> {
   const units: Record<string, number> = {};
   const reservedFor: Record<string, number>[] = [];
+  const measured: Record<string, number>[] = [];
   const logs: TestRunContext['logs'] = [];
   let native: unknown;
   const given = opts.engines ?? {};
@@ -66,6 +69,9 @@ export function runContext<S = unknown>(opts: RunContextOptions<S> = {}): TestRu
     reserveFor: async (wanted) => {
       reservedFor.push({ ...wanted });
     },
+    measured: async (units) => {
+      measured.push({ ...units });
+    },
     setNative(payload) {
       native = payload;
     },
@@ -74,5 +80,5 @@ export function runContext<S = unknown>(opts: RunContextOptions<S> = {}): TestRu
       return (await opts.call(capability, input)) as T;
     },
   };
-  return { ctx, units, reservedFor, native: () => native, logs };
+  return { ctx, units, reservedFor, measured, native: () => native, logs };
 }

@@ -51,6 +51,9 @@ async function readFrom(input: { inputMethod: 'url' | 'base64'; file: string; pa
     maxPixels: c.ocrMaxMegapixels * 1_000_000,
     hint: input.fileExtension,
     pages: input.pages,
+    // A capability reading documents through this one (extract-document's 10 per page) hears the
+    // page count before any page is read, so it holds its own price for them before the OCR's.
+    counted: (pages) => ctx.measured({ pages }),
     // The OCR pages are known before any is rendered: their price is held first (403, free, when
     // the key cannot cover it), then counted.
     beforeOcr: async (pages) => {

@@ -41,6 +41,11 @@ export interface ReadOptions {
   maxPages: number;
   /** Largest bitmap a page is rendered to for OCR, in pixels. */
   maxPixels: number;
+  /**
+   * Told how many pages will be read once they are counted, before any is read or rendered (a
+   * capability reading documents through this one prices them first; may refuse).
+   */
+  counted(pages: number): Promise<void>;
   /** Told how many pages will be OCRed before the first is rendered (prices them; may refuse). */
   beforeOcr(pages: number): Promise<void>;
   /** The caller's `fileExtension`. */
@@ -70,6 +75,7 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
   const route = routeOf(input, opts.hint);
   if (route.kind === 'text') {
     selectPages(opts.pages, 1);
+    await opts.counted(1);
     return { pageCount: 1, pages: [{ page: 1, text: tidy((await inputBytes(input)).toString('utf8')), ocr: false }], format: 'txt' };
   }
   return withScratch('doc-text', async (dir) => {
@@ -82,14 +88,18 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
       }
       const file = join(dir, `in.${route.ext}`);
       await writeInputFile(input, file);
+      await opts.counted(1);
       await opts.beforeOcr(1);
       return { pageCount: 1, pages: [{ page: 1, text: await ocr(file, opts), ocr: true }], format: route.ext };
     }
     let pdf: Uint8Array | undefined;
     let format = 'pdf';
     if (route.kind === 'office') {
+      // Handed to LibreOffice as a file (a large body's or a download's copied, never read here: issue 24).
+      const source = join(dir, `source.${route.ext ?? 'bin'}`);
+      await writeInputFile(input, source);
       const result = await opts.engines.office.convert(
-        { data: await inputBytes(input), extension: route.ext },
+        { file: source, extension: route.ext },
         { tagged: false, plainText: route.ext === 'txt' || route.ext === 'csv', formats: OFFICE_EXTENSIONS, signal: opts.signal, owner: opts.caller },
       );
       pdf = result.pdf;
@@ -104,6 +114,7 @@ export async function readDocument(input: LoadedInput, opts: ReadOptions): Promi
     if (wanted.length > opts.maxPages) {
       throw new InputError(`The selection has ${wanted.length} pages; one call reads at most ${opts.maxPages}. Choose pages with 'pages' (e.g. "1-${opts.maxPages}").`);
     }
+    await opts.counted(wanted.length);
     const texts = await textLayer(file, wanted, opts);
     const pages: PageText[] = wanted.map((page) => ({ page, text: tidy(texts.get(page) ?? ''), ocr: false }));
     const scans = pages.filter((p) => (p.text.match(/[\p{L}\p{N}]/gu) ?? []).length < MIN_TEXT_CHARS);

@@ -16,17 +16,18 @@
  * for it or any other worker at its priority, whichever is free first: no key's conversion runs
  * below its value because another key's ran there before.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { BusyError } from '../../errors.js';
+import { BusyError, InputError } from '../../errors.js';
 import { conversionFailed, publicError } from './failures.js';
 import type { OfficeConvertInput, OfficeConvertOptions, OfficeConvertResult, OfficeStats } from './types.js';
 import { OfficeWorker, WorkerStopped, type WorkerConfig } from './worker.js';
 import { JobFailure, type WorkerJob } from './job.js';
 import { FairQueue } from '../../util/fair-queue.js';
 import { fairNice, RunsByKey } from '../tools/priority.js';
-import { admitZip, isZip, type ZipCaps } from './zip-admission.js';
+import { admitZip, admitZipFile, isZip, type ZipCaps } from './zip-admission.js';
 
 /** Pool settings (read from the environment by the factory). */
 export interface PoolConfig extends Omit<WorkerConfig, 'poolSize' | 'token'> {
@@ -89,8 +90,27 @@ function textFilter(data: Uint8Array): { filter: string; options?: string } | un
   }
 }
 
+/** {@link textFilter} of a file's bytes, read in chunks (a file input is never held whole). */
+async function textFilterOfFile(file: string): Promise<{ filter: string; options?: string } | undefined> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const chunk of createReadStream(file)) decoder.decode(chunk as Buffer, { stream: true });
+    decoder.decode();
+    return { filter: 'Text (encoded)', options: 'UTF8' };
+  } catch (err) {
+    if (err instanceof TypeError) return undefined;
+    throw conversionFailed('the input could not be read.', err);
+  }
+}
+
 /** Delay before the n-th retry (n ≥ 1) of a worker that failed to start: 1 s doubling to a minute. */
 const retryDelay = (n: number) => Math.min(60_000, 1000 * 2 ** Math.min(n - 1, 6));
+
+/** A file input that cannot be opened is the service's failure; a refusal stays the 400 it is. */
+function unreadable(err: unknown): never {
+  if (err instanceof InputError) throw err;
+  throw conversionFailed('the input could not be read.', err);
+}
 
 /** A pool of warm LibreOffice workers with a bounded queue. */
 export class OfficePool {
@@ -194,7 +214,11 @@ export class OfficePool {
     if (this.started && this.unavailable()) throw conversionFailed('LibreOffice is not available.');
     const ext = input.extension?.toLowerCase() || null;
     // Before any work or queue slot: an archive declaring too much is refused (400, free).
-    if (isZip(input.data)) admitZip(input.data, this.cfg.zip, ext ? `.${ext} file` : 'document');
+    const what = ext ? `.${ext} file` : 'document';
+    if (input.file !== undefined) await admitZipFile(input.file, this.cfg.zip, what).catch(unreadable);
+    else if (isZip(input.data)) admitZip(input.data, this.cfg.zip, what);
+    // Read before the queue's count below, which must hold until the slot is taken.
+    const forced = (ext && IMPORT_FILTERS[ext]) || (ext === 'txt' ? (input.file !== undefined ? await textFilterOfFile(input.file) : textFilter(input.data)) : undefined);
     // Jobs beyond the free workers wait; `queueLimit` of them may (0: none, only free workers serve).
     const idle = this.workers.filter((w) => w.state === 'idle').length;
     if (this.queue.length + this.parked.length + this.staging - idle >= this.cfg.queueLimit) {
@@ -205,7 +229,6 @@ export class OfficePool {
     // A work dir that cannot be created fails this job below (500) as well; the boot warm-up logs it.
     this.warm().catch(() => {});
     const dir = join(this.cfg.workDir, randomBytes(8).toString('hex'));
-    const forced = (ext && IMPORT_FILTERS[ext]) || (ext === 'txt' ? textFilter(input.data) : undefined);
     // Staged here (no worker sees this directory); the worker that takes the job moves the file
     // into its own job directory, the only one its jail can see.
     const job: WorkerJob = {
@@ -229,7 +252,8 @@ export class OfficePool {
     try {
       // 0700: a staged document is nobody else's to read (a worker gets it moved into its job dir).
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFile(job.input, input.data);
+      // A file input is copied as it is, never read here.
+      await (input.file !== undefined ? copyFile(input.file, job.input) : writeFile(job.input, input.data));
     } catch (err) {
       this.staging--;
       await rm(dir, { recursive: true, force: true }).catch(() => {});

@@ -3,16 +3,18 @@
  * LibreOffice listeners that turn documents into PDF without a cold start per document.
  */
 
-/** One conversion request. */
-export interface OfficeConvertInput {
-  /** The document bytes. */
-  data: Uint8Array;
+/**
+ * One conversion request: the document's bytes (`data`), or a file holding them (`file`: a large
+ * body's decoded file, a downloaded or scratch file), which is copied into the job's folder and
+ * never read into memory (only a ZIP archive's directory is read, to admit it; issue 24).
+ */
+export type OfficeConvertInput = ({ data: Uint8Array; file?: never } | { file: string; data?: never }) & {
   /**
    * Lower-case extension without the dot (`docx`, `html`…): LibreOffice's type detection prefers
    * it and checks the bytes. `null`: the bytes alone decide (see `OfficeConvertOptions.formats`).
    */
   extension: string | null;
-}
+};
 
 /** Export options of one conversion. */
 export interface OfficeConvertOptions {

@@ -6,6 +6,7 @@
  * archive over the caps is refused with a free 400 before any work. Sizes an archive lies about
  * are the memory cap's to stop (see cgroup.ts of this engine).
  */
+import { open, type FileHandle } from 'node:fs/promises';
 import { InputError } from '../../errors.js';
 
 /** Caps on what one archive may declare. */
@@ -37,8 +38,11 @@ function damaged(what: string): InputError {
   return new InputError(`The file is not a valid ${what}: its ZIP structure is damaged.`);
 }
 
-/** Where the central directory is and how many entries it says it holds. */
-function directory(buf: Buffer, what: string): { offset: number; size: number; entries: number } {
+/**
+ * Where the central directory is and how many entries it says it holds. `buf` is the archive's
+ * end from `base` on (all of it by default) in an archive of `total` bytes; offsets are the archive's.
+ */
+function directory(buf: Buffer, what: string, base = 0, total = buf.length): { offset: number; size: number; entries: number } {
   // The end record is 22 bytes plus a comment of at most 65535: search backwards from the end.
   const lowest = Math.max(0, buf.length - 22 - 65_535);
   let at = -1;
@@ -54,13 +58,13 @@ function directory(buf: Buffer, what: string): { offset: number; size: number; e
   let offset = buf.readUInt32LE(at + 16);
   // ZIP64: the 16- and 32-bit fields are saturated and the real values sit in the ZIP64 end record.
   if ((entries === 0xffff || size === 0xffffffff || offset === 0xffffffff) && at >= 20 && buf.readUInt32LE(at - 20) === ZIP64_LOCATOR) {
-    const rec = Number(buf.readBigUInt64LE(at - 20 + 8));
+    const rec = Number(buf.readBigUInt64LE(at - 20 + 8)) - base;
     if (rec < 0 || rec + 56 > buf.length || buf.readUInt32LE(rec) !== ZIP64_EOCD) throw damaged(what);
     entries = Number(buf.readBigUInt64LE(rec + 32));
     size = Number(buf.readBigUInt64LE(rec + 40));
     offset = Number(buf.readBigUInt64LE(rec + 48));
   }
-  if (offset + size > buf.length) throw damaged(what);
+  if (offset + size > total) throw damaged(what);
   return { offset, size, entries };
 }
 
@@ -72,13 +76,48 @@ function directory(buf: Buffer, what: string): { offset: number; size: number; e
 export function admitZip(data: Uint8Array, caps: ZipCaps, what: string): void {
   const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const dir = directory(buf, what);
-  if (dir.entries > caps.maxEntries) {
-    throw new InputError(`The ${what} holds ${dir.entries} archive entries, more than the ${caps.maxEntries} this service opens.`);
+  checkEntries(buf.subarray(dir.offset, dir.offset + dir.size), dir.entries, caps, what);
+}
+
+/** The end of an archive that holds its end record, comment and ZIP64 locator and record. */
+const TAIL_BYTES = 22 + 65_535 + 20 + 56;
+
+/** `length` bytes of `fh` from `offset`. */
+async function readAt(fh: FileHandle, offset: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await fh.read(buf, 0, length, offset);
+  return buf.subarray(0, bytesRead);
+}
+
+/**
+ * {@link admitZip} of the archive in `file`, when it is one, reading its end and its central
+ * directory only (issue 24: a large body's file, or a downloaded one, was read whole into the
+ * serving thread's memory to be checked and then written out again for LibreOffice).
+ */
+export async function admitZipFile(file: string, caps: ZipCaps, what: string): Promise<void> {
+  const fh = await open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    if (!isZip(await readAt(fh, 0, Math.min(4, size)))) return;
+    const base = Math.max(0, size - TAIL_BYTES);
+    const dir = directory(await readAt(fh, base, size - base), what, base, size);
+    if (dir.entries > caps.maxEntries) throw tooManyEntries(dir.entries, caps, what);
+    checkEntries(await readAt(fh, dir.offset, dir.size), dir.entries, caps, what);
+  } finally {
+    await fh.close();
   }
+}
+
+const tooManyEntries = (entries: number, caps: ZipCaps, what: string) =>
+  new InputError(`The ${what} holds ${entries} archive entries, more than the ${caps.maxEntries} this service opens.`);
+
+/** Checks the `entries` of a central directory (`buf`: its bytes) against `caps`. */
+function checkEntries(buf: Buffer, entries: number, caps: ZipCaps, what: string): void {
+  if (entries > caps.maxEntries) throw tooManyEntries(entries, caps, what);
   let total = 0;
-  let pos = dir.offset;
-  const end = dir.offset + dir.size;
-  for (let n = 0; n < dir.entries; n++) {
+  let pos = 0;
+  const end = buf.length;
+  for (let n = 0; n < entries; n++) {
     if (pos + 46 > end || buf.readUInt32LE(pos) !== CENTRAL) throw damaged(what);
     let compressed = buf.readUInt32LE(pos + 20);
     let uncompressed = buf.readUInt32LE(pos + 24);
