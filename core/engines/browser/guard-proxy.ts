@@ -2,9 +2,11 @@
  * The browser's network exit (issue 4: "the browser path applies the same check to every request
  * the page makes"). Request interception sees documents, scripts, fetch/XHR and images, but not
  * WebSockets, service workers or every worker; and Chromium resolves names itself after the
- * check. So Chromium is started with this loopback proxy as its only way out: plain HTTP requests
+ * check. So Chromium is started with this proxy as its only way out: plain HTTP requests
  * are forwarded and CONNECT tunnels (HTTPS, WSS) opened only to addresses the SSRF guard accepts,
- * resolved here and connected to with the very same answer.
+ * resolved here and connected to with the very same answer. It listens on loopback, and on a Unix
+ * socket in each jailed browser's exits folder (browser-exits.ts): a jailed browser has no other
+ * network, so even a page or an exploit that ignores the proxy setting reaches nothing else.
  */
 import { chmodSync, chownSync, rmSync } from 'node:fs';
 import http from 'node:http';
