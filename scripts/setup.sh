@@ -11,6 +11,7 @@ DEBIAN_PACKAGES=(
   python3-uno ghostscript qpdf poppler-utils
   fonts-noto-cjk fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
   bubblewrap util-linux procps
+  socat # the browser jail's forwarder to the SSRF guard proxy (core/engines/browser/browser-bwrap.ts)
   tesseract-ocr tesseract-ocr-eng ffmpeg espeak-ng
   valgrind # bench:instructions only (instruction counts that the machine's load does not move)
 )

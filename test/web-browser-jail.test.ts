@@ -5,13 +5,19 @@
  * group of BROWSER_MEMORY_MB; a page that allocates past it fails that call (502, free) and the
  * next call gets a fresh browser. The service's secrets are put where a deployment keeps them, the
  * process environment puppeteer used to hand on whole.
+ * The browser also runs in a jail: a network namespace where nothing but the guard proxy's
+ * forwarders listens (a process in it cannot connect to the service, the database or a local
+ * site directly, while pages still load through the proxy), a mount view without the data
+ * directory, and as root a CPU group bounded to BROWSER_CPU_PERCENT. Where no jail can be made
+ * (BROWSER_BWRAP_BIN missing) pages still render, on the host's network.
  */
-import { test, before, after } from 'node:test';
+import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { descendsFrom } from '../core/engines/processes.js';
@@ -26,6 +32,8 @@ let s: TestServer;
 /** A 512 MB browser. */
 let capped: TestServer;
 const asRoot = process.getuid?.() === 0;
+/** An unusual bound, so the group's quota is known to be this setting's. */
+const CPU_PERCENT = 130;
 
 before(async () => {
   Object.assign(process.env, SECRETS);
@@ -37,7 +45,7 @@ before(async () => {
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  const env = { MODEL_API_KEY: PROVIDER_KEY, SEARCH_A_API_KEY: PROVIDER_KEY, ALLOW_PRIVATE_NETWORK: 'true', BROWSER_MAX_PAGES: '1' };
+  const env = { MODEL_API_KEY: PROVIDER_KEY, SEARCH_A_API_KEY: PROVIDER_KEY, ALLOW_PRIVATE_NETWORK: 'true', BROWSER_MAX_PAGES: '1', BROWSER_CPU_PERCENT: String(CPU_PERCENT) };
   [s, capped] = await Promise.all([
     startServer({ serviceConfig: pluginsConfig(['web']), env }),
     startServer({ serviceConfig: pluginsConfig(['web']), env: { ...env, BROWSER_MEMORY_MB: '512', WEB_PAGE_TIMEOUT_MS: '20000' } }),
@@ -138,4 +146,102 @@ test('a page that allocates past BROWSER_MEMORY_MB fails its call (502, free); t
   assert.ok(await credits() < before, 'the next call is charged as usual');
   const now = browsers().filter((pid) => !others.includes(pid));
   assert.ok(now.length === 1 && now[0] !== first[0], `a fresh browser: ${first} then ${now}`);
+});
+
+/** The warm browser process this server's last call used: the one whose profile is below `root` of its command line, else the only one. */
+function browserOf(before: number[]): number {
+  const now = chromiumProcesses().filter((p) => p.type === 'browser' && !before.includes(p.pid));
+  assert.equal(now.length, 1, `one new browser: ${now.map((p) => p.pid)}`);
+  return now[0]!.pid;
+}
+
+/** Whether a process in the network namespace of `pid` can open a TCP connection to 127.0.0.1:`port`. */
+function connectsFrom(pid: number, port: number): boolean {
+  const r = spawnSync('/usr/bin/nsenter', [`--net=/proc/${pid}/ns/net`, '/bin/bash', '-c', `exec 3<>/dev/tcp/127.0.0.1/${port}`], { timeout: 10_000 });
+  return r.status === 0;
+}
+
+/** Listening TCP ports (IPv4 and IPv6) in the network namespace of `pid`. */
+function listeningPorts(pid: number): number[] {
+  const ports: number[] = [];
+  for (const file of ['tcp', 'tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/net/${file}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[3] === '0A') ports.push(parseInt(f[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
+}
+
+describe('the browser\'s jail', () => {
+  let unjailed: TestServer;
+  before(async () => {
+    unjailed = await startServer({ serviceConfig: pluginsConfig(['web']), env: { ALLOW_PRIVATE_NETWORK: 'true', BROWSER_MAX_PAGES: '1', BROWSER_BWRAP_BIN: '/nonexistent/bwrap' } });
+  });
+  after(async () => {
+    await unjailed?.close();
+  });
+
+  test('a process in the browser\'s network reaches neither the service, nor a local site, nor the database; pages still load through the guard proxy', async () => {
+    const { key } = await s.createKey({ credits: 1000 });
+    await renderedScrape(s, key);
+    const procs = chromiumProcesses();
+    const browser = procs.find((p) => p.type === 'browser')!;
+    const own = readlinkSync('/proc/self/ns/net');
+    for (const p of procs) assert.notEqual(readlinkSync(`/proc/${p.pid}/ns/net`), own, `${p.type} ${p.pid} shares the service's network namespace`);
+    // From inside its network: the service's own port, the site the page came from, PostgreSQL.
+    const servicePort = Number(new URL(s.url).port);
+    const sitePort = Number(new URL(base).port);
+    assert.ok(connectsFrom(process.pid, servicePort), 'the probe itself works from the service\'s network');
+    for (const port of [servicePort, sitePort, 5432, 6379]) assert.equal(connectsFrom(browser.pid, port), false, `port ${port} reachable from the browser's network`);
+    // Nothing listens there but the exits' forwarders, and the page above came through them.
+    for (const port of listeningPorts(browser.pid)) assert.ok(port >= 3128 && port < 3132, `port ${port} listens in the browser's network`);
+    assert.ok(connectsFrom(browser.pid, 3128), 'the direct exit listens in the browser\'s network');
+  });
+
+  test('the browser\'s file system lacks the data directory and the host\'s /etc; its profile is there', async () => {
+    const { key } = await s.createKey({ credits: 1000 });
+    await renderedScrape(s, key);
+    const procs = chromiumProcesses();
+    const browser = procs.find((p) => p.type === 'browser')!;
+    const root = `/proc/${browser.pid}/root`;
+    const profile = readFileSync(`/proc/${browser.pid}/cmdline`, 'utf8').split('\0').find((a) => a.startsWith('--user-data-dir='))!.slice(16);
+    assert.ok(existsSync(`${root}${profile}`), `its profile ${profile} is in its view`);
+    assert.ok(existsSync(`${root}/usr/share/fonts`), 'fonts are in its view');
+    for (const p of procs) {
+      assert.equal(existsSync(`/proc/${p.pid}/root${s.dataDir}`), false, `${p.type} ${p.pid} sees the data directory`);
+      for (const hostFile of ['/etc/passwd', '/etc/hostname', '/root', '/home']) assert.equal(existsSync(`/proc/${p.pid}/root${hostFile}`), false, `${p.type} ${p.pid} sees ${hostFile}`);
+    }
+  });
+
+  test('as root, the browser\'s processes share a CPU group bounded to BROWSER_CPU_PERCENT', { skip: !asRoot && 'no cgroup without root' }, async () => {
+    const { key } = await s.createKey({ credits: 1000 });
+    await renderedScrape(s, key);
+    const procs = chromiumProcesses();
+    const quota = (pid: number): number => {
+      const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
+      const v1 = lines.find((l) => l.split(':')[1]?.split(',').includes('cpu'));
+      if (v1) {
+        const mount = ['cpu', 'cpu,cpuacct', 'cpuacct,cpu'].map((m) => `/sys/fs/cgroup/${m}`).find((m) => existsSync(m))!;
+        return Number(readFileSync(`${mount}${v1.split(':').slice(2).join(':')}/cpu.cfs_quota_us`, 'utf8'));
+      }
+      const v2 = lines.find((l) => l.startsWith('0::'))!.slice(3);
+      return Number(readFileSync(`/sys/fs/cgroup${v2}/cpu.max`, 'utf8').split(' ')[0]);
+    };
+    for (const p of procs) assert.equal(quota(p.pid), CPU_PERCENT * 1000, `${p.type} ${p.pid} has the browser's CPU bound`);
+  });
+
+  test('where no jail can be made (no bubblewrap), pages still render, on the host\'s network', async () => {
+    const others = chromiumProcesses().filter((p) => p.type === 'browser').map((p) => p.pid);
+    const { key } = await unjailed.createKey({ credits: 1000 });
+    await renderedScrape(unjailed, key);
+    const browser = browserOf(others);
+    assert.equal(readlinkSync(`/proc/${browser}/ns/net`), readlinkSync('/proc/self/ns/net'));
+  });
 });

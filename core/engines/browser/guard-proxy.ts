@@ -2,10 +2,13 @@
  * The browser's network exit (issue 4: "the browser path applies the same check to every request
  * the page makes"). Request interception sees documents, scripts, fetch/XHR and images, but not
  * WebSockets, service workers or every worker; and Chromium resolves names itself after the
- * check. So Chromium is started with this loopback proxy as its only way out: plain HTTP requests
+ * check. So Chromium is started with this proxy as its only way out: plain HTTP requests
  * are forwarded and CONNECT tunnels (HTTPS, WSS) opened only to addresses the SSRF guard accepts,
- * resolved here and connected to with the very same answer.
+ * resolved here and connected to with the very same answer. It listens on loopback, and on a Unix
+ * socket in each jailed browser's exits folder (browser-exits.ts): a jailed browser has no other
+ * network, so even a page or an exploit that ignores the proxy setting reaches nothing else.
  */
+import { chmodSync, chownSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +21,12 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-autho
 export interface GuardProxy {
   /** `http://127.0.0.1:<port>` for `--proxy-server`. */
   url: string;
+  /**
+   * Also serves connections made to a Unix socket at `path`, connectable by `uid` only (the way
+   * in from a browser in a network namespace of its own, browser-exits.ts); the returned function
+   * stops that listener and removes the socket. `null`: the service's own uid.
+   */
+  listenUnix(path: string, uid: number | null): () => void;
   close(): Promise<void>;
 }
 
@@ -190,9 +199,28 @@ export async function startGuardProxy(guard: SsrfGuard, upstream?: URL): Promise
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
+  const unixListeners = new Set<net.Server>();
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    listenUnix(path, uid) {
+      // The HTTP server parses whatever connection it is handed, so both ways in share its checks.
+      const unix = net.createServer((s) => server.emit('connection', s));
+      rmSync(path, { force: true });
+      // listen() binds before it returns: the socket exists (and is given away) at once.
+      unix.listen(path);
+      unix.on('error', () => unix.close());
+      if (uid !== null) chownSync(path, uid, uid);
+      chmodSync(path, 0o600);
+      unixListeners.add(unix);
+      return () => {
+        if (!unixListeners.delete(unix)) return;
+        unix.close();
+        rmSync(path, { force: true });
+      };
+    },
     async close() {
+      for (const u of unixListeners) u.close();
+      unixListeners.clear();
       for (const s of sockets) s.destroy();
       agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -7,6 +7,8 @@ import type { BrowserEngine, RenderRequest } from './types.js';
 import { BrowserPool, poolSettingsFromEnv, type ContextProxy } from './pool.js';
 import { precheck, renderPage } from './render.js';
 import { startGuardProxy, type GuardProxy } from './guard-proxy.js';
+import { BrowserExits, EXIT_SLOTS } from './browser-exits.js';
+import { browserJailed } from './browser-jail.js';
 import { SsrfGuard, guardPolicyFromEnv } from '../http/guard.js';
 import { ServiceError, UpstreamError } from '../../errors.js';
 
@@ -34,27 +36,47 @@ export function setsNothingOnPage(req: RenderRequest): boolean {
 /** Creates the browser pool; the guard follows the same operator settings as the HTTP engine. */
 export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { close(): Promise<void> } {
   const guard = new SsrfGuard(guardPolicyFromEnv(opts.env));
-  // Unless the operator opened the network, Chromium's only way out is the guard proxy, which
-  // also covers what interception cannot see (WebSockets, workers, Chromium's own DNS answers).
+  const settings = poolSettingsFromEnv(opts.env, opts.dataDir);
+  // Each jailed browser reaches the guard proxies through sockets in its jail (browser-exits.ts).
+  const exits = new BrowserExits();
+  settings.jail.exits = exits;
+  /** Whether browsers run in their jail, where the exits are the only network (decided once, at first use). */
+  const jailed = () => (exits.jailed = browserJailed(settings.jail, opts.log));
+  // Chromium's only way out is the guard proxy, which also covers what interception cannot see
+  // (WebSockets, workers, Chromium's own DNS answers). A jailed browser has no other network;
+  // one on the host's network (no jail could be made here) goes direct only if the operator
+  // opened the private network.
   let proxy: Promise<GuardProxy> | undefined;
   const launchArgs = async () => {
-    if (guard.policy.allowPrivate) return [];
-    proxy ??= startGuardProxy(guard);
-    const { url } = await proxy;
+    if (!jailed() && guard.policy.allowPrivate) return [];
+    proxy ??= startGuardProxy(guard).then((p) => (exits.set(0, p), p));
+    const url = exits.url(0, await proxy);
     return [`--proxy-server=${url}`, '--proxy-bypass-list=<-loopback>', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp'];
   };
-  const pool = new BrowserPool(poolSettingsFromEnv(opts.env, opts.dataDir), opts.log, launchArgs);
+  const pool = new BrowserPool(settings, opts.log, launchArgs);
   // A job through an operator's proxy: a guard proxy of its own that forwards to it (the guard
   // decides as for any job, and it carries the proxy's credentials, which Chromium's proxy
-  // setting cannot). Loopback goes through too.
-  const chained = new Map<string, Promise<GuardProxy>>();
+  // setting cannot). Loopback goes through too. Each takes an exit slot after the direct one's;
+  // a new operator proxy past the slots takes the oldest one's slot (its proxy is closed).
+  const chained = new Map<string, { slot: number; proxy: Promise<GuardProxy> }>();
   const contextProxy = async (upstream: string): Promise<ContextProxy> => {
-    let p = chained.get(upstream);
-    if (!p) {
-      p = startGuardProxy(guard, new URL(upstream));
-      chained.set(upstream, p);
+    let entry = chained.get(upstream);
+    if (!entry) {
+      const used = new Set([...chained.values()].map((e) => e.slot));
+      let slot = Array.from({ length: EXIT_SLOTS - 1 }, (_, i) => i + 1).find((n) => !used.has(n));
+      if (slot === undefined) {
+        const [oldest, old] = chained.entries().next().value!;
+        chained.delete(oldest);
+        slot = old.slot;
+        void old.proxy.then((p) => p.close(), () => undefined);
+      }
+      const at = slot;
+      entry = { slot: at, proxy: startGuardProxy(guard, new URL(upstream)).then((p) => (exits.set(at, p), p)) };
+      chained.set(upstream, entry);
     }
-    return { proxyServer: (await p).url, proxyBypassList: ['<-loopback>'] };
+    const p = await entry.proxy;
+    jailed();
+    return { proxyServer: exits.url(entry.slot, p), proxyBypassList: ['<-loopback>'] };
   };
   return {
     async render(req) {
@@ -72,7 +94,7 @@ export function createBrowserEngine(opts: EngineOptions): BrowserEngine & { clos
     async close() {
       await pool.close();
       await (await proxy?.catch(() => undefined))?.close();
-      for (const p of chained.values()) await (await p.catch(() => undefined))?.close();
+      for (const e of chained.values()) await (await e.proxy.catch(() => undefined))?.close();
     },
   };
 }

@@ -6,8 +6,9 @@ export interface RenderRequest {
   /**
    * `true` (default) for user-supplied URLs: the page URL is checked before any work and every
    * request the page makes is intercepted and checked (scripts, images, fetch/XHR, redirects).
-   * Whatever this says, Chromium's only network exit is the guard proxy unless the operator set
-   * `ALLOW_PRIVATE_NETWORK=true`, so WebSockets and workers are covered too.
+   * Whatever this says, Chromium's only network exit is the guard proxy (unless the operator set
+   * `ALLOW_PRIVATE_NETWORK=true` and no jail could be made, browser-jail.ts), so WebSockets and
+   * workers are covered too.
    */
   guard?: boolean;
   /** Upper bound for the whole job in ms (default 20 000). */
