@@ -37,6 +37,7 @@ export interface ServiceSettings {
   keyRequestsInFlightMax: number;
   /** How long a request refused for its input (400, 413) keeps its place in that count after its answer (ms). */
   keyRefusalHoldMs: number;
+  /** A key's refused lookups (404, 429 RATE_LIMITED) answered at once and then per second; past it they wait their turn (0: no pace). */
   keyRefusalsPerSecond: number;
   /** Port of a separate metrics listener; `undefined`: `/metrics` on the main port behind ADMIN_TOKEN. */
   metricsPort: number | undefined;
