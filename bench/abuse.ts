@@ -9,8 +9,8 @@
  * name contains one of them (case-insensitive) run, e.g. `-- 20 convert-to-pdf png`; the same words
  * may be given as BENCH_ATTACKS=convert,doc-to-text (either way, or both). The instance runs with
  * the deployment's malloc settings (BENCH_MALLOC=off: glibc's defaults) and passes
- * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, COMPUTE_NICE_STEP, HELPER_THREADS_NICE, TOOLS_NICE, TOOLS_NICE_STEP, OFFICE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX and
- * KEY_REFUSAL_HOLD_MS through. Each phase also prints the serving thread's time on a core and
+ * JSON_OFF_THREAD_BYTES, COMPUTE_NICE, COMPUTE_NICE_STEP, HELPER_THREADS_NICE, TOOLS_NICE, TOOLS_NICE_STEP, OFFICE_NICE, KEY_REQUESTS_IN_FLIGHT_MAX,
+ * KEY_REFUSAL_HOLD_MS and KEY_REFUSALS_PER_SECOND through. Each phase also prints the serving thread's time on a core and
  * its time runnable but waiting for one (the kernel's schedstat): the wait is what tools at the
  * service's priority cause, and, unlike a latency, it is not timed across two loaded processes.
  * The attacker runs in a worker thread of its own (bench/abuse/attacker.ts), as another program
@@ -299,6 +299,8 @@ async function main() {
       // The per-key cap on requests in progress and the hold of refused ones, to compare settings in one tree.
       KEY_REQUESTS_IN_FLIGHT_MAX: process.env.KEY_REQUESTS_IN_FLIGHT_MAX,
       KEY_REFUSAL_HOLD_MS: process.env.KEY_REFUSAL_HOLD_MS,
+      // The pace of a key's refused lookups (404, 429 RATE_LIMITED): 0 turns it off, to compare in one tree.
+      KEY_REFUSALS_PER_SECOND: process.env.KEY_REFUSALS_PER_SECOND,
       ...mallocEnv(),
     },
   });

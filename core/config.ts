@@ -37,6 +37,8 @@ export interface ServiceSettings {
   keyRequestsInFlightMax: number;
   /** How long a request refused for its input (400, 413) keeps its place in that count after its answer (ms). */
   keyRefusalHoldMs: number;
+  /** A key's refused lookups (404, 429 RATE_LIMITED) answered at once and then per second; past it they wait their turn (0: no pace). */
+  keyRefusalsPerSecond: number;
   /** Port of a separate metrics listener; `undefined`: `/metrics` on the main port behind ADMIN_TOKEN. */
   metricsPort: number | undefined;
   /** The console's session ends after this long without a request (ms). */
@@ -76,6 +78,7 @@ export const SETTINGS_DOC: Record<string, { description: string; default: string
   JSON_OFF_THREAD_BYTES: { description: 'JSON request bodies at least this large are parsed, and their base64 files decoded, in a compute worker thread (queued fairly across keys) instead of the thread that answers every request.', default: '262144' },
   KEY_REQUESTS_IN_FLIGHT_MAX: { description: 'Requests one key may have in progress at once on an instance, checked right after authentication and before the body is parsed; a request past it waits up to 1 s for a place, then gets a free 429 BUSY with Retry-After. 0: no limit.', default: '16' },
   KEY_REFUSAL_HOLD_MS: { description: 'A request of a key with a body of 64 KB or more (or of unknown length) refused for its input (400 INVALID_INPUT, 413) keeps its place in KEY_REQUESTS_IN_FLIGHT_MAX for this long after its answer, so a key whose bodies keep being refused (bombs, invalid files) gets at most that many refused per this time, the rest a free 429 BUSY. 0: places are freed with the answer.', default: '5000' },
+  KEY_REFUSALS_PER_SECOND: { description: 'Refused lookups one key is answered at once, and then per second: a 404 (unknown capability, endpoint, job or path) or a 429 RATE_LIMITED past them is the same answer sent when the key\'s next one is due, so a client looping on refusals is slowed to this pace (the key\'s other answers are never held; at most 64 of a key\'s answers wait, past that they go at once). 0: no pace.', default: '20' },
   BODY_BYTES_IN_FLIGHT_MAX: { description: 'Bytes the instance receives at once across all requests: request bodies and every body it fetches (a caller\'s files by URL, streamed to disk; pages; provider answers), each counted while received; what does not fit is a free 429 BUSY.', default: '268435456' },
   METRICS_PORT: { description: 'Serve Prometheus /metrics on this separate port (no token); unset: /metrics on the main port behind ADMIN_TOKEN.', default: '(on the main port)' },
   SHUTDOWN_DELAY_MS: { description: 'After SIGTERM, how long the instance keeps listening and answering 503 SHUTTING_DOWN (and /readyz 503) before it stops accepting connections, so a load balancer sees it drain.', default: '0' },
@@ -120,6 +123,7 @@ export function loadSettings(env: Record<string, string | undefined>): ServiceSe
     jsonOffThreadBytes: int(env, 'JSON_OFF_THREAD_BYTES', 256 * 1024),
     keyRequestsInFlightMax: int(env, 'KEY_REQUESTS_IN_FLIGHT_MAX', 16),
     keyRefusalHoldMs: int(env, 'KEY_REFUSAL_HOLD_MS', 5000),
+    keyRefusalsPerSecond: int(env, 'KEY_REFUSALS_PER_SECOND', 20),
     metricsPort: env.METRICS_PORT?.trim() ? int(env, 'METRICS_PORT', 0) : undefined,
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000),

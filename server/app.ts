@@ -19,6 +19,7 @@ import { wireMetrics } from './metrics/wiring.js';
 import { laneOf } from './metrics/service-metrics.js';
 import { installJsonDepthLimit } from './hooks/json-depth.js';
 import { installKeyInFlightLimit } from './hooks/key-in-flight.js';
+import { installKeyRefusalPace } from './hooks/key-refusal-pace.js';
 import { installJsonBodyParser } from './body/json-body-parser.js';
 
 declare module 'fastify' {
@@ -81,6 +82,8 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
   installKeyInFlightLimit(app as unknown as FastifyInstance, settings);
   installBodyLimits(app as unknown as FastifyInstance, settings, budget);
   installJsonDepthLimit(app as unknown as FastifyInstance);
+  // A root onSend hook: it runs before the lanes' own, so a paced refusal's usage row shows the wait.
+  installKeyRefusalPace(app as unknown as FastifyInstance, settings);
   // Large JSON bodies are parsed off this thread (issue 24); the compute pool starts on first use.
   installJsonBodyParser(app as unknown as FastifyInstance, () => c.resolve(TOKENS.Engines).compute, settings.jsonOffThreadBytes);
 
