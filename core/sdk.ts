@@ -60,6 +60,8 @@ export { providerStatusError } from './plugin/upstream-errors.js';
 // Reading what a user sent: files by URL or base64, with size caps.
 export { loadInput, loadInputToFile, fromBase64, fromUrl, tooLarge, sizeText, inputHead, inputHeadFor, inputSize, inputBytes, inputAsBase64, writeInputFile, type LoadedInput, type FileInput } from './plugin/inputs.js';
 export { DOCUMENT_MEDIA_TYPES } from './plugin/document-types.js';
+// An archive's entry names from its file (end and directory only), for sniffing an office document unread.
+export { zipEntryNamesOfFile } from './engines/office/zip-admission.js';
 
 // Running local programs, confined, and checking media before they see it.
 export { runTool, ToolError, Gate, withScratch, type ToolResult, type ToolFailure, type ToolRunOptions, type ToolEngine, type ImageHeader } from './plugin/local-tools.js';

@@ -95,7 +95,7 @@ function rssOf(pid: number): number {
   return Number(kb) * 1024;
 }
 /** The scratch folders the routes under test download into (their names' starts). */
-const SCRATCH = ['video-trim-', 'doc-text', 'pdf-meta-', 'documents-url-', 'extract-image-'];
+const SCRATCH = ['video-trim-', 'doc-text', 'pdf-meta-', 'convert-to-pdf-', 'merge-pdfs-', 'extract-image-'];
 /** Bytes of the files in the service's scratch folders under `dir`. */
 function bytesUnder(dir: string): number {
   let total = 0;

@@ -2,13 +2,10 @@
  * Reads `file` / `files` (spec §4.6 `inputMethod`) given as a URL, fetched through the HTTP engine
  * with the SSRF guard and a size cap (base64 content is the SDK's `fromBase64`).
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { InputError, PayloadTooLargeError, ServiceError, UpstreamError, tooLarge, withScratch, type Engines } from '../../core/sdk.js';
+import { InputError, PayloadTooLargeError, ServiceError, UpstreamError, tooLarge, type Engines } from '../../core/sdk.js';
 
-/** One input as read: its bytes plus whatever names its type. */
+/** What names an input's type. */
 export interface RawInput {
-  data: Uint8Array;
   /** Extension from the URL path (lower case, no dot), if it had one. */
   pathExtension?: string;
   /** Declared media type (`Content-Type` or the `data:` URL's). */
@@ -26,25 +23,13 @@ export function isHttpUrl(value: string): boolean {
 }
 
 /**
- * Downloads a user-supplied URL through the SSRF guard. The body is written to a scratch file as
- * it arrives, counted in the in-flight byte budget meanwhile (issue 24 finding 6: it was gathered
- * in memory, uncounted), and read back without blocking once whole: LibreOffice's pool takes
- * bytes. A hang-up stops the download and removes the file.
- */
-export async function download(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal): Promise<RawInput> {
-  return withScratch('documents-url', async (dir) => {
-    const file = join(dir, 'input');
-    const { bytes: _, ...names } = await downloadTo(engines, url, label, maxBytes, signal, file);
-    return { data: await readFile(file), ...names };
-  });
-}
-
-/**
  * Downloads a user-supplied URL through the SSRF guard into `file` (a folder of the caller's that
- * outlives the file's use), counted in the in-flight byte budget while it arrives and never read
- * here: merge-pdfs hands the file to its PDF thread. Answers its size and what names its type.
+ * outlives the file's use), counted in the in-flight byte budget while it arrives (issue 24
+ * finding 6: it was gathered in memory, uncounted) and never read whole here: merge-pdfs hands
+ * the file to its PDF thread, convert-to-pdf to LibreOffice's pool. Answers its size and what
+ * names its type.
  */
-export async function downloadTo(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal, file: string): Promise<Omit<RawInput, 'data'> & { bytes: number }> {
+export async function downloadTo(engines: Engines, url: string, label: string, maxBytes: number, signal: AbortSignal, file: string): Promise<RawInput & { bytes: number }> {
   if (!isHttpUrl(url)) throw new InputError(`'${label}' must be an http or https URL.`);
   let res;
   try {

@@ -4,10 +4,14 @@
  * agree with the claimed format before a worker sees them; for base64 input without a type
  * hint, the format is taken from the bytes alone. What no signature here names is left to
  * LibreOffice's own type detection (the office engine refuses its plain-text fallback).
+ * The input is a file and is never held whole (issue 24): the checks read its start and end
+ * (`FileSample`), a ZIP's directory, and search an OLE container's bytes a chunk at a time.
  */
-import { InputError } from '../../core/sdk.js';
+import { open } from 'node:fs/promises';
+import { InputError, zipEntryNamesOfFile } from '../../core/sdk.js';
 import { MEDIA_TYPES } from './formats.js';
 import { hasSignature, signatureFormat } from './signatures.js';
+import { readAt, indexIn, scanFor, type FileSample } from './sample.js';
 
 const OOXML = new Set(['docx', 'docm', 'dotx', 'dotm', 'xlsx', 'xlsm', 'xlsb', 'xltx', 'xltm', 'pptx', 'pptm', 'potx', 'potm', 'vsdx', 'vsdm']);
 const ZIPPED = new Set(['odt', 'ods', 'odp', 'odg', 'odm', 'ott', 'ots', 'otp', 'otg', 'oth', 'sxw', 'sxc', 'sxi', 'sxd', 'sxg', 'sxm', 'stw', 'stc', 'sti', 'std', 'epub', 'key', 'pages', 'numbers']);
@@ -29,36 +33,30 @@ const utf16 = (s: string) => Buffer.from(s, 'utf16le');
 
 const LOCAL_HEADER = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 
-/** Names from the local headers, for a ZIP cut short before its central directory. */
-function localNames(b: Buffer): string[] {
+/** Names from the local headers, for a ZIP cut short before its central directory (the first 64). */
+async function localNames(file: string): Promise<string[]> {
   const names: string[] = [];
-  for (let p = 0; p + 30 <= b.length && b.readUInt32LE(p) === 0x04034b50 && names.length < 64; ) {
-    const nameLen = b.readUInt16LE(p + 26);
-    names.push(b.subarray(p + 30, p + 30 + nameLen).toString('utf8'));
-    const data = p + 30 + nameLen + b.readUInt16LE(p + 28);
-    // Sizes written after the data (flag bit 3): the next header is found by its signature.
-    p = b.readUInt16LE(p + 6) & 0x08 ? b.indexOf(LOCAL_HEADER, data) : data + b.readUInt32LE(p + 18);
-    if (p < 0) break;
+  const fh = await open(file, 'r');
+  try {
+    for (let p = 0; names.length < 64; ) {
+      const h = await readAt(fh, p, 30);
+      if (h.length < 30 || h.readUInt32LE(0) !== 0x04034b50) break;
+      const nameLen = h.readUInt16LE(26);
+      names.push((await readAt(fh, p + 30, nameLen)).toString('utf8'));
+      const data = p + 30 + nameLen + h.readUInt16LE(28);
+      // Sizes written after the data (flag bit 3): the next header is found by its signature.
+      p = h.readUInt16LE(6) & 0x08 ? await indexIn(file, LOCAL_HEADER, data) : data + h.readUInt32LE(18);
+      if (p < 0) break;
+    }
+  } finally {
+    await fh.close();
   }
   return names;
 }
 
 /** Names of the entries in a ZIP's central directory (enough to tell OOXML kinds apart). */
-function zipNames(b: Buffer): string[] {
-  const min = Math.max(0, b.length - 65_557);
-  for (let i = b.length - 22; i >= min; i--) {
-    if (b.readUInt32LE(i) !== 0x06054b50) continue;
-    const count = b.readUInt16LE(i + 10);
-    let p = b.readUInt32LE(i + 16);
-    const names: string[] = [];
-    for (let n = 0; n < count && p + 46 <= b.length && b.readUInt32LE(p) === 0x02014b50; n++) {
-      const nameLen = b.readUInt16LE(p + 28);
-      names.push(b.subarray(p + 46, p + 46 + nameLen).toString('utf8'));
-      p += 46 + nameLen + b.readUInt16LE(p + 30) + b.readUInt16LE(p + 32);
-    }
-    return names;
-  }
-  return localNames(b);
+async function zipNames(file: string): Promise<string[]> {
+  return (await zipEntryNamesOfFile(file)) ?? localNames(file);
 }
 
 /** Media types an ODF, StarOffice XML or EPUB container names in its `mimetype` entry. */
@@ -66,14 +64,15 @@ const CONTAINER_TYPES: Record<string, string> = Object.fromEntries(
   Object.entries(MEDIA_TYPES).filter(([mime]) => /^application\/(vnd\.oasis\.opendocument\.|vnd\.sun\.xml\.|epub\+zip$)/.test(mime)),
 );
 
-function zipKind(b: Buffer): string | undefined {
-  // ODF and EPUB store an uncompressed `mimetype` entry first.
+async function zipKind(s: FileSample): Promise<string | undefined> {
+  const b = s.head;
+  // ODF and EPUB store an uncompressed `mimetype` entry first (a media type is short: the head holds it).
   if (b.subarray(30, 38).toString('latin1') === 'mimetype') {
     const start = 30 + b.readUInt16LE(26) + b.readUInt16LE(28);
     const mime = b.subarray(start, start + b.readUInt32LE(18)).toString('latin1').trim();
     if (CONTAINER_TYPES[mime]) return CONTAINER_TYPES[mime];
   }
-  const names = zipNames(b);
+  const names = await zipNames(s.file);
   if (names.some((n) => n.startsWith('word/'))) return 'docx';
   if (names.some((n) => n.startsWith('xl/'))) return names.includes('xl/workbook.bin') ? 'xlsb' : 'xlsx';
   if (names.some((n) => n.startsWith('ppt/'))) return 'pptx';
@@ -91,19 +90,38 @@ function zipKind(b: Buffer): string | undefined {
   return undefined;
 }
 
-function oleKind(b: Buffer): string | undefined {
-  if (b.includes(utf16('EncryptionInfo'))) return 'encrypted';
-  if (b.includes(utf16('WordDocument'))) return 'doc';
-  if (b.includes(utf16('Workbook')) || b.includes(utf16('Book'))) return 'xls';
-  if (b.includes(utf16('PowerPoint Document'))) return 'ppt';
-  if (b.includes(utf16('VisioDocument'))) return 'vsd';
-  if (b.includes(utf16('Quill'))) return 'pub';
-  if (b.includes(utf16('StarWriterDocument'))) return 'sdw';
-  if (b.includes(utf16('StarCalcDocument'))) return 'sdc';
-  if (b.includes(utf16('StarDrawDocument3'))) return 'sdd';
-  if (b.includes(utf16('MatOST'))) return 'wps';
-  return undefined;
+/**
+ * Stream names that tell OLE containers apart, most telling first (the first found anywhere in
+ * the file names it); `Workbook` and `Book` both mean Excel.
+ */
+const OLE_STREAMS: [string, string][] = [
+  ['EncryptionInfo', 'encrypted'],
+  ['WordDocument', 'doc'],
+  ['Workbook', 'xls'],
+  ['Book', 'xls'],
+  ['PowerPoint Document', 'ppt'],
+  ['VisioDocument', 'vsd'],
+  ['Quill', 'pub'],
+  ['StarWriterDocument', 'sdw'],
+  ['StarCalcDocument', 'sdc'],
+  ['StarDrawDocument3', 'sdd'],
+  ['MatOST', 'wps'],
+];
+const OLE_NEEDLES = OLE_STREAMS.map(([name]) => utf16(name));
+
+/** The kind an OLE container's stream names show; the file is searched, never held, and once per sample. */
+function oleKind(s: FileSample): Promise<string | undefined> {
+  const known = oleKinds.get(s);
+  if (known) return known;
+  // An encrypted file is known as soon as its marker is found; any other kind needs the whole search.
+  const kind = scanFor(s.file, OLE_NEEDLES, (found) => found.has(0)).then((found) => {
+    const first = OLE_STREAMS.findIndex((_, i) => found.has(i));
+    return first < 0 ? undefined : OLE_STREAMS[first]![1];
+  });
+  oleKinds.set(s, kind);
+  return kind;
 }
+const oleKinds = new WeakMap<FileSample, Promise<string | undefined>>();
 
 /** Plain text: no NUL bytes in the head (UTF-16 text starts with a BOM). */
 export function isText(data: Uint8Array): boolean {
@@ -151,21 +169,21 @@ function textKind(b: Buffer): string {
 }
 
 /** The format the bytes show, or undefined when they match nothing we know. */
-export function detectFormat(data: Uint8Array): string | undefined {
-  const b = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  if (b.length === 0) return undefined;
+export async function detectFormat(s: FileSample): Promise<string | undefined> {
+  const b = s.head;
+  if (s.size === 0) return undefined;
   if (b.subarray(0, 5).toString('latin1') === '%PDF-') return 'pdf';
-  if (isZip(b)) return zipKind(b);
-  if (isOle(b)) return oleKind(b);
-  const signed = signatureFormat(b);
+  if (isZip(b)) return zipKind(s);
+  if (isOle(b)) return oleKind(s);
+  const signed = signatureFormat(s.signed);
   if (signed) return signed;
   if (isText(b)) return textKind(b);
   return undefined;
 }
 
 /** Whether LibreOffice may read the input of this format with its plain-text import. */
-export function plainTextAllowed(ext: string, data: Uint8Array): boolean {
-  return PLAIN_TEXT.has(ext) || (RENAMED_TEXT.has(ext) && isText(data));
+export function plainTextAllowed(ext: string, s: FileSample): boolean {
+  return PLAIN_TEXT.has(ext) || (RENAMED_TEXT.has(ext) && isText(s.head));
 }
 
 const PROTECTED = 'The file is password-protected; remove the password and retry.';
@@ -174,28 +192,28 @@ const PROTECTED = 'The file is password-protected; remove the password and retry
  * Checks that the bytes can be what `ext` claims, for the families whose signature is certain;
  * other formats are left to LibreOffice's own detection. Throws `InputError` otherwise.
  */
-export function checkFormat(ext: string, data: Uint8Array): void {
-  const b = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+export async function checkFormat(ext: string, s: FileSample): Promise<void> {
+  const b = s.head;
   const bad = () => new InputError(`The file is not a valid .${ext} document.`);
-  if (b.length === 0) throw new InputError("'file' is empty.");
+  if (s.size === 0) throw new InputError("'file' is empty.");
   if (OOXML.has(ext)) {
     // An encrypted OOXML file is an OLE container holding `EncryptionInfo`.
-    if (isOle(b) && oleKind(b) === 'encrypted') throw new InputError(PROTECTED);
+    if (isOle(b) && (await oleKind(s)) === 'encrypted') throw new InputError(PROTECTED);
     if (!isZip(b)) throw bad();
     return;
   }
   if (ZIPPED.has(ext) && !isZip(b)) throw bad();
   if (OLE.has(ext)) {
     if (isOle(b)) {
-      if (oleKind(b) === 'encrypted') throw new InputError(PROTECTED);
+      if ((await oleKind(s)) === 'encrypted') throw new InputError(PROTECTED);
       return;
     }
     // Word and Excel files are often RTF, HTML or old binary formats renamed; accept those, not noise.
-    const legacy = hasSignature('doc', b) || hasSignature('xls', b);
+    const legacy = hasSignature('doc', s.signed) || hasSignature('xls', s.signed);
     if (!(legacy || (isText(b) && ['rtf', 'html', 'xml', 'txt'].includes(textKind(b))))) throw bad();
     return;
   }
-  if (SIGNED.has(ext) && !hasSignature(ext, b)) throw bad();
+  if (SIGNED.has(ext) && !hasSignature(ext, s.signed)) throw bad();
   if (TEXT.has(ext)) {
     if (!isText(b)) throw bad();
     if (ext === 'rtf' && textKind(b) !== 'rtf') throw bad();

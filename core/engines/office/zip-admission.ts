@@ -108,6 +108,41 @@ export async function admitZipFile(file: string, caps: ZipCaps, what: string): P
   }
 }
 
+/** Most of a central directory read for its names (some 10,000 entries). */
+const NAMES_BYTES = 1 << 20;
+
+/**
+ * Names of the entries in the central directory of the archive in `file`, read as
+ * {@link admitZipFile} reads it (its end, then its directory; nothing else): enough for a format
+ * sniff to tell OOXML kinds apart without holding the file. Undefined when the file has no
+ * readable end record or its directory lies outside it (a caller may then try the local headers).
+ */
+export async function zipEntryNamesOfFile(file: string): Promise<string[] | undefined> {
+  const fh = await open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    const base = Math.max(0, size - TAIL_BYTES);
+    let dir;
+    try {
+      dir = directory(await readAt(fh, base, size - base), 'archive', base, size);
+    } catch (err) {
+      if (err instanceof InputError) return undefined;
+      throw err;
+    }
+    // A sniff needs a few names, not all: a directory claiming the whole file is read in part.
+    const buf = await readAt(fh, dir.offset, Math.min(dir.size, NAMES_BYTES));
+    const names: string[] = [];
+    for (let n = 0, pos = 0; n < dir.entries && pos + 46 <= buf.length && buf.readUInt32LE(pos) === CENTRAL; n++) {
+      const nameLen = buf.readUInt16LE(pos + 28);
+      names.push(buf.toString('utf8', pos + 46, Math.min(buf.length, pos + 46 + nameLen)));
+      pos += 46 + nameLen + buf.readUInt16LE(pos + 30) + buf.readUInt16LE(pos + 32);
+    }
+    return names;
+  } finally {
+    await fh.close();
+  }
+}
+
 const tooManyEntries = (entries: number, caps: ZipCaps, what: string) =>
   new InputError(`The ${what} holds ${entries} archive entries, more than the ${caps.maxEntries} this service opens.`);
 
