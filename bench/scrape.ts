@@ -48,11 +48,11 @@ const COLD_RUNS = Number(process.env.BENCH_COLD ?? Math.max(8, Math.round(RUNS /
 const PLAIN_REQUESTS = Number(process.env.BENCH_PLAIN ?? 400);
 const PLAIN_CONCURRENCY = 8;
 /**
- * Calls before the measured ones (BENCH_WARMUP): the pool launches Chromium on the first, and
- * V8 keeps compiling the service's hot functions for many more (issue 27: ~10 ms of CPU per call
- * on V8's helper threads over the first 30 calls, ~3 after 100, on both series' code). The
- * default keeps the figures comparable with earlier runs; a larger value measures a service
- * that has been answering for a while.
+ * Calls before the measured ones (BENCH_WARMUP): the pool launches Chromium on the first, and V8
+ * keeps compiling the service's hot functions well after (issue 27, perf on the service: ~14 ms
+ * of TurboFan per call on V8's helper threads over calls 4-33, still ~9 after 100). The default
+ * keeps the figures comparable with earlier runs; a larger value measures a service that has
+ * been answering for a while.
  */
 const WARMUP = Math.max(1, Number(process.env.BENCH_WARMUP ?? 3));
 /** Pause after each measured call, in ms (BENCH_IDLE_MS): long enough for the pool to prepare its next context. */
