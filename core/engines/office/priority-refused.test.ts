@@ -86,6 +86,9 @@ test('a conversion hung up on while it waits for the recycled worker is dropped 
     // b holds the worker at 5 a while; c's only conversion cannot have the one at 8 raised.
     const long = { data: new TextEncoder().encode('A line of text that LibreOffice lays out on a page.\n'.repeat(4000)), extension: 'txt' };
     const b = office.convert(long, { owner: 'b' });
+    // Handled here too, so that an assertion failing before `await b` is reported as itself
+    // rather than as b's rejection when the pool closes.
+    b.catch(() => {});
     const hangUp = new AbortController();
     const c = office.convert(doc, { owner: 'c', signal: hangUp.signal });
     c.catch(() => {});
