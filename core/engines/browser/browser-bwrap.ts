@@ -13,7 +13,7 @@
  *   entry is needed: Chromium takes HOME from the environment.
  * The environment is puppeteer's (browser-env.ts), already the browser's own.
  */
-import { dirname } from 'node:path';
+import { bwrapBind } from '../sandbox/confinement/bwrap-base.js';
 import { BrowserExits } from './browser-exits.js';
 
 /** Read-only host paths Chromium needs besides `/usr` (bound when present). */
@@ -44,19 +44,6 @@ export interface ChromiumJailSpec {
   exitsDir: string;
 }
 
-/**
- * Adds a bind, first making each missing parent of its destination 0755: bwrap would make them
- * 0700 root, which the browser's uid could not pass through.
- */
-function bind(argv: string[], made: Set<string>, how: '--bind' | '--ro-bind' | '--ro-bind-try', src: string, dest: string): void {
-  const missing: string[] = [];
-  for (let d = dirname(dest); !made.has(d) && d !== '/'; d = dirname(d)) missing.unshift(d);
-  for (const d of missing) {
-    argv.push('--perms', '0755', '--dir', d);
-    made.add(d);
-  }
-  argv.push(how, src, dest);
-}
 
 /** bubblewrap up to and including its `--`; what follows is the command run inside. */
 export function chromiumBwrap(spec: ChromiumJailSpec, etc: string[] = CHROMIUM_ETC): string[] {
@@ -68,9 +55,9 @@ export function chromiumBwrap(spec: ChromiumJailSpec, etc: string[] = CHROMIUM_E
   for (const dir of ['lib', 'lib64', 'bin', 'sbin']) argv.push('--symlink', `usr/${dir}`, `/${dir}`);
   argv.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
   const made = new Set(['/', '/tmp', '/usr', '/proc', '/dev']);
-  for (const path of etc) bind(argv, made, '--ro-bind-try', path, path);
-  bind(argv, made, '--bind', spec.profileRoot, spec.profileRoot);
-  bind(argv, made, '--ro-bind', spec.exitsDir, EXITS_MOUNT);
+  for (const path of etc) bwrapBind(argv, made, '--ro-bind-try', path, path);
+  bwrapBind(argv, made, '--bind', spec.profileRoot, spec.profileRoot);
+  bwrapBind(argv, made, '--ro-bind', spec.exitsDir, EXITS_MOUNT);
   argv.push('--chdir', '/tmp', '--');
   if (spec.uid !== null) argv.push('/usr/bin/setpriv', `--reuid=${spec.uid}`, `--regid=${spec.uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--');
   return argv;

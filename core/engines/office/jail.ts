@@ -16,7 +16,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { bwrapBind } from '../sandbox/confinement/bwrap-base.js';
 
 /** Read-only host paths LibreOffice needs besides `/usr` (bound when present). */
 const OFFICE_ETC = [
@@ -78,20 +79,6 @@ export function writeIdentity(dir: string, uid: number, home: string): void {
   writeFileSync(join(dir, 'group'), `root:x:0:\noffice:x:${uid}:\n`, { mode: 0o644 });
 }
 
-/**
- * Adds a bind to `argv`, first making each missing parent of its destination 0755: bwrap makes
- * them 0700 root, which the worker's uid could not pass through. `made` holds the directories
- * that already exist in the jail.
- */
-function bind(argv: string[], made: Set<string>, how: '--bind' | '--ro-bind' | '--ro-bind-try', src: string, dest: string): void {
-  const missing: string[] = [];
-  for (let d = dirname(dest); !made.has(d) && d !== '/'; d = dirname(d)) missing.unshift(d);
-  for (const d of missing) {
-    argv.push('--perms', '0755', '--dir', d);
-    made.add(d);
-  }
-  argv.push(how, src, dest);
-}
 
 /** The `setpriv` prefix that drops to `uid`: no groups, no capabilities, none to regain. */
 function dropTo(uid: number): string[] {
@@ -113,14 +100,14 @@ export function officeJail(spec: JailSpec): string[] {
   // A sticky world-writable /tmp: LibreOffice's pipe lives there, and the uid must write it.
   argv.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
   const made = new Set(['/', '/tmp', '/usr', '/proc', '/dev']);
-  for (const path of OFFICE_ETC) bind(argv, made, '--ro-bind-try', path, path);
-  for (const name of ['passwd', 'group']) bind(argv, made, '--ro-bind-try', spec.identityDir ? join(spec.identityDir, name) : `/etc/${name}`, `/etc/${name}`);
+  for (const path of OFFICE_ETC) bwrapBind(argv, made, '--ro-bind-try', path, path);
+  for (const name of ['passwd', 'group']) bwrapBind(argv, made, '--ro-bind-try', spec.identityDir ? join(spec.identityDir, name) : `/etc/${name}`, `/etc/${name}`);
   const binary = resolve(spec.binary);
-  if (!binary.startsWith('/usr/')) bind(argv, made, '--ro-bind-try', binary, binary);
-  bind(argv, made, '--ro-bind', resolve(spec.driverPath), DRIVER_MOUNT);
+  if (!binary.startsWith('/usr/')) bwrapBind(argv, made, '--ro-bind-try', binary, binary);
+  bwrapBind(argv, made, '--ro-bind', resolve(spec.driverPath), DRIVER_MOUNT);
   // The profile keeps its host path: stale processes are found by it (profiles.ts).
-  bind(argv, made, '--bind', resolve(spec.profileDir), resolve(spec.profileDir));
-  bind(argv, made, '--bind', resolve(spec.jobDir), JOB_MOUNT);
+  bwrapBind(argv, made, '--bind', resolve(spec.profileDir), resolve(spec.profileDir));
+  bwrapBind(argv, made, '--bind', resolve(spec.jobDir), JOB_MOUNT);
   // Not /job: bwrap has no right to enter it before the uid drop (it belongs to the worker's uid).
   argv.push('--chdir', '/tmp', '--clearenv');
   for (const [k, v] of Object.entries(spec.env)) argv.push('--setenv', k, v);

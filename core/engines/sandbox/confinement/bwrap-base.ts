@@ -4,6 +4,7 @@
  * that holds only a read-only `/usr` with the usual links, `/proc` and a fresh `/dev`. Each jail
  * adds its own mounts, environment and working folder after it.
  */
+import { dirname } from 'node:path';
 
 /** Per-process limits passed to prlimit. */
 export interface ProcessLimits {
@@ -43,4 +44,19 @@ export function bwrapBase(bwrapBin: string, hostname: string): string[] {
     '--proc', '/proc',
     '--dev', '/dev',
   ];
+}
+
+/**
+ * Adds a bind to `argv`, first making each missing parent of its destination 0755: bwrap would
+ * make them 0700 root, which a jail's own uid could not pass through. `made` holds the
+ * directories that already exist in the jail (and gains the ones made here).
+ */
+export function bwrapBind(argv: string[], made: Set<string>, how: '--bind' | '--ro-bind' | '--ro-bind-try', src: string, dest: string): void {
+  const missing: string[] = [];
+  for (let d = dirname(dest); !made.has(d) && d !== '/'; d = dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    argv.push('--perms', '0755', '--dir', d);
+    made.add(d);
+  }
+  argv.push(how, src, dest);
 }
