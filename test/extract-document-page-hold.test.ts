@@ -10,7 +10,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { toolPids } from './helpers/tool-pids.js';
+import { watchingTools } from './helpers/tool-pids.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { BACKENDS, type Backend } from './helpers/storage.js';
@@ -22,19 +22,8 @@ const blank = (n: number) => Buffer.from(textPdf(Array.from({ length: n }, () =>
 /** A PDF of `n` pages with a text layer: read by pdftotext, no OCR. */
 const texts = (n: number) => textPdf(Array.from({ length: n }, (_, i) => `Plain text of page ${i + 1}`));
 
-/** Runs `work` while watching for OCR tools; answers its result and every tool pid seen meanwhile. */
-async function watchingOcr<T>(work: () => Promise<T>): Promise<{ result: T; tools: Set<number> }> {
-  const tools = new Set<number>();
-  const scan = () => toolPids(['pdftoppm', 'tesseract']).forEach((p) => tools.add(p));
-  const timer = setInterval(scan, 5);
-  try {
-    const result = await work();
-    scan();
-    return { result, tools };
-  } finally {
-    clearInterval(timer);
-  }
-}
+/** Runs `work` while watching for the OCR tools (test/helpers/tool-pids.ts). */
+const watchingOcr = <T>(work: () => Promise<T>) => watchingTools(['pdftoppm', 'tesseract'], work);
 
 let fake: ModelFake;
 before(async () => {

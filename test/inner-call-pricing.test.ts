@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toolPids } from './helpers/tool-pids.js';
+import { toolPids, watchingTools } from './helpers/tool-pids.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { postgresBackend } from './helpers/storage.js';
@@ -58,23 +58,12 @@ const scrapeV2 = (k: string, url: string) => s.call('POST', '/api/v2/run', { key
 const scrapeV1 = (k: string, url: string) => s.call('POST', '/api/v1/scrape', { key: k, body: { url, renderJs: false } });
 const extract = (k: string, files: Buffer[]) => s.call('POST', '/api/v1/extract-document', { key: k, body: { inputMethod: 'base64', files: files.map(b64), prompt: 'What is on the pages?' } });
 
-/** Runs `work` while watching for OCR tools; answers its result and every tool pid seen meanwhile. */
-async function watchingTools<T>(work: () => Promise<T>): Promise<{ result: T; tools: Set<number> }> {
-  const tools = new Set<number>();
-  const scan = () => toolPids(['pdftoppm', 'tesseract']).forEach((p) => tools.add(p));
-  const timer = setInterval(scan, 5);
-  try {
-    const result = await work();
-    scan();
-    return { result, tools };
-  } finally {
-    clearInterval(timer);
-  }
-}
+/** Runs `work` while watching for the OCR tools (test/helpers/tool-pids.ts). */
+const watchingOcr = <T>(work: () => Promise<T>) => watchingTools(['pdftoppm', 'tesseract'], work);
 
 test('scrape of a scanned PDF behind a URL: 10 + 5 per OCR page on v2 and v1; a text PDF stays 10', async () => {
   const { key } = await s.createKey({ credits: 1000 });
-  const v2 = await watchingTools(() => scrapeV2(key, `${originUrl}/scan-3.pdf`));
+  const v2 = await watchingOcr(() => scrapeV2(key, `${originUrl}/scan-3.pdf`));
   assert.equal(v2.result.status, 200, v2.result.text);
   assert.ok(v2.tools.size > 0, 'the scanned pages were rendered and read by OCR');
   assert.deepEqual(await account(key), { credits: 1000 - 25, reserved: 0 });
@@ -92,7 +81,7 @@ test('scrape: a key that cannot cover the OCR pages gets 403 before any page is 
   // 24 credits hold the scrape (10) but not its three OCR pages (15 more).
   const { key } = await s.createKey({ credits: 24 });
   for (const call of [scrapeV2, scrapeV1]) {
-    const { result, tools } = await watchingTools(() => call(key, `${originUrl}/scan-3.pdf`));
+    const { result, tools } = await watchingOcr(() => call(key, `${originUrl}/scan-3.pdf`));
     assert.equal(result.status, 403, result.text);
     assert.equal(tools.size, 0, 'no pdftoppm or tesseract ran');
     assert.deepEqual(await account(key), { credits: 24, reserved: 0 });
@@ -102,7 +91,7 @@ test('scrape: a key that cannot cover the OCR pages gets 403 before any page is 
 test('extract-document: a key that cannot cover the OCR pages gets 403 before any OCR; one that can pays 100 + 10 per page + 5 per OCR page', async () => {
   // 110 credits hold the call and one page; the three OCR pages need 15 more.
   const { key: poor } = await s.createKey({ credits: 110 });
-  const refused = await watchingTools(() => extract(poor, [blank(3)]));
+  const refused = await watchingOcr(() => extract(poor, [blank(3)]));
   assert.equal(refused.result.status, 403, refused.result.text);
   assert.equal(refused.tools.size, 0, 'no pdftoppm or tesseract ran');
   assert.deepEqual(await account(poor), { credits: 110, reserved: 0 });

@@ -18,3 +18,20 @@ export function toolPids(names: string[], ancestor = process.pid): number[] {
   }
   return found;
 }
+
+/**
+ * Runs `work` while watching for tools named `names` (every few milliseconds, and once more at the
+ * end); answers its result and every such tool's pid seen meanwhile.
+ */
+export async function watchingTools<T>(names: string[], work: () => Promise<T>): Promise<{ result: T; tools: Set<number> }> {
+  const tools = new Set<number>();
+  const scan = () => toolPids(names).forEach((p) => tools.add(p));
+  const timer = setInterval(scan, 5);
+  try {
+    const result = await work();
+    scan();
+    return { result, tools };
+  } finally {
+    clearInterval(timer);
+  }
+}
