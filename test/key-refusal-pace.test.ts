@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer, type TestResponse } from './helpers/server.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
+import { clearOfMinuteTurn } from './helpers/rate-window.js';
 
 const madeUp = (s: TestServer, key: string, i: number) => s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: `made_up_${i}`, input: {} } });
 const credits = async (s: TestServer, key: string) => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
@@ -61,6 +62,7 @@ describe('refused lookups at a pace per key (KEY_REFUSALS_PER_SECOND=1)', () => 
   });
 
   it('past the rate limit, the 429s come at the pace too, each with its Retry-After; another key is served meanwhile', async () => {
+    await clearOfMinuteTurn();
     const { id, key } = await s.createKey({ credits: 100, rateLimitPerMinute: 1 });
     const { key: other } = await s.createKey({ credits: 100 });
     // The minute's one call, then one refusal at once: the pace is spent.

@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { pluginsConfig } from './helpers/plugins.js';
+import { clearOfMinuteTurn } from './helpers/rate-window.js';
 import { testServiceConfig } from './fixtures/test-plugins.js';
 
 /** The web and code lanes, creator_a (unconfigured: no key) and the test echo plugins. */
@@ -189,6 +190,7 @@ describe('MCP lane', () => {
 
   it('turns the key rate limit into a tool error, uncharged and recorded', async () => {
     // initialize + initialized notification + two calls fit in 4; the fifth request is refused.
+    await clearOfMinuteTurn();
     const { key, id } = await s.createKey({ credits: 500, rateLimitPerMinute: 4 });
     const { client } = await connect(key);
     assert.equal((await call(client, 'test_echo', { text: 'a' })).isError, undefined);
