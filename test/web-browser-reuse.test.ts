@@ -26,7 +26,7 @@ let counted = 0;
 
 const SHOW = `<title>Show</title><p id="out">pending</p><p id="idb">pending</p><script>
 document.getElementById('out').textContent = 'storage=' + (localStorage.getItem('mark') ?? 'none') + ' session=' + (sessionStorage.getItem('mark') ?? 'none') + ' jscookie=' + (document.cookie || 'none') + ' history=' + history.length;
-indexedDB.databases().then((dbs) => { document.getElementById('idb').textContent = 'idb=' + (dbs.map((d) => d.name).join(',') || 'none'); });
+indexedDB.databases().then((dbs) => { const p = document.getElementById('idb'); p.textContent = 'idb=' + (dbs.map((d) => d.name).join(',') || 'none'); p.dataset.done = '1'; });
 </script>`;
 
 before(async () => {
@@ -88,7 +88,9 @@ after(() => {
 
 describe('browser contexts are never shared between keys, and a warm one keeps nothing of the previous call (issue 27)', () => {
   let s: TestServer;
-  const scrape = (key: string, url: string) => s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'scrape_page', input: { url, renderJs: true } } });
+  const scrape = (key: string, url: string, extra: Record<string, unknown> = {}) => s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'scrape_page', input: { url, renderJs: true, ...extra } } });
+  // The IndexedDB answer comes after the page's load, by a promise no frame waits for: read once it is there.
+  const show = (key: string, origin = base) => scrape(key, `${origin}/show`, { waitForSelector: '#idb[data-done]' });
 
   before(async () => {
     s = await startServer({ serviceConfig: pluginsConfig(['web']), env: { ALLOW_HOSTS: '127.0.0.1', BROWSER_MAX_PAGES: '1', WEB_PAGE_TIMEOUT_MS: '8000' } });
@@ -104,7 +106,7 @@ describe('browser contexts are never shared between keys, and a warm one keeps n
       assert.match(set.json.data.content, new RegExp(`set a${round}`));
       // At once, while the first call's context may still be waiting to close.
       for (const key of [b, a]) {
-        const shown = await scrape(key, `${base}/show`);
+        const shown = await show(key);
         assert.equal(shown.status, 200, shown.text);
         assert.match(shown.json.data.content, /storage=none session=none jscookie=none history=[12]\b/, `round ${round}`);
         assert.match(shown.json.data.content, /idb=none/, `round ${round}`);
@@ -119,7 +121,7 @@ describe('browser contexts are never shared between keys, and a warm one keeps n
     const set = await scrape(key, `${base}/set?who=warm`);
     assert.equal(set.status, 200, set.text);
     await new Promise((r) => setTimeout(r, 300));
-    const shown = await scrape(key, `${base}/show`);
+    const shown = await show(key);
     // history 2 (about:blank, then this page): the kept page, its earlier entries dropped; a fresh one has 1.
     assert.match(shown.json.data.content, /storage=none session=none jscookie=none history=2\b/);
     assert.match(shown.json.data.content, /idb=none/);
@@ -137,7 +139,7 @@ describe('browser contexts are never shared between keys, and a warm one keeps n
     const outer = await scrape(key, `${base}/outer?frame=${encodeURIComponent(`${otherBase}/set?who=frame`)}`);
     assert.equal(outer.status, 200, outer.text);
     await new Promise((r) => setTimeout(r, 300));
-    const shown = await scrape(key, `${otherBase}/show`);
+    const shown = await show(key, otherBase);
     assert.equal(shown.status, 200, shown.text);
     assert.match(shown.json.data.content, /storage=none session=none jscookie=none/);
     assert.match(shown.json.data.content, /idb=none/);
