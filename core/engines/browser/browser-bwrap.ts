@@ -13,7 +13,7 @@
  *   entry is needed: Chromium takes HOME from the environment.
  * The environment is puppeteer's (browser-env.ts), already the browser's own.
  */
-import { bwrapBind } from '../sandbox/confinement/bwrap-base.js';
+import { bwrapBind, bwrapDroppingRoot } from '../sandbox/confinement/bwrap-base.js';
 import { BrowserExits } from './browser-exits.js';
 
 /** Read-only host paths Chromium needs besides `/usr` (bound when present). */
@@ -48,13 +48,7 @@ export interface ChromiumJailSpec {
 /** bubblewrap up to and including its `--`; what follows is the command run inside. */
 export function chromiumBwrap(spec: ChromiumJailSpec, etc: string[] = CHROMIUM_ETC): string[] {
   const argv = [spec.bwrap, '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-pid', '--unshare-cgroup-try', '--die-with-parent', '--hostname', 'browser'];
-  // The drop inside needs exactly these (SETPCAP to empty the bounding set), all gone with the uid.
-  argv.push('--cap-drop', 'ALL');
-  if (spec.uid !== null) argv.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP');
-  argv.push('--ro-bind', '/usr', '/usr');
-  for (const dir of ['lib', 'lib64', 'bin', 'sbin']) argv.push('--symlink', `usr/${dir}`, `/${dir}`);
-  argv.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
-  const made = new Set(['/', '/tmp', '/usr', '/proc', '/dev']);
+  const made = bwrapDroppingRoot(argv, spec.uid !== null);
   for (const path of etc) bwrapBind(argv, made, '--ro-bind-try', path, path);
   bwrapBind(argv, made, '--bind', spec.profileRoot, spec.profileRoot);
   bwrapBind(argv, made, '--ro-bind', spec.exitsDir, EXITS_MOUNT);

@@ -17,7 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { bwrapBind } from '../sandbox/confinement/bwrap-base.js';
+import { bwrapBind, bwrapDroppingRoot } from '../sandbox/confinement/bwrap-base.js';
 
 /** Read-only host paths LibreOffice needs besides `/usr` (bound when present). */
 const OFFICE_ETC = [
@@ -91,15 +91,8 @@ export function officeJail(spec: JailSpec): string[] {
   // cannot be read through a document link.
   const argv = [spec.bwrap, '--unshare-net', '--unshare-uts', '--unshare-ipc', '--unshare-pid', '--die-with-parent'];
   // bwrap runs as the service (root) so it can bind paths the worker's uid cannot traverse
-  // (a 0700 data dir); the drop happens inside, which needs exactly these two capabilities
-  // (and SETPCAP to empty the bounding set), all gone once the uid changes.
-  argv.push('--cap-drop', 'ALL');
-  if (spec.uid !== null) argv.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP');
-  argv.push('--ro-bind', '/usr', '/usr');
-  for (const dir of ['lib', 'lib64', 'bin', 'sbin']) argv.push('--symlink', `usr/${dir}`, `/${dir}`);
-  // A sticky world-writable /tmp: LibreOffice's pipe lives there, and the uid must write it.
-  argv.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
-  const made = new Set(['/', '/tmp', '/usr', '/proc', '/dev']);
+  // (a 0700 data dir); the drop happens inside. LibreOffice's pipe lives in the writable /tmp.
+  const made = bwrapDroppingRoot(argv, spec.uid !== null);
   for (const path of OFFICE_ETC) bwrapBind(argv, made, '--ro-bind-try', path, path);
   for (const name of ['passwd', 'group']) bwrapBind(argv, made, '--ro-bind-try', spec.identityDir ? join(spec.identityDir, name) : `/etc/${name}`, `/etc/${name}`);
   const binary = resolve(spec.binary);

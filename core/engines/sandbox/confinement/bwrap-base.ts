@@ -60,3 +60,18 @@ export function bwrapBind(argv: string[], made: Set<string>, how: '--bind' | '--
   }
   argv.push(how, src, dest);
 }
+
+/**
+ * The root a jail that drops to its own uid inside starts from: no capabilities but the three
+ * that drop needs (SETUID, SETGID, and SETPCAP to empty the bounding set; all gone with the uid),
+ * a read-only `/usr` with the usual links, `/proc`, a fresh `/dev` and a sticky world-writable
+ * `/tmp` the uid can write. Answers the directories that now exist, for {@link bwrapBind}.
+ */
+export function bwrapDroppingRoot(argv: string[], dropsUid: boolean): Set<string> {
+  argv.push('--cap-drop', 'ALL');
+  if (dropsUid) argv.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP');
+  argv.push('--ro-bind', '/usr', '/usr');
+  for (const dir of ['lib', 'lib64', 'bin', 'sbin']) argv.push('--symlink', `usr/${dir}`, `/${dir}`);
+  argv.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
+  return new Set(['/', '/tmp', '/usr', '/proc', '/dev']);
+}
