@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { examplePdfBase64 } from '../core/catalogue.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { pdfOfObjects } from './helpers/hand-pdf.js';
 
 let s: TestServer;
 let key: string;
@@ -37,16 +38,7 @@ function describedPdf(): Buffer {
     `<< /Type /Metadata /Subtype /XML /Length ${Buffer.byteLength(XMP)} >>\nstream\n${XMP}\nendstream`,
     '<< /Title (Old title) /Author (Old author) /Producer (Hand made) /CreationDate (D:20240102030405Z) >>',
   ];
-  let pdf = '%PDF-1.7\n';
-  const offsets: number[] = [];
-  objs.forEach((o, i) => {
-    offsets.push(Buffer.byteLength(pdf));
-    pdf += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(pdf);
-  pdf += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  pdf += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R /Info 7 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(pdf, 'utf8');
+  return pdfOfObjects(objs, 7);
 }
 
 async function balance(): Promise<number> {

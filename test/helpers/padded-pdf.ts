@@ -1,4 +1,5 @@
 /** A small, valid PDF of any size, for tests of large request bodies whose file must still parse. */
+import { pdfOfObjects } from './hand-pdf.js';
 
 /** A one-page PDF titled `title` whose content stream is padded to about `bytes`. */
 export function paddedPdf(title: string, bytes: number): Buffer {
@@ -11,14 +12,5 @@ export function paddedPdf(title: string, bytes: number): Buffer {
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
     `<< /Title (${title}) /Author (Body test) >>`,
   ];
-  let pdf = '%PDF-1.7\n';
-  const offsets: number[] = [];
-  objs.forEach((o, i) => {
-    offsets.push(Buffer.byteLength(pdf));
-    pdf += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(pdf);
-  pdf += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  pdf += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(pdf, 'latin1');
+  return pdfOfObjects(objs, 6, 'latin1');
 }
