@@ -37,8 +37,12 @@ const PROCESS_ADMIN_TOKEN = `admin-${randomBytes(8).toString('hex')}`;
 const PROVIDER_KEY = `sk-provider-${randomBytes(8).toString('hex')}`;
 /** Variables a tool may see: paths, locale, time zone and thread limits (core/engines/tools/jail.ts). */
 const HARMLESS = /^(PATH|HOME|TMPDIR|PWD|LANG|LANGUAGE|LC_[A-Z_]+|TZ|OMP_THREAD_LIMIT|MALLOC_ARENA_MAX)$/;
-/** How long each watched tool is held at its start. */
-const HOLD_MS = 1500;
+/**
+ * How long each watched tool is held at its start: six of the catcher's 100 ms polls of `/proc`,
+ * whose thread waits on the tool meanwhile. Every start of a watched tool is held (a call may
+ * start ffmpeg or tesseract several times), so this is paid some twenty times over.
+ */
+const HOLD_MS = 600;
 
 const b64 = (b: Buffer | Uint8Array) => Buffer.from(b).toString('base64');
 const savedEnv = { ...process.env };
