@@ -26,8 +26,12 @@ const root = process.getuid?.() === 0;
 const autogroups = existsSync('/proc/self/autogroup');
 /** Some pages of text: a conversion long enough to be seen running, short enough for a test. */
 const doc = { data: new TextEncoder().encode('A line of text that LibreOffice lays out on a page.\n'.repeat(500)), extension: 'txt' };
-/** OFFICE_NICE 5, TOOLS_NICE_STEP 3 (the defaults, named): a key's second conversion at once runs at 8. */
-const env = { OFFICE_POOL_SIZE: '2', OFFICE_NICE: '5', TOOLS_NICE_STEP: '3' };
+/**
+ * OFFICE_NICE 5, TOOLS_NICE_STEP 3 (the defaults, named): a key's second conversion at once runs
+ * at 8. No conversion here is meant to time out: at a load of 20 a niced worker took more than the
+ * default 60 s over the longer document below.
+ */
+const env = { OFFICE_POOL_SIZE: '2', OFFICE_NICE: '5', TOOLS_NICE_STEP: '3', OFFICE_TIMEOUT_MS: '600000' };
 
 /** Like the kernel for a process without CAP_SYS_NICE: lowering a thread is allowed, raising it is EACCES. */
 const refusingRaises: SetNice = (tid, nice) => {
@@ -83,12 +87,20 @@ test('a conversion hung up on while it waits for the recycled worker is dropped 
   try {
     await office.warm();
     assert.deepEqual((await niceWhileConverting(office, work, ['a', 'a'], doc)).nice, [5, 8]);
-    // b holds the worker at 5 a while; c's only conversion cannot have the one at 8 raised.
-    const long = { data: new TextEncoder().encode('A line of text that LibreOffice lays out on a page.\n'.repeat(4000)), extension: 'txt' };
+    // b holds the worker at 5 a while; c's only conversion cannot have the one at 8 raised. (b need
+    // only outlast c being placed, sent once b runs: some 40 pages.)
+    const long = { data: new TextEncoder().encode('A line of text that LibreOffice lays out on a page.\n'.repeat(2000)), extension: 'txt' };
     const b = office.convert(long, { owner: 'b' });
     // Handled here too, so that an assertion failing before `await b` is reported as itself
     // rather than as b's rejection when the pool closes.
     b.catch(() => {});
+    // c only once b holds the worker at 5: inputs are written off the thread, so a c sent at once
+    // (its input the smaller) could be queued first and take that worker itself, leaving b to
+    // wait for the recycled one and c running when hung up on (under load, 1 run in 6 or so).
+    for (let i = 0; !office.stats().workers.some((w) => w.state === 'busy'); i++) {
+      assert.ok(i < 3000, 'b runs');
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const hangUp = new AbortController();
     const c = office.convert(doc, { owner: 'c', signal: hangUp.signal });
     c.catch(() => {});
