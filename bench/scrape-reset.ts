@@ -9,6 +9,16 @@
  * - `blank`: the same, then sent to about:blank as the reset does;
  * - `reset`: the same, then the whole reset (about:blank, history, storage, cookies).
  *
+ * Ways of ending the document other than puppeteer's `goto('about:blank')`, measured for issue 27
+ * and shown when named in BENCH_VARIANTS (comma-separated; the four above by default):
+ *
+ * - `cdp blank`: the whole reset, the navigation sent as CDP `Page.navigate` and awaited by
+ *   `Page.frameStoppedLoading`, without puppeteer's navigation watcher;
+ * - `scripts off`: the whole reset, with the scripts run in every new document (the frame watch,
+ *   puppeteer's utility world) removed for the about:blank document and added back after it;
+ * - `new tab`: no reset navigation: the tab is closed and a new one opened in the same context
+ *   (its history, storage and cookies cleared as in `reset`).
+ *
  * BENCH_RUNS calls per variant (default 40); BENCH_EXTRA_ARGS adds Chromium flags (space-separated).
  */
 import http from 'node:http';
@@ -16,10 +26,11 @@ import os from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import puppeteer from 'puppeteer-core';
+import puppeteer, { type CDPSession, type Page } from 'puppeteer-core';
+import { UTILITY_WORLD_NAME } from 'puppeteer-core/internal/common/util.js';
 import { CHROMIUM_ARGS, chromiumPath, headlessModeFor } from '../core/engines/browser/pool.js';
-import { attachByteMeter, type ByteMeter } from '../core/engines/browser/byte-meter.js';
-import { installFrameWatch } from '../core/engines/browser/frame-watch.js';
+import { attachByteMeter } from '../core/engines/browser/byte-meter.js';
+import { FRAME_WATCH_SCRIPT, installFrameWatch } from '../core/engines/browser/frame-watch.js';
 import { readDom } from '../core/engines/browser/read-dom.js';
 import { formatRoles, ProcessTree, type CpuSnapshot } from './cpu.js';
 
@@ -43,40 +54,86 @@ const profile = await mkdtemp(join(os.tmpdir(), 'bench-reset-'));
 const extra = (process.env.BENCH_EXTRA_ARGS ?? '').split(' ').filter(Boolean);
 const browser = await puppeteer.launch({ executablePath: exe, headless: headlessModeFor(exe), args: [...CHROMIUM_ARGS, ...extra], userDataDir: profile, pipe: true, defaultViewport: null });
 
-async function poolPage() {
-  const context = await browser.createBrowserContext();
+/** A page as the pool prepares one (pool.ts `prepare`). */
+async function poolPage(context?: import('puppeteer-core').BrowserContext) {
+  context ??= await browser.createBrowserContext();
   const page = await context.newPage();
   const [meter] = await Promise.all([attachByteMeter(page), page.setCacheEnabled(false), installFrameWatch(page)]);
-  return { page, meter };
+  return { context, page, meter };
+}
+type PoolPage = Awaited<ReturnType<typeof poolPage>>;
+
+/** Puppeteer's own session of the page (the one with Page and Runtime enabled). */
+const clientOf = (page: Page) => (page as unknown as { _client(): CDPSession })._client();
+
+/** What the reset clears once the document has ended (warm-contexts.ts). */
+async function clear(p: PoolPage): Promise<void> {
+  const s = p.meter.session;
+  await Promise.all([
+    s.send('Page.resetNavigationHistory'),
+    ...[...p.meter.origins].map((origin) => s.send('Storage.clearDataForOrigin', { origin, storageTypes: STORAGE_TYPES })),
+    s.send('Network.clearBrowserCookies'),
+  ]);
 }
 
-async function reset(page: import('puppeteer-core').Page, meter: ByteMeter, clear: boolean): Promise<void> {
-  await page.goto('about:blank');
-  if (clear) {
-    const s = meter.session;
-    await Promise.all([
-      s.send('Page.resetNavigationHistory'),
-      ...[...meter.origins].map((origin) => s.send('Storage.clearDataForOrigin', { origin, storageTypes: STORAGE_TYPES })),
-      s.send('Network.clearBrowserCookies'),
-    ]);
-  }
-  meter.reset();
+/** The scripts every new document of `page` runs, by puppeteer's session: removed, then added back once `during` is done. */
+async function withoutNewDocumentScripts(page: Page, ids: string[], during: () => Promise<void>): Promise<string[]> {
+  const client = clientOf(page);
+  await Promise.all(ids.map((identifier) => client.send('Page.removeScriptToEvaluateOnNewDocument', { identifier })));
+  await during();
+  const added = await Promise.all([
+    client.send('Page.addScriptToEvaluateOnNewDocument', { source: FRAME_WATCH_SCRIPT }),
+    client.send('Page.addScriptToEvaluateOnNewDocument', { source: '//# sourceURL=pptr:internal', worldName: UTILITY_WORLD_NAME }),
+  ]);
+  return added.map((a) => a.identifier);
 }
 
+/** Ends the page's document another way than the pool does, then clears as the pool does; may hand back a new page. */
+const ENDS: Record<string, (p: PoolPage, state: { scripts: string[] }) => Promise<PoolPage | void>> = {
+  'no reset': async () => undefined,
+  blank: async (p) => void (await p.page.goto('about:blank')),
+  reset: async (p) => {
+    await p.page.goto('about:blank');
+    await clear(p);
+  },
+  'cdp blank': async (p) => {
+    const client = clientOf(p.page);
+    const stopped = new Promise((r) => client.once('Page.frameStoppedLoading', r));
+    await client.send('Page.navigate', { url: 'about:blank' });
+    await stopped;
+    await clear(p);
+  },
+  'scripts off': async (p, state) => {
+    state.scripts = await withoutNewDocumentScripts(p.page, state.scripts, async () => void (await p.page.goto('about:blank')));
+    await clear(p);
+  },
+  'new tab': async (p) => {
+    const next = await poolPage(p.context);
+    await p.page.close();
+    await clear(next);
+    return next;
+  },
+};
+
+const chosen = (process.env.BENCH_VARIANTS ?? 'no reset,blank,reset').split(',').map((v) => v.trim());
+for (const name of chosen) if (!ENDS[name]) throw new Error(`unknown variant '${name}': ${Object.keys(ENDS).join(', ')}`);
 const variants: { name: string; run: () => Promise<void> }[] = [];
 {
   const page = await (await browser.createBrowserContext()).newPage();
   variants.push({ name: 'floor', run: async () => void (await page.goto(url, { waitUntil: 'load' }), await page.content()) });
 }
-for (const name of ['no reset', 'blank', 'reset'] as const) {
-  const { page, meter } = await poolPage();
+for (const name of chosen) {
+  let p = await poolPage();
+  // The ids a new page's new-document scripts get: puppeteer's utility world first, then the frame watch.
+  const state = { scripts: ['1', '2'] };
   variants.push({
     name,
     run: async () => {
-      await page.goto(url, { waitUntil: 'load' });
-      const dom = await readDom(page, { load: 5000, refresh: 5000, frame: true });
+      await p.page.goto(url, { waitUntil: 'load' });
+      const dom = await readDom(p.page, { load: 5000, refresh: 5000, frame: true });
       if (!dom.html.includes('Rendered')) throw new Error('the page did not render');
-      if (name !== 'no reset') await reset(page, meter, name === 'reset');
+      p = (await ENDS[name]!(p, state)) ?? p;
+      p.meter.reset();
     },
   });
 }
@@ -105,7 +162,7 @@ try {
   console.log(`reset cost on ${os.cpus().length} cores (load average ${os.loadavg()[0]!.toFixed(1)}), ${RUNS} calls per variant, CPU per call (ms) with a ${PAUSE_MS} ms pause${extra.length ? `, extra flags ${extra.join(' ')}` : ''}:`);
   for (const [k, v] of variants.entries()) {
     const total = [...sums[k]!.values()].reduce((a, b) => a + b, 0) / RUNS / 1000;
-    console.log(`${v.name.padEnd(10)} total ${total.toFixed(1).padStart(6)}   ${formatRoles(new Map(), sums[k]!, RUNS)}`);
+    console.log(`${v.name.padEnd(11)} total ${total.toFixed(1).padStart(6)}   ${formatRoles(new Map(), sums[k]!, RUNS)}`);
   }
 } finally {
   await browser.close();

@@ -40,8 +40,9 @@ export interface FrameNote {
   scrolled: boolean;
 }
 
-// Plain JavaScript run in the page: no TypeScript helpers (tsx's __name) exist there.
-const SCRIPT = `(() => {
+// Plain JavaScript run in the page: no TypeScript helpers (tsx's __name) exist there. Exported for
+// bench/scrape-reset.ts, which takes it off a page and puts it back.
+export const FRAME_WATCH_SCRIPT = `(() => {
   const token = ${JSON.stringify(FRAME_WATCH_TOKEN)};
   const pending = new Set();
   // Observers with a target: counted once each; disconnect() uncounts. One whose targets were
@@ -92,5 +93,5 @@ const SCRIPT = `(() => {
 
 /** Installs the script on `page` for every document it loads from now on (and its frames'). */
 export async function installFrameWatch(page: Page): Promise<void> {
-  await page.evaluateOnNewDocument(SCRIPT);
+  await page.evaluateOnNewDocument(FRAME_WATCH_SCRIPT);
 }

@@ -11,6 +11,16 @@
  * What is not reset is never kept: the pool keeps only jobs that set nothing on the page
  * (no headers, cookies, viewport, user agent, locale, blocked URLs, screenshot or screenshot
  * action, or proxy), that succeeded, and whose page opened no other page.
+ *
+ * The reset costs ~30 ms of CPU per call, nearly all of it the about:blank navigation (issue 27,
+ * bench/scrape-reset.ts and bench/scrape-reset-trace.ts): a document's fixed lifecycle, spread
+ * thin over the browser's navigation and IPC, the renderer's commit (two V8 contexts, the old
+ * document's teardown) and the blank frame's paint, with no one step to cut. Measured and no
+ * cheaper: the navigation sent as plain CDP without puppeteer's watcher, the new-document
+ * scripts taken off for the blank document, and a new tab in the same context instead (a new
+ * renderer, several times the cost). The document must end before the storage is cleared (its
+ * unload handlers, timers and workers could write again), and before the next call's navigation
+ * rather than with it (they would act between the clearing and that call's commit).
  */
 import type { FreshPage } from './fresh-page.js';
 
