@@ -14,9 +14,11 @@ import { PDFDocument } from 'pdf-lib';
 import { EMBEDDED_DB_TEMPLATE, startServer, type TestServer } from './helpers/server.js';
 import { postgresBackend } from './helpers/storage.js';
 import { cliInProcess as cliWith, cliProcess } from './helpers/admin-cli.js';
+import { seededDataDir } from './helpers/svc-seeded-data-dir.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
 
-// A fresh DATA_DIR copies the suite's embedded database template, as the test servers' do.
+// A fresh DATA_DIR copies the suite's embedded database template, as the test servers' do (the
+// first test's; the later ones start on a copy already in place: seededDataDir).
 const cli = (dataDir: string, ...args: string[]) => cliWith({ DATA_DIR: dataDir, EMBEDDED_DB_TEMPLATE }, ...args);
 
 describe('admin CLI', () => {
@@ -128,7 +130,7 @@ describe('admin CLI', () => {
   });
 
   it('rotates a key, searches keys and prints usage stats', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
+    const dataDir = await seededDataDir('cia-cli-');
     try {
       const created = JSON.parse((await cli(dataDir, 'keys', 'create', '--name', 'Rotor', '--credits', '5')).stdout);
       await cli(dataDir, 'keys', 'create', '--name', 'Other');
@@ -154,7 +156,7 @@ describe('admin CLI', () => {
   });
 
   it('a lock left by a process that died is taken over', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'cia-cli-'));
+    const dataDir = await seededDataDir('cia-cli-');
     try {
       const dead = spawnSync('/bin/true').pid!;
       await writeFile(join(dataDir, 'db.lock'), JSON.stringify({ pid: dead, url: 'http://127.0.0.1:1' }));

@@ -165,12 +165,14 @@ for (const { name, make } of BACKENDS) {
     });
   });
 
+  // One server per store for both: the failing provider is chosen by name, and the chain's
+  // own behaviour (which does not depend on the store) is checked on the embedded one.
   describe(`failures release credits on ${name}`, () => {
     let backend: Backend;
     let s: TestServer;
     before(async () => {
       backend = await make();
-      s = await startServer({ env: backend.env, serviceConfig: testServiceConfig({ providerOrder: { test_echo: ['test_fail'] }, disabled: ['test_echo', 'test_keyed'] }) });
+      s = await startServer({ env: backend.env, serviceConfig: testServiceConfig() });
     });
     after(async () => {
       await s?.close();
@@ -179,7 +181,7 @@ for (const { name, make } of BACKENDS) {
 
     it('a failing provider leaves the balance unchanged (v2 and v1 shapes)', async () => {
       const { key } = await s.createKey({ credits: 30 });
-      const r = await run(s, key, { text: 'x' });
+      const r = await run(s, key, { text: 'x' }, { provider: 'test_fail' });
       assert.equal(r.status, 502);
       assert.equal(r.json.code, 'UPSTREAM_ERROR');
       assert.equal(r.json.error, 'Failed to retrieve data from test_fail.');
@@ -191,65 +193,61 @@ for (const { name, make } of BACKENDS) {
       assert.equal(usage.json.data.items[0].credits, 0);
       assert.equal(usage.json.data.items[0].status, 502);
     });
+
+    if (name === 'embedded') {
+      describe('fallback along the provider chain', () => {
+        it('skips an unconfigured provider, falls back from a failing one, and charges once', async () => {
+          const { key } = await s.createKey({ credits: 100 });
+          const r = await run(s, key, { text: 'fb' }, { options: { include_native: true } });
+          assert.equal(r.status, 200);
+          assert.equal(r.json.meta.provider, 'test_echo');
+          assert.deepEqual(r.json.meta.fallbacks, [{ provider: 'test_fail', code: 'UPSTREAM_ERROR' }]);
+          assert.deepEqual(r.json.meta.native, { raw: 'fb', provider: 'test_echo' });
+          assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 90);
+        });
+
+        it('an input error from a provider stops the chain and costs nothing', async () => {
+          const { key } = await s.createKey({ credits: 100 });
+          const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', provider: 'test_echo', input: { text: 'bad-input' } } });
+          assert.equal(r.status, 400);
+          assert.equal(r.json.error, 'text must not be bad-input');
+          assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 100);
+        });
+
+        it("a run past its endpoint's time limit is aborted as a 502 and costs nothing", async () => {
+          const { key } = await s.createKey({ credits: 100 });
+          // The handler would wait 60 s: only the executor's 300 ms limit can end this call.
+          const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: 'test_echo.echo_limited', input: { text: 'x', delayMs: 60000 } } });
+          assert.equal(r.status, 502);
+          assert.equal(r.json.error, 'The test_echo service timed out.');
+          assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 100);
+        });
+
+        it('a key over its share of an endpoint (perKeyConcurrency) gets 429 BUSY at no cost; other keys are unaffected', async () => {
+          const [{ key }, other] = [await s.createKey({ credits: 100 }), await s.createKey({ credits: 100 })];
+          const pair = (k: string) => s.call('POST', '/api/v2/run', { key: k, body: { type: 'endpoint', id: 'test_echo.echo_pair', input: { text: 'x', delayMs: 600 } } });
+          const first = [pair(key), pair(key)];
+          await new Promise((r) => setTimeout(r, 150));
+          const third = await pair(key);
+          assert.equal(third.status, 429);
+          assert.deepEqual([third.json.code, third.json.error], ['BUSY', 'This API key already has 2 calls of test_echo.echo_pair running; retry when one has finished.']);
+          assert.equal((await pair(other.key)).status, 200);
+          assert.deepEqual((await Promise.all(first)).map((r) => r.status), [200, 200]);
+          assert.equal((await pair(key)).status, 200, 'a slot frees when a call ends');
+          assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 70);
+        });
+
+        it('choosing an unconfigured provider answers NOT_CONFIGURED; an unknown one is a 400', async () => {
+          const { key } = await s.createKey({ credits: 100 });
+          const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', provider: 'test_keyed', input: { text: 'x' } } });
+          assert.equal(r.status, 500);
+          assert.equal(r.json.code, 'NOT_CONFIGURED');
+          assert.equal(r.json.error, 'Service not configured. Please contact support.');
+          const unknown = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', provider: 'nope', input: { text: 'x' } } });
+          assert.equal(unknown.status, 400);
+          assert.equal(unknown.json.code, 'INVALID_INPUT');
+        });
+      });
+    }
   });
 }
-
-describe('fallback along the provider chain', () => {
-  let s: TestServer;
-  before(async () => {
-    s = await startServer({ serviceConfig: testServiceConfig() });
-  });
-  after(() => s?.close());
-
-  it('skips an unconfigured provider, falls back from a failing one, and charges once', async () => {
-    const { key } = await s.createKey({ credits: 100 });
-    const r = await run(s, key, { text: 'fb' }, { options: { include_native: true } });
-    assert.equal(r.status, 200);
-    assert.equal(r.json.meta.provider, 'test_echo');
-    assert.deepEqual(r.json.meta.fallbacks, [{ provider: 'test_fail', code: 'UPSTREAM_ERROR' }]);
-    assert.deepEqual(r.json.meta.native, { raw: 'fb', provider: 'test_echo' });
-    assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 90);
-  });
-
-  it('an input error from a provider stops the chain and costs nothing', async () => {
-    const { key } = await s.createKey({ credits: 100 });
-    const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', provider: 'test_echo', input: { text: 'bad-input' } } });
-    assert.equal(r.status, 400);
-    assert.equal(r.json.error, 'text must not be bad-input');
-    assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 100);
-  });
-
-  it("a run past its endpoint's time limit is aborted as a 502 and costs nothing", async () => {
-    const { key } = await s.createKey({ credits: 100 });
-    // The handler would wait 60 s: only the executor's 300 ms limit can end this call.
-    const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'endpoint', id: 'test_echo.echo_limited', input: { text: 'x', delayMs: 60000 } } });
-    assert.equal(r.status, 502);
-    assert.equal(r.json.error, 'The test_echo service timed out.');
-    assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 100);
-  });
-
-  it('a key over its share of an endpoint (perKeyConcurrency) gets 429 BUSY at no cost; other keys are unaffected', async () => {
-    const [{ key }, other] = [await s.createKey({ credits: 100 }), await s.createKey({ credits: 100 })];
-    const pair = (k: string) => s.call('POST', '/api/v2/run', { key: k, body: { type: 'endpoint', id: 'test_echo.echo_pair', input: { text: 'x', delayMs: 600 } } });
-    const first = [pair(key), pair(key)];
-    await new Promise((r) => setTimeout(r, 150));
-    const third = await pair(key);
-    assert.equal(third.status, 429);
-    assert.deepEqual([third.json.code, third.json.error], ['BUSY', 'This API key already has 2 calls of test_echo.echo_pair running; retry when one has finished.']);
-    assert.equal((await pair(other.key)).status, 200);
-    assert.deepEqual((await Promise.all(first)).map((r) => r.status), [200, 200]);
-    assert.equal((await pair(key)).status, 200, 'a slot frees when a call ends');
-    assert.equal((await s.call('GET', '/api/v2/balance', { key })).json.data.credits, 70);
-  });
-
-  it('choosing an unconfigured provider answers NOT_CONFIGURED; an unknown one is a 400', async () => {
-    const { key } = await s.createKey({ credits: 100 });
-    const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', provider: 'test_keyed', input: { text: 'x' } } });
-    assert.equal(r.status, 500);
-    assert.equal(r.json.code, 'NOT_CONFIGURED');
-    assert.equal(r.json.error, 'Service not configured. Please contact support.');
-    const unknown = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', provider: 'nope', input: { text: 'x' } } });
-    assert.equal(unknown.status, 400);
-    assert.equal(unknown.json.code, 'INVALID_INPUT');
-  });
-});

@@ -1,10 +1,10 @@
 /** Graceful shutdown: requests in flight finish and are charged once; nothing is lost. */
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import net from 'node:net';
 import { startServer, type TestServer } from './helpers/server.js';
-import { BACKENDS, postgresBackend } from './helpers/storage.js';
+import { postgresBackend, type Backend } from './helpers/storage.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
 
 const slowBody = (delayMs: number) => JSON.stringify({ type: 'capability', id: 'test_echo', input: { text: 'slow', delayMs } });
@@ -25,34 +25,62 @@ async function eventually(check: () => Promise<boolean>, what: string): Promise<
  */
 const inFlight = (s: TestServer, keyId: string) => eventually(async () => (await s.admin('GET', `/keys/${keyId}`)).json.reserved > 0, 'the slow call is in flight');
 
+/**
+ * A client that hangs up mid-call is not charged and its call is logged as 499: on a server that
+ * a later test of its describe block stops (keys are separate, so one server serves both).
+ */
+async function hangUpNotCharged(s: TestServer): Promise<void> {
+  const { id, key } = await s.createKey({ credits: 100 });
+  const ctl = new AbortController();
+  const call = fetch(s.url + '/api/v2/run', { method: 'POST', signal: ctl.signal, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: slowBody(1500) });
+  await inFlight(s, id);
+  ctl.abort();
+  await assert.rejects(call);
+  await eventually(async () => (await s.call('GET', '/api/v2/usage?objectId=test_echo', { key })).json.data.items.length === 1, 'a usage row for the abandoned call');
+  const row = (await s.call('GET', '/api/v2/usage?objectId=test_echo', { key })).json.data.items[0];
+  assert.equal(row.status, 499);
+  assert.equal(row.code, 'CLIENT_CLOSED');
+  assert.equal(row.credits, 0);
+  const bal = (await s.call('GET', '/api/v2/balance', { key })).json.data;
+  assert.deepEqual([bal.credits, bal.reserved], [100, 0]);
+}
+
 describe('graceful shutdown', () => {
-  it('finishes a request in flight, persists its charge, then refuses new work', async () => {
-    let s = await startServer({ serviceConfig: echoOnlyConfig() });
-    const dataDir = s.dataDir;
-    const { id, key } = await s.createKey({ credits: 100 });
-    const slow = s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', input: { text: 'slow', delayMs: 1200 } } });
-    await inFlight(s, id);
-    const url = s.url;
-    // Draining starts as close() is called (stop() sets it before its first wait).
-    const closing = s.close({ keepData: true });
-    // A new connection while draining is answered, not refused (issue 18 finding 9).
-    const late = await fetch(url + '/api/v2/balance', { headers: { authorization: `Bearer ${key}` } }).then(async (r) => [r.status, (await r.json()).code, r.headers.get('connection')], (e) => ['refused', String(e)]);
-    assert.deepEqual(late, [503, 'SHUTTING_DOWN', 'close']);
-    const done = await slow;
-    assert.equal(done.status, 200);
-    assert.equal(done.json.data.echo, 'slow');
-    await closing;
-    s = await startServer({ serviceConfig: echoOnlyConfig(), dataDir });
-    try {
+  describe('on the embedded store', () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startServer({ serviceConfig: echoOnlyConfig() });
+    });
+    // The last test restarts the server on the same DATA_DIR, kept when the first one stopped.
+    after(async () => {
+      await s?.close().catch(() => {});
+      if (s) await rm(s.dataDir, { recursive: true, force: true });
+    });
+
+    it('on embedded: a client that hangs up mid-call is not charged and its call is logged as 499', () => hangUpNotCharged(s));
+
+    it('finishes a request in flight, persists its charge, then refuses new work', async () => {
+      const dataDir = s.dataDir;
+      const { id, key } = await s.createKey({ credits: 100 });
+      const slow = s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'test_echo', input: { text: 'slow', delayMs: 1200 } } });
+      await inFlight(s, id);
+      const url = s.url;
+      // Draining starts as close() is called (stop() sets it before its first wait).
+      const closing = s.close({ keepData: true });
+      // A new connection while draining is answered, not refused (issue 18 finding 9).
+      const late = await fetch(url + '/api/v2/balance', { headers: { authorization: `Bearer ${key}` } }).then(async (r) => [r.status, (await r.json()).code, r.headers.get('connection')], (e) => ['refused', String(e)]);
+      assert.deepEqual(late, [503, 'SHUTTING_DOWN', 'close']);
+      const done = await slow;
+      assert.equal(done.status, 200);
+      assert.equal(done.json.data.echo, 'slow');
+      await closing;
+      s = await startServer({ serviceConfig: echoOnlyConfig(), dataDir });
       const bal = await s.call('GET', '/api/v2/balance', { key });
       assert.equal(bal.json.data.credits, 90);
       const usage = await s.call('GET', '/api/v2/usage?objectId=test_echo', { key });
       assert.equal(usage.json.data.items.length, 1);
       assert.equal(usage.json.data.items[0].status, 200);
-    } finally {
-      await s.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('with SHUTDOWN_DELAY_MS and nothing in flight, the listener stays open for the delay: /readyz and new calls are 503', async () => {
@@ -96,35 +124,22 @@ describe('graceful shutdown', () => {
     assert.deepEqual({ ...envelope, requestId: typeof envelope.requestId }, { success: false, requestId: 'string', error: 'The service is shutting down. Please retry.', code: 'SHUTTING_DOWN' });
   });
 
-  for (const { name, make } of BACKENDS) {
-    it(`on ${name}: a client that hangs up mid-call is not charged and its call is logged as 499`, async () => {
-      const backend = await make();
-      const s = await startServer({ env: backend.env, serviceConfig: echoOnlyConfig() });
-      try {
-        const { id, key } = await s.createKey({ credits: 100 });
-        const ctl = new AbortController();
-        const call = fetch(s.url + '/api/v2/run', { method: 'POST', signal: ctl.signal, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: slowBody(1500) });
-        await inFlight(s, id);
-        ctl.abort();
-        await assert.rejects(call);
-        await eventually(async () => (await s.call('GET', '/api/v2/usage?objectId=test_echo', { key })).json.data.items.length === 1, 'a usage row for the abandoned call');
-        const row = (await s.call('GET', '/api/v2/usage?objectId=test_echo', { key })).json.data.items[0];
-        assert.equal(row.status, 499);
-        assert.equal(row.code, 'CLIENT_CLOSED');
-        assert.equal(row.credits, 0);
-        const bal = (await s.call('GET', '/api/v2/balance', { key })).json.data;
-        assert.deepEqual([bal.credits, bal.reserved], [100, 0]);
-      } finally {
-        await s.close();
-        await backend.dispose();
-      }
+  describe('on PostgreSQL', () => {
+    let backend: Backend;
+    let s: TestServer;
+    before(async () => {
+      backend = await postgresBackend();
+      // The grace period only matters to the last test, which stops this server.
+      s = await startServer({ env: { ...backend.env, SHUTDOWN_GRACE_MS: '300' }, serviceConfig: echoOnlyConfig() });
     });
-  }
+    after(async () => {
+      await s?.close();
+      await backend?.dispose();
+    });
 
-  it('on PostgreSQL: a call cut off when the grace period ends releases its reservation before the instance stops', async () => {
-    const backend = await postgresBackend();
-    let s = await startServer({ env: { ...backend.env, SHUTDOWN_GRACE_MS: '300' }, serviceConfig: echoOnlyConfig() });
-    try {
+    it('on postgres+redis: a client that hangs up mid-call is not charged and its call is logged as 499', () => hangUpNotCharged(s));
+
+    it('a call cut off when the grace period ends releases its reservation before the instance stops', async () => {
       const { id, key } = await s.createKey({ credits: 100 });
       const cut = fetch(s.url + '/api/v2/run', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: slowBody(5000) }).then(
         (r) => `answered ${r.status}`,
@@ -138,9 +153,6 @@ describe('graceful shutdown', () => {
       assert.deepEqual([bal.credits, bal.reserved], [100, 0]);
       const rows = (await s.call('GET', '/api/v2/usage?objectId=test_echo', { key })).json.data.items;
       assert.deepEqual(rows.map((r: { status: number; credits: number }) => [r.status, r.credits]), [[499, 0]]);
-    } finally {
-      await s.close();
-      await backend.dispose();
-    }
+    });
   });
 });
