@@ -5,7 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import type { ThreadData, ThreadReply, ThreadRequest } from './pglite-thread.js'
 import { threadEntry } from './pglite-thread-entry.js';
 import { pgliteWasmModule } from './pglite-wasm.js';
 import { lockEmbedded, type EmbeddedLock } from './embedded-lock.js';
+import { copyTree } from './copy-tree.js';
 
 /** A PGlite error carried across the thread boundary. */
 class PgliteError extends Error {
@@ -42,7 +43,7 @@ async function firstBoot(dir: string, ext: string, template: string | undefined)
     await mkdir(dirname(template), { recursive: true });
     await rename(making, template).catch(() => rm(making, { recursive: true, force: true }));
   }
-  await cp(template, dir, { recursive: true });
+  await copyTree(template, dir);
 }
 
 /** Creates the cluster in a short-lived process, so its memory leaves with it (pglite-init.ts). */

@@ -130,8 +130,14 @@ export async function request(url: string, method: string, opts: { token?: strin
   return { status: res.status, headers: Object.fromEntries(res.headers), json, text };
 }
 
+/**
+ * The test command's V8 flags (scripts/test.sh: why) that a server in a process of its own gets
+ * too: it opens the same embedded database, whose WebAssembly would otherwise tier up there.
+ */
+const CHILD_V8_FLAGS = process.execArgv.filter((a) => a === '--liftoff-only');
+
 async function spawnServer(entry: string, env: Record<string, string | undefined>, ownSession = false): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', entry], {
+  const child = spawn(process.execPath, ['--no-node-snapshot', ...CHILD_V8_FLAGS, '--import', 'tsx', entry], {
     cwd: join(import.meta.dirname, '..', '..'),
     detached: ownSession,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,

@@ -11,7 +11,6 @@
 import type { EngineOptions } from '../options.js';
 import type { PdfEngine } from './types.js';
 import { findSrgbProfile, toPdfA } from './pdfa.js';
-import { check, inspect } from './inspect.js';
 import { PdfThreadPool } from './thread-pool.js';
 import { intOr } from '../../util/int-setting.js';
 
@@ -37,8 +36,10 @@ export function createPdfEngine(opts: EngineOptions): PdfEngine & { close(): Pro
     toPdfA: (pdf, part, run) => toPdfA(pdf, part, icc, gs, run),
     // Only the document's options cross to the thread; the call's signal, key and tool engine stay here.
     finalize: (pdf, { signal, owner, tools, ...o }) => threads.run('finalize', { pdf, opts: o }, { signal, owner, tools }),
-    inspect,
-    check,
+    // pdf-lib (~170 modules, ~0.5 s of CPU to load) only where a PDF is inspected on this thread,
+    // not at every start: the threads load it for their own work.
+    inspect: async (pdf) => (await import('./inspect.js')).inspect(pdf),
+    check: async (pdf) => (await import('./inspect.js')).check(pdf),
     close: () => threads.close(),
   };
 }
