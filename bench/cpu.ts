@@ -55,7 +55,7 @@ export function formatCpu(rows: [string, number][]): string {
 }
 
 /** CPU microseconds so far (utime + stime + reaped children's) and parent of each process in a tree. */
-type TreeSnapshot = Map<number, { ppid: number; us: number }>;
+type TreeSnapshot = Map<number, { ppid: number; us: number; name: string }>;
 
 /**
  * The processes under one root (it included), read from /proc without reading every process's
@@ -77,7 +77,7 @@ export class ProcessTree {
       try {
         const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
         const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        seen.set(pid, { ppid: Number(f[1]), us: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_US });
+        seen.set(pid, { ppid: Number(f[1]), us: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_US, name: nameOf(stat) });
       } catch {
         // ended meanwhile
       }
@@ -104,6 +104,9 @@ export class ProcessTree {
    * the root, and for each Chromium under it `<tag>:<type>` (`browser`, `renderer`, `zygote`,
    * `gpu-process`, `utility(...)`), where `tag(userDataDir)` names the browser it belongs to.
    * Reaped children's time is in their parent's row, so a renderer that ended counts under its zygote.
+   * A process that is not Chromium is named by its program: `<tag>:bwrap` or `<tag>:socat` inside
+   * a browser's jail, `other:<program>` outside any browser (tsx's esbuild transform service,
+   * which exists only when the service runs from source, was counted as `pool:browser` before).
    */
   cpuByRole(tag: (userDataDir: string) => string): CpuSnapshot {
     const tree = this.snapshot();
@@ -113,7 +116,9 @@ export class ProcessTree {
       let top = pid;
       for (let q = pid; q !== this.rootPid && tree.has(q); q = tree.get(q)!.ppid) top = q;
       if (pid === this.rootPid) continue;
-      const role = `${tag(userDataDirOf(top))}:${chromiumTypeOf(pid)}`;
+      const dir = userDataDirOf(top);
+      const chromium = /^chrom|^headless/.test(p.name);
+      const role = dir || chromium ? `${tag(dir)}:${chromium ? chromiumTypeOf(pid) : p.name}` : `other:${p.name}`;
       out.set(role, (out.get(role) ?? 0) + p.us);
     }
     // The root by thread (main, libuv pool, V8's helpers, worker threads), and what it reaped.
