@@ -121,7 +121,11 @@ async function resetPage(fresh: FreshPage): Promise<boolean> {
   for (const event of JOB_EVENTS) page.removeAllListeners(event);
   // A popup or another tab the page opened would keep running with the previous call's state.
   if ((await context.pages()).length !== 1) return false;
-  const timeout = new Promise<false>((r) => setTimeout(() => r(false), RESET_TIMEOUT_MS).unref());
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((r) => {
+    timer = setTimeout(() => r(false), RESET_TIMEOUT_MS);
+    timer.unref();
+  });
   const work = (async () => {
     await page.setRequestInterception(false);
     await page.goto('about:blank', { timeout: RESET_TIMEOUT_MS });
@@ -137,5 +141,6 @@ async function resetPage(fresh: FreshPage): Promise<boolean> {
     return true;
   })();
   work.catch(() => undefined);
-  return Promise.race([work, timeout]);
+  // Cleared once settled: otherwise every kept page left a 5 s timer behind to wake the process for nothing.
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
