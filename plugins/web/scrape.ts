@@ -12,6 +12,7 @@ import { fetchPage, limitsFrom, pdfText, type FetchedPage } from './fetch-page.j
 import { pageData, type WebContext } from './work.js';
 import { planScrape, type ScrapeInput, type ScrapePlan } from './scrape-plan.js';
 import { checkTrackable, computeDiffer, trackChange, type JsonTracking } from './change-tracking.js';
+import { checkTagSelectors } from './selector-check.js';
 
 type Out = Static<typeof ScrapeOutput>;
 
@@ -36,6 +37,7 @@ export async function storePng(ctx: WebContext, png: Uint8Array) {
 export async function scrape(input: ScrapeInput, ctx: WebContext): Promise<Out> {
   const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
   const plan = planScrape(input, timeoutMs, ctx.caller);
+  checkTagSelectors(input);
   const store = ctx.engines.pageStore;
   if (plan.readCache && plan.cacheKey) {
     // Nothing older than the retention setting is served, whatever maxAge allows.
