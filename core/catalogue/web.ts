@@ -4,7 +4,7 @@
  * `shot_a`, `browser_a`), which all map onto the output shapes declared here.
  */
 import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk.js';
-import { DOC_TEXT_OCR_PAGE_CREDITS, EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractSchemaOf } from './extract.js';
+import { DOC_TEXT_MAX_PAGES, DOC_TEXT_OCR_PAGE_CREDITS, EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractSchemaOf } from './extract.js';
 import { CHANGE_TRACKING_JSON_CREDITS, MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
 import { URL_REQUIRED, Url, checkUrl } from './web-url.js';
 import { crawlSite } from './web-crawl.js';
@@ -102,16 +102,20 @@ function checkChangeTrackingOptions(i: ScrapePageInput): string | undefined {
 /**
  * A scrape's price: 10 credits, plus an `extract_text` call's price when change tracking's json
  * mode had the model extract (unit `json_extractions`; a page whose markdown did not change
- * reuses the last extraction and adds nothing). The most it can be is held up front; a scanned
+ * reuses the last extraction and adds nothing). That much is held up front; a scanned
  * document behind the URL grows the hold by its OCR pages while it is read (the doc_text call
- * inside is priced into this one: core/execution/inner-hold.ts).
+ * inside is priced into this one: core/execution/inner-hold.ts), and a cached answer made from
+ * one grows it by the same pages at the same price (unit `ocr_pages` reported by the scrape
+ * itself, only on a hit: a cached answer costs what it cost when made).
  */
 export function scrapeCost(): CostRule<ScrapePageInput> {
   const most = (i: ScrapePageInput) => SCRAPE_CREDITS + (wantsJsonTracking(i) ? CHANGE_TRACKING_JSON_CREDITS : 0);
+  const ocr = (units: Units) => Math.min(Math.max(0, units.ocr_pages ?? 0), DOC_TEXT_MAX_PAGES) * DOC_TEXT_OCR_PAGE_CREDITS;
   return {
     describe: { kind: 'custom', note: `${SCRAPE_CREDITS} credits; +${DOC_TEXT_OCR_PAGE_CREDITS} per page read by OCR when the URL serves a scanned document; +${CHANGE_TRACKING_JSON_CREDITS} when changeTracking json mode extracts` },
-    reserve: most,
-    settle: (i, units: Units) => (units.json_extractions ? most(i) : SCRAPE_CREDITS),
+    initial: most,
+    reserve: (i) => most(i) + DOC_TEXT_MAX_PAGES * DOC_TEXT_OCR_PAGE_CREDITS,
+    settle: (i, units: Units) => (units.json_extractions ? most(i) : SCRAPE_CREDITS) + ocr(units),
   };
 }
 
