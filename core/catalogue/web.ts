@@ -4,7 +4,7 @@
  * `shot_a`, `browser_a`), which all map onto the output shapes declared here.
  */
 import { Type, UnsupportedOptionError, defineCapability, flat, perUnit, type CostRule, type Static, type Units } from '../sdk.js';
-import { DOC_TEXT_OCR_PAGE_CREDITS, EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractSchemaOf } from './extract.js';
+import { DOC_TEXT_MAX_PAGES, DOC_TEXT_OCR_PAGE_CREDITS, EXTRACT_WEB_CREDITS, ExtractWebInput, ExtractWebOutput, checkExtractWeb, extractSchemaOf } from './extract.js';
 import { CHANGE_TRACKING_JSON_CREDITS, MAX_ACTIONS, checkScrapeHeaders, scrapeOptions, scrapeOutputFields } from './web-scrape.js';
 import { URL_REQUIRED, Url, checkUrl } from './web-url.js';
 import { crawlSite } from './web-crawl.js';
@@ -45,6 +45,17 @@ const ScrapeInput = Type.Object({
   cleaned: Type.Optional(Type.Boolean({ description: 'Main content only (article extraction).' })),
   renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript (default true); false: a plain, faster fetch.' })),
   ...scrapeOptions,
+  // Automation tools send an empty multi-select as []: the same as no `formats` (issue 27 audit).
+  formats: Type.Optional(Type.Array(scrapeOptions.formats.items, { maxItems: scrapeOptions.formats.maxItems, uniqueItems: true, description: `${scrapeOptions.formats.description} An empty list is the same as none.` })),
+  location: Type.Optional(
+    Type.Object(
+      {
+        country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country (DE): its language, locale and timezone. A country the service has no settings for (see the README) is a 400, unless languages are given: then they apply, and no timezone.' })),
+        languages: scrapeOptions.location.properties.languages,
+      },
+      { additionalProperties: false, description: scrapeOptions.location.description },
+    ),
+  ),
 });
 
 /** `scrape_page` input as the capability declares it. */
@@ -91,16 +102,20 @@ function checkChangeTrackingOptions(i: ScrapePageInput): string | undefined {
 /**
  * A scrape's price: 10 credits, plus an `extract_text` call's price when change tracking's json
  * mode had the model extract (unit `json_extractions`; a page whose markdown did not change
- * reuses the last extraction and adds nothing). The most it can be is held up front; a scanned
+ * reuses the last extraction and adds nothing). That much is held up front; a scanned
  * document behind the URL grows the hold by its OCR pages while it is read (the doc_text call
- * inside is priced into this one: core/execution/inner-hold.ts).
+ * inside is priced into this one: core/execution/inner-hold.ts), and a cached answer made from
+ * one grows it by the same pages at the same price (unit `ocr_pages` reported by the scrape
+ * itself, only on a hit: a cached answer costs what it cost when made).
  */
 export function scrapeCost(): CostRule<ScrapePageInput> {
   const most = (i: ScrapePageInput) => SCRAPE_CREDITS + (wantsJsonTracking(i) ? CHANGE_TRACKING_JSON_CREDITS : 0);
+  const ocr = (units: Units) => Math.min(Math.max(0, units.ocr_pages ?? 0), DOC_TEXT_MAX_PAGES) * DOC_TEXT_OCR_PAGE_CREDITS;
   return {
     describe: { kind: 'custom', note: `${SCRAPE_CREDITS} credits; +${DOC_TEXT_OCR_PAGE_CREDITS} per page read by OCR when the URL serves a scanned document; +${CHANGE_TRACKING_JSON_CREDITS} when changeTracking json mode extracts` },
-    reserve: most,
-    settle: (i, units: Units) => (units.json_extractions ? most(i) : SCRAPE_CREDITS),
+    initial: most,
+    reserve: (i) => most(i) + DOC_TEXT_MAX_PAGES * DOC_TEXT_OCR_PAGE_CREDITS,
+    settle: (i, units: Units) => (units.json_extractions ? most(i) : SCRAPE_CREDITS) + ocr(units),
   };
 }
 
@@ -137,7 +152,7 @@ export const scrapePage = defineCapability({
     waitForSelector: "'waitForSelector' must be a non-empty CSS selector.",
     timeout: "'timeout' must be an integer number of milliseconds between 1000 and 80000.",
     mobile: "'mobile' must be a boolean.",
-    headers: "'headers' must be an object of header names to string values.",
+    headers: "'headers' must be an object of header names (1 to 100 characters) to string values (at most 8192 characters each).",
     cookies: "'cookies' must be a list of at most 50 objects with string 'name' and 'value' (and optional 'domain', 'path').",
     location: "'location' must be an object with an optional two-letter 'country' and a list of language tags 'languages'.",
     blockAds: "'blockAds' must be a boolean.",

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Row } from '../storage/db.js';
 import type { ClaimedRun, Monitor, MonitorLastRun, MonitorPatch, MonitorWebhook } from './types.js';
+import { monitorTag } from './monitor-runner.js';
 
 function rowToMonitor(r: Row): Monitor {
   return {
@@ -95,10 +96,15 @@ export class MonitorStore {
     return rows[0] ? rowToMonitor(rows[0]) : null;
   }
 
-  /** Deletes the key's monitor; false when it has none by that id. */
+  /**
+   * Deletes the key's monitor and the snapshot its runs compared against (page_snapshots, tag
+   * `monitor:<id>`: see monitorTag), which nothing else reads; false when the key has no monitor by that id.
+   */
   async delete(keyId: string, id: string): Promise<boolean> {
     const rows = await this.db.query(`DELETE FROM monitors WHERE id = $1 AND key_id = $2 RETURNING id`, [id, keyId]);
-    return rows.length > 0;
+    if (!rows.length) return false;
+    await this.db.query(`DELETE FROM page_snapshots WHERE key_id = $1 AND tag = $2`, [keyId, monitorTag(id)]);
+    return true;
   }
 
   /**

@@ -3,6 +3,7 @@
  * would have: Accept-Language (and so navigator.languages), the Intl locale and the timezone.
  * The address the site sees stays the server's (or the operator's proxy's).
  */
+import { InputError } from '../../core/sdk.js';
 
 /** Main language and a representative timezone per country (the most populous zone where there are several). */
 const COUNTRIES: Record<string, [language: string, timezone: string]> = {
@@ -29,6 +30,10 @@ const COUNTRIES: Record<string, [language: string, timezone: string]> = {
 export function localeFor(loc: { country?: string; languages?: string[] }): { acceptLanguage?: string; locale?: string; timezone?: string } {
   const country = loc.country?.toUpperCase();
   const known = country ? COUNTRIES[country] : undefined;
+  // A country with no settings here used to do nothing at all; with languages it still means something.
+  if (country && !known && !loc.languages?.length) {
+    throw new InputError(`'location.country' '${loc.country}' is not a country this service has settings for; give 'location.languages' for it, or one of: ${Object.keys(COUNTRIES).sort().join(', ')}.`);
+  }
   const languages = loc.languages?.length ? loc.languages : known && country ? [`${known[0]}-${country}`] : [];
   // Each tag, then its bare language, with falling weights, as browsers send them.
   const tags: string[] = [];

@@ -8,6 +8,7 @@ import { highlightedCodeBlock, strikethrough, taskListItems } from 'turndown-plu
 import { parseHTML } from 'linkedom';
 import { Readability } from '@mozilla/readability';
 import { gfmTables } from './markdown-table.js';
+import { withTrailingContentInBody } from './trailing-content.js';
 
 /** Page metadata as returned in `metadata` (spec §4.5). */
 export interface PageMetadata {
@@ -46,7 +47,7 @@ export class ParsedPage {
 
   constructor(html: string, pageUrl: string) {
     // linkedom only builds <html>/<body> for full documents; browsers accept fragments, so wrap them.
-    this.document = parseHTML(/<html[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`).document;
+    this.document = parseHTML(/<html[\s>]/i.test(html) ? withTrailingContentInBody(html) : `<!doctype html><html><head></head><body>${html}</body></html>`).document;
     const base = this.document.querySelector('base[href]')?.getAttribute('href');
     this.baseUrl = absolute(base ?? '', pageUrl) ?? pageUrl;
     for (const [sel, attr] of [['a[href]', 'href'], ['img[src]', 'src'], ['link[href]', 'href'], ['source[src]', 'src'], ['iframe[src]', 'src']] as const) {

@@ -38,8 +38,9 @@ function waits(i: ScrapeInput): number {
 
 /** Works out the plan; `pageTimeoutMs` is WEB_PAGE_TIMEOUT_MS, `caller` the key id. */
 export function planScrape(i: ScrapeInput, pageTimeoutMs: number, caller: string | undefined): ScrapePlan {
-  const legacy = !i.formats;
-  const formats: ScrapeFormat[] = i.formats ? [...i.formats] : [i.format ?? 'markdown'];
+  // An empty list (an automation tool's empty multi-select) is no list.
+  const legacy = !i.formats?.length;
+  const formats: ScrapeFormat[] = i.formats?.length ? [...i.formats] : [i.format ?? 'markdown'];
   const needsBrowser = formats.some((f) => f.startsWith('screenshot')) || !!i.actions?.length || !!i.waitFor || !!i.waitForSelector || !!i.mobile || !!i.blockAds;
   const renderJs = needsBrowser || (i.renderJs ?? true);
   const timeoutMs = Math.min(i.timeout ?? pageTimeoutMs + waits(i), 80_000);

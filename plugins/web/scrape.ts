@@ -12,6 +12,8 @@ import { fetchPage, limitsFrom, pdfText, type FetchedPage } from './fetch-page.j
 import { pageData, type WebContext } from './work.js';
 import { planScrape, type ScrapeInput, type ScrapePlan } from './scrape-plan.js';
 import { checkTrackable, computeDiffer, trackChange, type JsonTracking } from './change-tracking.js';
+import { checkTagSelectors } from './selector-check.js';
+import { cacheEntry, servable } from './cache-entry.js';
 
 type Out = Static<typeof ScrapeOutput>;
 
@@ -25,10 +27,11 @@ export function pngSize(png: Uint8Array): { width?: number; height?: number } {
   return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
 }
 
-/** Stores a PNG behind a temporary URL. */
-export async function storePng(ctx: WebContext, png: Uint8Array) {
+/** Stores a PNG behind a temporary URL; its expiry is added to `expiries` when given (the cache entry's). */
+export async function storePng(ctx: WebContext, png: Uint8Array, expiries?: Date[]) {
   const file = await ctx.engines.files.put(png, { contentType: 'image/png', extension: 'png' });
   ctx.usage.add('output_bytes', png.byteLength);
+  expiries?.push(file.expiresAt);
   return file;
 }
 
@@ -36,22 +39,31 @@ export async function storePng(ctx: WebContext, png: Uint8Array) {
 export async function scrape(input: ScrapeInput, ctx: WebContext): Promise<Out> {
   const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
   const plan = planScrape(input, timeoutMs, ctx.caller);
+  checkTagSelectors(input);
   const store = ctx.engines.pageStore;
   if (plan.readCache && plan.cacheKey) {
     // Nothing older than the retention setting is served, whatever maxAge allows.
     const maxAge = Math.min(input.maxAge!, retention(ctx).cacheMs);
     const hit = await store.cacheGet(plan.cacheKey, maxAge).catch((err: unknown) => void ctx.log.warn({ err: String(err) }, 'scrape cache unreadable; fetching'));
-    if (hit) {
-      const out = hit.value as Out;
+    const entry = hit && servable(hit.value);
+    if (hit && entry) {
+      // The OCR the answer took is charged as when it was made (held first: 403, free, if the key cannot cover it).
+      if (entry.ocrPages) {
+        await ctx.reserveFor({ ocr_pages: entry.ocrPages });
+        ctx.usage.add('ocr_pages', entry.ocrPages);
+      }
+      const out = entry.answer as Out;
       return { ...out, metadata: { ...out.metadata, cacheState: 'hit', cachedAt: hit.storedAt.toISOString() } };
     }
   }
-  const out = await fresh(input, plan, ctx, maxBytes);
+  const expiries: Date[] = [];
+  const out = await fresh(input, plan, ctx, maxBytes, expiries);
   // Stored before the answer goes out, so the caller's next call (on any instance) can use it;
   // a store that is down costs the cache, not the call.
   if (plan.cacheKey && plan.writeCache && JSON.stringify(out).length <= MAX_CACHED_BYTES) {
+    // This call's OCR pages are doc_text's (an inner call), listed with its usage.
     await store
-      .cachePut(plan.cacheKey, out)
+      .cachePut(plan.cacheKey, cacheEntry(out, expiries, ctx.usage.units.ocr_pages ?? 0))
       .then(() => prune(ctx))
       .catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'scrape answer not cached'));
   }
@@ -64,15 +76,21 @@ function retention(ctx: WebContext): { cacheMs: number; snapshotMs: number } {
   return { cacheMs: Number(ctx.config.cacheRetentionMs) || 86_400_000, snapshotMs: (Number(ctx.config.snapshotRetentionDays) || 90) * 86_400_000 };
 }
 
-let lastPrune = 0;
-/** Drops cache entries and snapshots past their retention, at most once a minute per process. */
+/** When each store was last pruned: per store, so a service's first write or snapshot prunes at once. */
+const lastPrune = new WeakMap<object, number>();
+/**
+ * Drops cache entries and snapshots past their retention, at most once a minute per store and
+ * process; run after a cache write and after a snapshot (change tracking, monitor runs), so a
+ * service that only tracks changes still forgets old snapshots (issue 27 audit, finding 3).
+ */
 async function prune(ctx: WebContext): Promise<void> {
-  if (Date.now() - lastPrune < 60_000) return;
-  lastPrune = Date.now();
-  await ctx.engines.pageStore.prune(retention(ctx));
+  const store = ctx.engines.pageStore;
+  if (Date.now() - (lastPrune.get(store) ?? 0) < 60_000) return;
+  lastPrune.set(store, Date.now());
+  await store.prune(retention(ctx));
 }
 
-async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxBytes: number): Promise<Out> {
+async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxBytes: number, expiries: Date[]): Promise<Out> {
   const shots = plan.formats.filter((f) => f === 'screenshot' || f === 'screenshot@fullPage');
   // The engine takes one capture per render; with both kinds, the viewport one is an action at the end.
   const actions = shots.length === 2 ? [...plan.actions, { type: 'screenshot' as const, fullPage: false }] : plan.actions;
@@ -97,7 +115,7 @@ async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxB
     const notPage = `it is not a web page (${page.contentType.split(';')[0] || 'unknown type'})`;
     if (shots.length) throw new InputError(`Cannot take a screenshot of ${page.url}: ${notPage}.`);
     if (plan.actions.length) throw new InputError(`Cannot run actions on ${page.url}: ${notPage}.`);
-    return page.kind === 'document' ? document(page, input, plan, ctx) : textAnswer(page, input, plan, ctx);
+    return page.kind === 'document' ? document(page, input, plan, ctx, expiries) : textAnswer(page, input, plan, ctx);
   }
   if (shots.length && !page.screenshot) throw new InputError(`Cannot take a screenshot of ${page.url}: it is not a web page (${page.contentType || 'unknown type'}).`);
   // An HTML page the browser did not show (sent as a download) was read by a plain fetch: no action ran on it.
@@ -116,13 +134,13 @@ async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxB
   let shotUrl: string | undefined;
   let fullShotUrl: string | undefined;
   if (page.screenshot) {
-    const file = await storePng(ctx, page.screenshot);
+    const file = await storePng(ctx, page.screenshot, expiries);
     if (shots.includes('screenshot@fullPage')) fullShotUrl = file.url;
     else shotUrl = file.url;
     // The v1 screenshot format's metadata: when the link expires and the image's size.
     if (plan.legacy) Object.assign(out.metadata, { expiresAt: file.expiresAt.toISOString(), ...pngSize(page.screenshot) });
   }
-  const outcomes = page.actions ? await actionOutcomes(page, ctx) : undefined;
+  const outcomes = page.actions ? await actionOutcomes(page, ctx, expiries) : undefined;
   if (shots.length === 2) shotUrl = outcomes?.pop()?.screenshot;
   if (plan.actions.length) out.actions = outcomes;
 
@@ -152,11 +170,11 @@ async function fresh(input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, maxB
 }
 
 /** Stores each action's capture and turns the engine's results into the answer's outcomes. */
-async function actionOutcomes(page: FetchedPage, ctx: WebContext): Promise<NonNullable<Out['actions']>> {
+async function actionOutcomes(page: FetchedPage, ctx: WebContext, expiries: Date[]): Promise<NonNullable<Out['actions']>> {
   const out: NonNullable<Out['actions']> = [];
   for (const a of page.actions ?? []) {
     const { screenshot, ...rest } = a;
-    out.push(screenshot ? { ...rest, screenshot: (await storePng(ctx, screenshot)).url } : rest);
+    out.push(screenshot ? { ...rest, screenshot: (await storePng(ctx, screenshot, expiries)).url } : rest);
   }
   return out;
 }
@@ -168,6 +186,7 @@ async function changeTracking(ctx: WebContext, input: ScrapeInput, plan: ScrapeP
   const o = input.changeTrackingOptions;
   const modes = { diff: !o?.modes || o.modes.includes('git-diff') ? computeDiffer(ctx.engines.compute, { signal: ctx.signal, owner: ctx.caller }) : undefined, json: wantsJsonTracking(input) ? jsonTracking(ctx, o!) : undefined };
   const tracked = await trackChange(ctx.engines.pageStore, { owner: ctx.caller, url: plan.url, tag: input.tag ?? '', retentionMs }, { markdown, status: page.status }, modes);
+  await prune(ctx).catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'old snapshots not pruned'));
   // The extraction's price is added only when the model was asked (see scrapeCost).
   if (tracked.extracted) ctx.usage.add('json_extractions', 1);
   return tracked.result;
@@ -245,7 +264,7 @@ function escapeHtml(text: string): string {
  * and answered as its temporary link. Without a doc-to-text provider a PDF is still read by
  * pdftotext, as before; an office file is then refused.
  */
-async function document(page: FetchedPage, input: ScrapeInput, plan: ScrapePlan, ctx: WebContext): Promise<Out> {
+async function document(page: FetchedPage, input: ScrapeInput, plan: ScrapePlan, ctx: WebContext, expiries: Date[]): Promise<Out> {
   const bytes = page.bytes!;
   if (input.parsePDF === false) {
     // The caller asked for the file, not its text: a format made from the text cannot apply.
@@ -254,6 +273,7 @@ async function document(page: FetchedPage, input: ScrapeInput, plan: ScrapePlan,
     }
     const file = await ctx.engines.files.put(bytes, { contentType: page.contentType.split(';')[0]!, extension: page.extension! });
     ctx.usage.add('output_bytes', bytes.byteLength);
+    expiries.push(file.expiresAt);
     const metadata = { statusCode: page.status, contentType: page.contentType, expiresAt: file.expiresAt.toISOString() };
     return { title: '', url: page.url, content: file.url, metadata, format: plan.formats[0]!, cleaned: plan.cleaned };
   }
