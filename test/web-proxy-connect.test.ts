@@ -38,7 +38,7 @@ let served = 0;
 function chromiumAcceptingOnly(cert: string): string {
   const spki = new X509Certificate(cert).publicKey.export({ type: 'spki', format: 'der' });
   const pin = createHash('sha256').update(spki).digest('base64');
-  const real = chromiumPath({});
+  const real = chromiumPath(process.env);
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   // Same file name as the real binary: the pool picks its headless mode by it.
