@@ -4,7 +4,8 @@
  * call and closes a finished job's context a moment after its answer, yet no call ever sees what
  * an earlier call's page stored (cookies from the server or from a script, localStorage,
  * sessionStorage, IndexedDB, the pages in the tab's history, the HTTP cache), whichever key made it; a warm context is never
- * another key's, and a call with its own headers or cookies never runs in one. A finished call's
+ * another key's, and a call with its own headers, cookies, location or device never runs in one (nor
+ * leaves them to the key's next call). A finished call's
  * page is still closed (what it left open is cut). A page read as soon as it is quiet still
  * shows what it fetched right after its load event. An iframe's origin is cleared like the page's.
  */
@@ -58,6 +59,11 @@ addEventListener('load', () => {
         holds++;
         req.socket.on('close', () => holdsClosed++);
         return;
+      case '/whoami':
+        // What a site learns of its visitor: from the request, and from the page's own script.
+        return html(`<meta name="viewport" content="width=device-width"><title>Who</title><p>x-test=${req.headers['x-test'] ?? 'none'} accept-language=${req.headers['accept-language'] ?? 'none'} ua=${/Mobile/.test(req.headers['user-agent'] ?? '') ? 'mobile' : 'desktop'}</p><p id="js">pending</p><script>
+document.getElementById('js').textContent = 'language=' + navigator.language + ' zone=' + Intl.DateTimeFormat().resolvedOptions().timeZone + ' width=' + innerWidth + ' ratio=' + devicePixelRatio + ' touch=' + navigator.maxTouchPoints + ' jsua=' + (/Mobile/.test(navigator.userAgent) ? 'mobile' : 'desktop');
+</script>`);
       case '/outer':
         return html(`<title>Outer</title><p>outer</p><iframe src="${u.searchParams.get('frame')}"></iframe>`);
       case '/counted':
@@ -133,6 +139,33 @@ describe('browser contexts are never shared between keys, and a warm one keeps n
     assert.match(after.json.data.content, /header=none/);
     assert.match(after.json.data.content, /jscookie=none/);
   });
+
+  // What these options set lives on the page and its context (extra headers, emulation), which a
+  // warm context's reset does not undo: a call with one must run in a context of its own.
+  const settings: [name: string, extra: Record<string, unknown>, shows: RegExp[]][] = [
+    ['headers', { headers: { 'X-Test': 'abc' } }, [/x-test=abc/]],
+    ['location', { location: { country: 'JP' } }, [/accept-language=ja-JP,ja;q=0\.9/, /language=ja-JP zone=Asia\/Tokyo/]],
+    ['mobile', { mobile: true }, [/ua=mobile/, /width=390 ratio=3 touch=[1-9]\d* jsua=mobile/]],
+  ];
+  for (const [name, extra, shows] of settings) {
+    it(`a key's call with ${name} leaves nothing of them to the same key's next plain call`, async () => {
+      const key = (await s.createKey({ credits: 1_000 })).key;
+      const whoami = (more: Record<string, unknown> = {}) => scrape(key, `${base}/whoami`, more);
+      // A plain call first: the key then has a warm context (kept a moment after the answer),
+      // which a call allowed to would run in and leave for the next.
+      const plain = await whoami();
+      assert.equal(plain.status, 200, plain.text);
+      assert.match(plain.json.data.content, /x-test=none .*ua=desktop/);
+      await new Promise((r) => setTimeout(r, 300));
+      const withIt = await whoami(extra);
+      assert.equal(withIt.status, 200, withIt.text);
+      for (const shown of shows) assert.match(withIt.json.data.content, shown);
+      await new Promise((r) => setTimeout(r, 300));
+      const next = await whoami();
+      assert.equal(next.status, 200, next.text);
+      assert.equal(next.json.data.content, plain.json.data.content, `after a call with ${name}`);
+    });
+  }
 
   it("what an earlier call's iframe of another origin stored is gone too", async () => {
     const key = (await s.createKey({ credits: 1_000 })).key;

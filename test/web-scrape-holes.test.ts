@@ -2,7 +2,7 @@
  * Issue 27 cases the first tests left open, through the real server on loopback pages: both
  * screenshot formats in one call (either order, the same fields) and the full-page one alone, an office document
  * behind a URL, a BOM that outranks the charset its header and meta claim, the call's timeout
- * bounding a long `wait` action, `scroll` up and inside an element, and the cache key's parts
+ * bounding a long `wait` action (witnessed by the page's own timer, not by this test's clock), `scroll` up and inside an element, and the cache key's parts
  * (headers without cookies, actions, the first format) and `storeInCache` without `maxAge`.
  */
 import { describe, it, before, after } from 'node:test';
@@ -20,6 +20,10 @@ const docx = readFileSync(join(import.meta.dirname, 'fixtures', 'documents', 'wr
 let site: http.Server;
 let base = '';
 let count = 0;
+/** Requests a page made once it had been open for `OUTLASTED_MS` (see the wait-action test). */
+let outlasted = 0;
+/** Half the long wait action below: a page still open then had the call outlive its timeout by far. */
+const OUTLASTED_MS = 10_000;
 
 function handler(req: http.IncomingMessage, res: http.ServerResponse) {
   const u = new URL(req.url!, 'http://x');
@@ -43,6 +47,12 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse) {
 <div style="height:4000px"></div>
 <script>addEventListener('scroll', () => { document.getElementById('y').textContent = 'page at ' + Math.round(scrollY); });
 document.getElementById('box').addEventListener('scroll', (e) => { document.getElementById('b').textContent = 'box at ' + Math.round(e.target.scrollTop); });</script></body></html>`);
+    case '/patient':
+      // A page that, if it is still open OUTLASTED_MS after its load, says so.
+      return send(`<!doctype html><html><head><title>Patient</title></head><body><p>Patient page</p><script>setTimeout(() => fetch('/outlasted'), ${OUTLASTED_MS});</script></body></html>`);
+    case '/outlasted':
+      outlasted++;
+      return send('seen', 'text/plain');
     case '/count':
       count++;
       return send(`<!doctype html><title>Count</title><p>count ${count}</p><p>X-Test=${req.headers['x-test'] ?? 'none'}</p><p>Cookie=${req.headers.cookie ?? 'none'}</p>`);
@@ -160,11 +170,12 @@ describe('scrape_page: the holes of issue 27', () => {
   // so the page is read after the timeout and charged: README and spec say a 502, free.
   it("a wait action longer than the call's timeout is the spec's 502, free", async () => {
     const before = await credits();
-    const started = Date.now();
-    const res = await run({ url: `${base}/scroll`, timeout: 2000, actions: [{ type: 'wait', milliseconds: 20_000 }] });
+    const res = await run({ url: `${base}/patient`, timeout: 2000, actions: [{ type: 'wait', milliseconds: 2 * OUTLASTED_MS }] });
     assert.equal(res.status, 502, res.text);
     assert.equal(res.json.error, "Action 1 (wait) did not finish within the scrape's timeout.");
-    assert.ok(Date.now() - started < 15_000, 'the call ended at its timeout, not after the wait');
+    // No clock here: the page's own timer, half the wait long, tells whether the call (and so
+    // the page) outlived its 2-second timeout well into the wait.
+    assert.equal(outlasted, 0, 'the call ended at its timeout, not after the wait');
     assert.equal(await credits(), before);
   });
 
