@@ -13,6 +13,7 @@ DEBIAN_PACKAGES=(
   bubblewrap util-linux procps
   socat # the browser jail's forwarder to the SSRF guard proxy (core/engines/browser/browser-bwrap.ts)
   tesseract-ocr tesseract-ocr-eng ffmpeg espeak-ng
+  openssl # test/web-proxy-connect.test.ts makes its HTTPS site's certificate with it
   valgrind # bench:instructions only (instruction counts that the machine's load does not move)
 )
 
