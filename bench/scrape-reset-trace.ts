@@ -12,27 +12,21 @@
  * figures with bench/scrape-reset.ts. Trace timestamps and `process.hrtime` are both the
  * monotonic clock, so the windows are cut from node's own timestamps.
  */
-import http from 'node:http';
 import os from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import puppeteer from 'puppeteer-core';
 import { CHROMIUM_ARGS, chromiumPath, headlessModeFor } from '../core/engines/browser/pool.js';
 import { attachByteMeter } from '../core/engines/browser/byte-meter.js';
 import { installFrameWatch } from '../core/engines/browser/frame-watch.js';
 import { readDom } from '../core/engines/browser/read-dom.js';
+import { clearWhatTheJobLeft } from '../core/engines/browser/warm-contexts.js';
+import { serveBenchPage } from './bench-page.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 /** After the reset's last answer: the about:blank document's frame is drawn a little later. */
 const TAIL_MS = 150;
 const CATEGORIES = ['toplevel', 'navigation', 'loading', 'blink', 'v8', 'devtools', 'disabled-by-default-devtools.timeline', 'cc', 'viz', 'gpu', 'ipc', 'mojom', 'renderer_host', 'browser', 'content'];
-const PAGE = `<!doctype html><html lang="en"><head><title>Bench page</title><meta name="description" content="bench"></head>
-<body><nav><a href="/a">A</a> <a href="/b">B</a></nav><main id="app"></main>
-<script>document.getElementById('app').innerHTML = '<h1>Rendered</h1>' + '<p>Paragraph of rendered text with a <a href="/x">link</a>.</p>'.repeat(30);</script>
-</body></html>`;
-/** What warm-contexts.ts clears of an origin. */
-const STORAGE_TYPES = 'local_storage,indexeddb,cache_storage,service_workers,file_systems,websql,storage_buckets,shared_storage,interest_groups,other';
 
 interface TraceEvent {
   ph: string;
@@ -46,12 +40,8 @@ interface TraceEvent {
 }
 type Kind = 'page' | 'reset';
 
-const site = http.createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(PAGE);
-});
-await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+const site = await serveBenchPage();
+const url = site.url;
 const exe = chromiumPath(process.env);
 const profile = await mkdtemp(join(os.tmpdir(), 'bench-reset-trace-'));
 const browser = await puppeteer.launch({ executablePath: exe, headless: headlessModeFor(exe), args: CHROMIUM_ARGS, userDataDir: profile, pipe: true, defaultViewport: null });
@@ -68,13 +58,7 @@ try {
     await new Promise((r) => setTimeout(r, TAIL_MS));
     from = micros();
     await page.goto('about:blank');
-    const s = meter.session;
-    await Promise.all([
-      s.send('Page.resetNavigationHistory'),
-      ...[...meter.origins].map((origin) => s.send('Storage.clearDataForOrigin', { origin, storageTypes: STORAGE_TYPES })),
-      s.send('Network.clearBrowserCookies'),
-    ]);
-    meter.reset();
+    await clearWhatTheJobLeft(meter);
     await new Promise((r) => setTimeout(r, TAIL_MS));
     windows?.push({ kind: 'reset', from, to: micros() });
   };

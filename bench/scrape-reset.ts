@@ -21,11 +21,9 @@
  *
  * BENCH_RUNS calls per variant (default 40); BENCH_EXTRA_ARGS adds Chromium flags (space-separated).
  */
-import http from 'node:http';
 import os from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import puppeteer, { type CDPSession, type Page } from 'puppeteer-core';
 import { UTILITY_WORLD_NAME } from 'puppeteer-core/internal/common/util.js';
 import { CHROMIUM_ARGS, chromiumPath, headlessModeFor } from '../core/engines/browser/pool.js';
@@ -33,22 +31,14 @@ import { attachByteMeter } from '../core/engines/browser/byte-meter.js';
 import { FRAME_WATCH_SCRIPT, installFrameWatch } from '../core/engines/browser/frame-watch.js';
 import { readDom } from '../core/engines/browser/read-dom.js';
 import { formatRoles, ProcessTree, type CpuSnapshot } from './cpu.js';
+import { clearWhatTheJobLeft } from '../core/engines/browser/warm-contexts.js';
+import { serveBenchPage } from './bench-page.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const PAUSE_MS = 300;
-const PAGE = `<!doctype html><html lang="en"><head><title>Bench page</title><meta name="description" content="bench"></head>
-<body><nav><a href="/a">A</a> <a href="/b">B</a></nav><main id="app"></main>
-<script>document.getElementById('app').innerHTML = '<h1>Rendered</h1>' + '<p>Paragraph of rendered text with a <a href="/x">link</a>.</p>'.repeat(30);</script>
-</body></html>`;
-/** What warm-contexts.ts clears of an origin. */
-const STORAGE_TYPES = 'local_storage,indexeddb,cache_storage,service_workers,file_systems,websql,storage_buckets,shared_storage,interest_groups,other';
 
-const site = http.createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(PAGE);
-});
-await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+const site = await serveBenchPage();
+const url = site.url;
 const exe = chromiumPath(process.env);
 const profile = await mkdtemp(join(os.tmpdir(), 'bench-reset-'));
 const extra = (process.env.BENCH_EXTRA_ARGS ?? '').split(' ').filter(Boolean);
@@ -68,12 +58,7 @@ const clientOf = (page: Page) => (page as unknown as { _client(): CDPSession }).
 
 /** What the reset clears once the document has ended (warm-contexts.ts). */
 async function clear(p: PoolPage): Promise<void> {
-  const s = p.meter.session;
-  await Promise.all([
-    s.send('Page.resetNavigationHistory'),
-    ...[...p.meter.origins].map((origin) => s.send('Storage.clearDataForOrigin', { origin, storageTypes: STORAGE_TYPES })),
-    s.send('Network.clearBrowserCookies'),
-  ]);
+  await clearWhatTheJobLeft(p.meter);
 }
 
 /** The scripts every new document of `page` runs, by puppeteer's session: removed, then added back once `during` is done. */

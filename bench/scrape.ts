@@ -29,18 +29,17 @@
  * started by the service (its database thread), `node:call-threads` started by its first calls
  * (the compute workers that turn pages into markdown).
  */
-import http from 'node:http';
 import os from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import puppeteer from 'puppeteer-core';
 import { startService } from '../server/start.js';
 import { CHROMIUM_ARGS, chromiumPath, headlessModeFor } from '../core/engines/browser/pool.js';
 import { ParsedPage, toMarkdown } from '../plugins/web/page-content.js';
 import { createBenchKey } from './load.js';
 import { formatRoles, ProcessTree, type CpuSnapshot } from './cpu.js';
+import { serveBenchPage } from './bench-page.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 /** Launch-per-request samples (BENCH_COLD; 0 skips them, for a quick look at the pool alone). */
@@ -59,10 +58,6 @@ const WARMUP = Math.max(1, Number(process.env.BENCH_WARMUP ?? 3));
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 400);
 const ADMIN = 'bench-admin-token';
 
-const PAGE = `<!doctype html><html lang="en"><head><title>Bench page</title><meta name="description" content="bench"></head>
-<body><nav><a href="/a">A</a> <a href="/b">B</a></nav><main id="app"></main>
-<script>document.getElementById('app').innerHTML = '<h1>Rendered</h1>' + '<p>Paragraph of rendered text with a <a href="/x">link</a>.</p>'.repeat(30);</script>
-</body></html>`;
 
 /**
  * CPU seconds used so far by this process and every process under it (Chromium's browser,
@@ -97,12 +92,8 @@ function nodeThreads(): CpuSnapshot {
   return out;
 }
 
-const site = http.createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(PAGE);
-});
-await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-const pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+const site = await serveBenchPage();
+const pageUrl = site.url;
 
 const dataDir = await mkdtemp(join(os.tmpdir(), 'bench-scrape-'));
 const server = await startService(
@@ -299,7 +290,6 @@ try {
   if (PLAIN_REQUESTS > 0) console.log(`scrape renderJs:false: ${pps.toFixed(0)} pages/s (${PLAIN_REQUESTS} requests, ${PLAIN_CONCURRENCY} at a time), ${(pps / (1000 / percentile(warm, 50))).toFixed(1)}x the warm browser's sequential rate`);
 } finally {
   await server.stop();
-  site.closeAllConnections();
   site.close();
   await rm(dataDir, { recursive: true, force: true });
 }
