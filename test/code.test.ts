@@ -9,7 +9,10 @@ import { UID_BLOCK_SIZE } from '../core/engines/sandbox/confinement/uid-block.js
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, statfs, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { failed, ok, startCodeLane, type CodeLane } from './helpers/code-lane.js';
 import type { TestResponse } from './helpers/server.js';
 
@@ -42,6 +45,20 @@ async function sandboxProcesses(): Promise<string[]> {
 }
 
 /**
+ * The host directory of the run whose work dir holds `name`: each run dir sits in a
+ * `code-sandbox-<pid>-…` root under the tmpdir (core/engines/sandbox/confinement/run-dir.ts), whose
+ * listing only root may read, as this test is.
+ */
+async function runDirHolding(name: string): Promise<string | undefined> {
+  for (const root of (await readdir(tmpdir())).filter((n) => n.startsWith('code-sandbox-'))) {
+    for (const dir of await readdir(join(tmpdir(), root)).catch(() => [])) {
+      if (existsSync(join(tmpdir(), root, dir, name))) return join(tmpdir(), root, dir);
+    }
+  }
+  return undefined;
+}
+
+/**
  * Sandbox processes still busy after a short grace: a sandbox pre-started for the next run is
  * briefly in state R while Python starts, then blocks on stdin; a leftover loop stays in R.
  */
@@ -56,7 +73,9 @@ async function lingeringSandboxProcesses(): Promise<string[]> {
 
 before(async () => {
   // 20 runs at once from one key: the per-key cap on requests in progress (16 by default) is raised to the sandboxes' own share.
-  lane = await startCodeLane(SECRET, { SANDBOX_JS_WORKERS: '4', SANDBOX_RUN_DIR_MB: '256', KEY_REQUESTS_IN_FLIGHT_MAX: '32' });
+  // A 30 s cap on run time (runs without `timeout` get it too): the full-work-dir test holds one run
+  // while another starts, writes and answers, which took 3 to 5 s of a 10 s limit at a load of 20.
+  lane = await startCodeLane(SECRET, { SANDBOX_JS_WORKERS: '4', SANDBOX_RUN_DIR_MB: '256', KEY_REQUESTS_IN_FLIGHT_MAX: '32', SANDBOX_TIMEOUT_MS: '30000' });
 });
 
 after(() => lane?.close());
@@ -377,8 +396,11 @@ print("wrote 300 MB")`;
   });
 
   it('a run that fills its work dir leaves the space of a concurrent run alone', { skip: process.geteuid?.() !== 0 && 'needs root to mount' }, async () => {
-    // The first run fills its 256 MB and holds it; the second, started meanwhile, writes 100 MB.
-    const fill = `import time
+    // The first run fills its 256 MB, says so with an empty marker file (a new inode still fits on a
+    // full tmpfs) and holds its space until the test drops a release file next to it. The second
+    // run writes its 100 MB while the test can see the first's dir full and the first still going.
+    const token = randomBytes(6).toString('hex');
+    const fill = `import os, time
 written = 0
 try:
     for i in range(40):
@@ -387,17 +409,41 @@ try:
         written += 15
 except OSError:
     pass
-print("full" if written < 600 else "never full")
-time.sleep(6)`;
+open("/work/${token}.full", "w").close()
+while not os.path.exists("/work/${token}.release"):
+    time.sleep(0.05)
+print("full" if written < 600 else "never full")`;
     const write = `for i in range(10):
     with open(f"/work/part{i}", "wb") as f:
         f.write(b"y" * (10 * 1024 * 1024))
 print("wrote 100 MB")`;
-    const filling = py({ commands: 'true', code: fill });
-    await new Promise((r) => setTimeout(r, 3000));
-    const other = ok(await py({ commands: 'true', code: write }));
-    assert.deepEqual(other.stdout, ['wrote 100 MB']);
-    assert.deepEqual(ok(await filling).stdout, ['full']);
+    let firstAnswered = false;
+    // The hold ends with the release, or at the run's limit (the lane's 30 s cap) if it never comes.
+    const filling = py({ commands: 'true', code: fill, timeout: 30_000 }).finally(() => (firstAnswered = true));
+    let firstDir: string | undefined;
+    while (!firstDir && !firstAnswered) {
+      firstDir = await runDirHolding(`${token}.full`);
+      if (!firstDir) await new Promise((r) => setTimeout(r, 50));
+    }
+    // (A message built with `await filling` would wait for the first run's end before the second starts.)
+    if (!firstDir) assert.fail(`the first run ended before it filled its dir: ${(await filling).text.slice(0, 500)}`);
+    const freeMb = async () => {
+      const fs = await statfs(firstDir!);
+      return (fs.bavail * fs.bsize) / 2 ** 20;
+    };
+    const freeWhenFull = await freeMb();
+    assert.ok(freeWhenFull < 15, `the first run's dir has ${freeWhenFull} MB free`);
+    const other = await py({ commands: 'true', code: write });
+    // Still holding when the second answered: the 100 MB were written beside a full dir.
+    const stillHolding = !firstAnswered && existsSync(join(firstDir, `${token}.full`));
+    const freeAtAnswer = stillHolding ? await freeMb() : NaN;
+    // Once the first run has ended its dir is gone: nothing left to release.
+    if (stillHolding) await writeFile(join(firstDir, `${token}.release`), '').catch(() => undefined);
+    const first = await filling;
+    assert.deepEqual(ok(other).stdout, ['wrote 100 MB']);
+    assert.ok(stillHolding, `the first run answered before the second: ${first.text.slice(0, 500)}`);
+    assert.ok(freeAtAnswer < 15, `the first run's dir had ${freeAtAnswer} MB free when the second answered`);
+    assert.deepEqual(ok(first).stdout, ['full']);
   });
 
   it('runs commands first in the same work dir (a local step writing a module)', async () => {
