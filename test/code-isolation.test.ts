@@ -257,8 +257,10 @@ describe('NUL characters in code or commands (issue 18, finding 1)', () => {
     // Sockets closed by the server are released on the next turns of the event loop.
     await new Promise((r) => setTimeout(r, 200));
     const after = openFds();
-    // A leak was one listening socket per call (20 here); keep-alive sockets may add one or two.
-    assert.ok(after - before <= 3, `open fds went from ${before} to ${after}`);
+    // A leak was one listening socket per call (20 here). Keep-alive sockets add one or two, and a
+    // JavaScript worker process the sandbox pool starts meanwhile its pipes (seen once in a full
+    // run: +5), so the bound sits halfway to the leak.
+    assert.ok(after - before < 10, `open fds went from ${before} to ${after}`);
     assert.equal(await lane.credits(), credits);
   });
 
