@@ -13,11 +13,7 @@ import type { Registry } from '../registry/registry.js';
 import type { UsageLog } from '../usage/usage-log.js';
 import type { MonitorStore } from './monitor-store.js';
 import type { ClaimedRun, Monitor, MonitorLastRun, MonitorWebhookSink } from './types.js';
-
-/** The snapshot history a monitor keeps apart from its key's own scrapes of the same page. */
-export function monitorTag(id: string): string {
-  return `monitor:${id}`;
-}
+import { monitorTag } from './monitor-tag.js';
 
 /** The scrape input of a run: the monitor's options, its page, and change tracking. */
 export function runInput(m: Pick<Monitor, 'id' | 'url' | 'options'>): Record<string, unknown> {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Row } from '../storage/db.js';
 import type { ClaimedRun, Monitor, MonitorLastRun, MonitorPatch, MonitorWebhook } from './types.js';
-import { monitorTag } from './monitor-runner.js';
+import { monitorTag } from './monitor-tag.js';
 
 function rowToMonitor(r: Row): Monitor {
   return {
