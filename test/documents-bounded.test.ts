@@ -166,10 +166,21 @@ const until = async (what: () => boolean) => {
  */
 const goneSoon = async (pid: number) => {
   for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
-    if (!existsSync(`/proc/${pid}`)) return true;
+    if (!runs(pid)) return true;
   }
   return false;
 };
+
+/** Whether `pid` still runs: a killed process its parent has not reaped yet (a zombie) does not. */
+function runs(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
 
 /** A text long enough to keep the one worker busy for a while. */
 const longText = (lines: number) => Array.from({ length: lines }, (_, i) => `Line ${i} of a long document that takes a while to lay out.`).join('\n');
