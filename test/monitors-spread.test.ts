@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServers, type TestServer } from './helpers/server.js';
 import { postgresBackend, type Backend } from './helpers/storage.js';
+import { until } from './helpers/until.js';
 
 const INTERVAL = 1000;
 const MONITORS = 6;
@@ -28,15 +29,6 @@ function exitProxy() {
   return { server, served, total: () => [...served.values()].reduce((a, b) => a + b, 0) };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('monitors on two instances sharing PostgreSQL and Redis', () => {
   let b: Backend;
@@ -73,7 +65,7 @@ describe('monitors on two instances sharing PostgreSQL and Redis', () => {
       createdAt.push(Date.parse(created.json.data.createdAt));
     }
     // Until each instance has run some ticks (one at a time each: its run worker takes one run at a time).
-    await until('runs on both instances', async () => (exits.every((e) => e.total() >= 3) ? true : undefined));
+    await until(async () => exits.every((e) => e.total() >= 3), 'runs on both instances');
     const pausedAt: number[] = [];
     for (const id of ids) {
       const paused = await c.call('PATCH', `/api/v2/monitors/${id}`, { key, body: { status: 'paused' } });
@@ -82,14 +74,14 @@ describe('monitors on two instances sharing PostgreSQL and Redis', () => {
     }
     // A run already taken finishes after the pause: wait until the counts stop moving.
     let last = -1;
-    await until('the last runs to finish', async () => {
+    await until(async () => {
       const runs = await Promise.all(ids.map(async (id) => (await a.call('GET', `/api/v2/monitors/${id}`, { key })).json.data.runs as number));
       const sum = runs.reduce((x, y) => x + y, 0);
       const settled = sum === last && sum === exits[0]!.total() + exits[1]!.total();
       last = sum;
       if (!settled) await new Promise((r) => setTimeout(r, 2 * INTERVAL));
-      return settled ? true : undefined;
-    });
+      return settled;
+    }, 'the last runs to finish');
 
     let total = 0;
     for (const [i, id] of ids.entries()) {
