@@ -128,11 +128,11 @@ export const scrapeOptions = {
     Type.Array(
       Type.Union(SCRAPE_FORMATS.map((f) => Type.Literal(f)), { description: 'A format.' }),
       {
-        minItems: 1,
+        // No minItems: automation tools send an empty multi-select as [] (issue 27 audit).
         maxItems: SCRAPE_FORMATS.length,
         uniqueItems: true,
         description:
-          'Formats in one call, each in its own field (screenshots: PNG URLs); `content` holds the first.',
+          'Formats in one call, each in its own field (screenshots: PNG URLs); `content` holds the first. An empty list is the same as none.',
       },
     ),
   ),
@@ -165,7 +165,7 @@ export const scrapeOptions = {
   location: Type.Optional(
     Type.Object(
       {
-        country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country (DE): locale and timezone.' })),
+        country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country (DE): its language, locale and timezone. A country the service has no settings for (see the README) is a 400, unless languages are given: then they apply, and no timezone.' })),
         languages: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'A language tag.' }), { maxItems: 10, description: 'Preferred languages, first first.' })),
       },
       { additionalProperties: false, description: 'Where the visit appears to come from.' },

@@ -45,17 +45,6 @@ const ScrapeInput = Type.Object({
   cleaned: Type.Optional(Type.Boolean({ description: 'Main content only (article extraction).' })),
   renderJs: Type.Optional(Type.Boolean({ description: 'Render JavaScript (default true); false: a plain, faster fetch.' })),
   ...scrapeOptions,
-  // Automation tools send an empty multi-select as []: the same as no `formats` (issue 27 audit).
-  formats: Type.Optional(Type.Array(scrapeOptions.formats.items, { maxItems: scrapeOptions.formats.maxItems, uniqueItems: true, description: `${scrapeOptions.formats.description} An empty list is the same as none.` })),
-  location: Type.Optional(
-    Type.Object(
-      {
-        country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country (DE): its language, locale and timezone. A country the service has no settings for (see the README) is a 400, unless languages are given: then they apply, and no timezone.' })),
-        languages: scrapeOptions.location.properties.languages,
-      },
-      { additionalProperties: false, description: scrapeOptions.location.description },
-    ),
-  ),
 });
 
 /** `scrape_page` input as the capability declares it. */
