@@ -11,10 +11,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
-import { EMBEDDED_DB_TEMPLATE, startServer, type TestServer } from './helpers/server.js';
+import { EMBEDDED_DB_TEMPLATE, seededDataDir, startServer, type TestServer } from './helpers/server.js';
 import { postgresBackend } from './helpers/storage.js';
 import { cliInProcess as cliWith, cliProcess } from './helpers/admin-cli.js';
-import { seededDataDir } from './helpers/svc-seeded-data-dir.js';
 import { echoOnlyConfig } from './fixtures/test-plugins.js';
 
 // A fresh DATA_DIR copies the suite's embedded database template, as the test servers' do (the

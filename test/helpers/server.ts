@@ -98,16 +98,26 @@ await makeMigratedTemplate();
 
 /**
  * Puts a copy of the embedded database template into a fresh DATA_DIR before the service starts,
- * with `cp -a` (about 0.3 s of system time) instead of leaving the copy to the service, whose
- * fs.promises.cp over the template's ~1,000 files takes about 1.1 s of CPU and 1.5-3 s of wall
- * time under the suite's load, at every server start. The service then finds its database in
- * place, as on any later start of a DATA_DIR. Only on the embedded store and once the template
- * exists (it appears whole, renamed into place); otherwise the service copies or makes it itself.
+ * with `cp -a` (about 0.3 s of system time) instead of leaving the copy to the service (its
+ * copy-tree.ts, or the admin CLI's, costs more CPU under the suite's load, at every start). The
+ * service then finds its database in place, as on any later start of a DATA_DIR. Only on the
+ * embedded store and once the template exists (it appears whole, renamed into place); otherwise
+ * the service copies or makes it itself.
  */
 async function seedEmbeddedDb(dataDir: string, env: Record<string, string | undefined>): Promise<void> {
   const template = env.EMBEDDED_DB_TEMPLATE;
   if (!template || env.DATABASE_URL || env.DATA_DIR !== dataDir || !existsSync(join(template, 'PG_VERSION'))) return;
   await promisify(execFile)('cp', ['-a', template, join(dataDir, 'db')]);
+}
+
+/**
+ * A new temporary DATA_DIR already holding the migrated embedded database, for tests whose first
+ * command on it is the admin CLI rather than a test server; the caller removes it.
+ */
+export async function seededDataDir(prefix: string): Promise<string> {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  await seedEmbeddedDb(dataDir, { EMBEDDED_DB_TEMPLATE, DATA_DIR: dataDir });
+  return dataDir;
 }
 
 /** Sends one request and parses the answer. */
