@@ -99,6 +99,9 @@ export class MonitorStore {
   /**
    * Deletes the key's monitor and the snapshot its runs compared against (page_snapshots, tag
    * `monitor:<id>`: see monitorTag), which nothing else reads; false when the key has no monitor by that id.
+   * The monitor goes first and its snapshots in a later statement: a run still going writes its
+   * snapshot only while the monitor exists (the page store checks, locking the row), so a write
+   * that got in first has committed before this second statement looks, and one after it keeps nothing.
    */
   async delete(keyId: string, id: string): Promise<boolean> {
     const rows = await this.db.query(`DELETE FROM monitors WHERE id = $1 AND key_id = $2 RETURNING id`, [id, keyId]);

@@ -5,10 +5,11 @@
  */
 import type { Queryable } from '../../storage/db.js';
 import type { EngineOptions } from '../options.js';
+import { monitorOfTag } from '../../monitors/monitor-tag.js';
 import type { CachedAnswer, PageSnapshot, PageStore } from './types.js';
 
 /** Creates the page store on `opts.db`, else in memory. */
-export function createPageStore(opts: EngineOptions): PageStore & { close(): Promise<void> } {
+export function createPageStore(opts: Pick<EngineOptions, 'db'>): PageStore & { close(): Promise<void> } {
   const store = opts.db ? sqlStore(opts.db) : memoryStore();
   return { ...store, close: async () => undefined };
 }
@@ -39,12 +40,22 @@ function sqlStore(db: Queryable): PageStore {
       return row ? { content: row.content, ...(row.extracted === null ? {} : { extracted: row.extracted }), takenAt: new Date(row.taken_at) } : undefined;
     },
     async snapshotPut(owner, url, tag, content, extracted) {
+      // A monitor's history (its tag) lives only as long as the monitor: a run still fetching
+      // when its monitor is deleted must not write back the history the DELETE just removed
+      // (a scrape under that tag would then read `same`, not `new`). So the write checks the
+      // monitor in its own statement. FOR KEY SHARE makes it wait for a DELETE of that monitor
+      // in progress and then see the row gone (PostgreSQL, READ COMMITTED); and a DELETE that
+      // comes after it waits for the write to commit, so the store's following removal of the
+      // monitor's snapshots (MonitorStore.delete) sees this one. The embedded store runs one
+      // statement at a time, so the check alone suffices there.
       const rows = await db.query<{ taken_at: Date }>(
-        `INSERT INTO page_snapshots (key_id, url, tag, content, extracted, taken_at) VALUES ($1, $2, $3, $4, $5, now())
+        `INSERT INTO page_snapshots (key_id, url, tag, content, extracted, taken_at)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, now()
+         WHERE $6::text IS NULL OR EXISTS (SELECT 1 FROM monitors WHERE id = $6::text AND key_id = $1::text FOR KEY SHARE)
          ON CONFLICT (key_id, url, tag) DO UPDATE SET content = EXCLUDED.content, extracted = EXCLUDED.extracted, taken_at = EXCLUDED.taken_at RETURNING taken_at`,
-        [owner, url, tag, content, extracted ?? null],
+        [owner, url, tag, content, extracted ?? null, monitorOfTag(tag) ?? null],
       );
-      return new Date(rows[0]!.taken_at);
+      return rows[0] ? new Date(rows[0].taken_at) : undefined;
     },
     async snapshotDelete(owner, url, tag) {
       await db.query('DELETE FROM page_snapshots WHERE key_id = $1 AND url = $2 AND tag = $3', [owner, url, tag]);

@@ -27,8 +27,12 @@ export interface PageStore {
   cachePut(key: string, value: unknown): Promise<void>;
   /** The last snapshot `owner` took of `url` under `tag` ('' for none), if taken at most `maxAgeMs` ago. */
   snapshotGet(owner: string, url: string, tag: string, maxAgeMs: number): Promise<PageSnapshot | undefined>;
-  /** Records a snapshot (and what was extracted from it, if anything), replacing the last one; returns when it was taken. */
-  snapshotPut(owner: string, url: string, tag: string, content: string, extracted?: string): Promise<Date>;
+  /**
+   * Records a snapshot (and what was extracted from it, if anything), replacing the last one;
+   * returns when it was taken. Under a monitor's tag (`monitor:mon_…`) only while that monitor of
+   * `owner` exists: otherwise nothing is kept and the answer is undefined.
+   */
+  snapshotPut(owner: string, url: string, tag: string, content: string, extracted?: string): Promise<Date | undefined>;
   /** Forgets the snapshot (the page was removed). */
   snapshotDelete(owner: string, url: string, tag: string): Promise<void>;
   /** Deletes cache entries older than `cacheMs` and snapshots older than `snapshotMs`. */
