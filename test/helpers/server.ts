@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
+import { Agent, fetch } from 'undici';
 import { startService, type RunningServer } from '../../server/start.js';
 import type { ServiceConfig } from '../../core/registry/types.js';
 import { openPglite } from '../../core/storage/pglite.js';
@@ -120,6 +121,21 @@ export async function seededDataDir(prefix: string): Promise<string> {
   return dataDir;
 }
 
+/**
+ * How long after connecting a connection of {@link request}'s may carry another request: far less
+ * than the service's keep-alive (Fastify's 72 s; Node closes an idle connection at 73 s). Left to
+ * itself the client closes an idle connection at 70 s (the server's advertised 72 less undici's
+ * 2 s margin), by a timer; but a test's synchronous work, or a loaded machine not scheduling the
+ * process, holds every timer of this process alike, the client's and an in-process server's. A
+ * call sent after such a pause across the 70-73 s mark (openapi's schema compiling, run stopped
+ * for seconds at a time) went out on a connection whose server-side timer was due, and that timer,
+ * run before the server read the request, reset the connection under it: `fetch failed`
+ * (ECONNRESET). This age is checked against the clock as each request is sent (undici's
+ * clientTtl), not by a timer, so no pause makes a stale connection look fresh.
+ */
+const CONNECTION_TTL_MS = 10_000;
+const dispatcher = new Agent({ clientTtl: CONNECTION_TTL_MS });
+
 /** Sends one request and parses the answer. */
 export async function request(url: string, method: string, opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<TestResponse> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
@@ -129,7 +145,7 @@ export async function request(url: string, method: string, opts: { token?: strin
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   } else if (opts.rawBody !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(url, { method, headers, body });
+  const res = await fetch(url, { method, headers, body, dispatcher });
   const text = await res.text();
   let json: any = undefined;
   try {
