@@ -86,6 +86,8 @@ describe('change-tracking diff of two large versions, on PostgreSQL', () => {
   let page = bigPage('first', 2000);
   const seen: Seen[] = [];
   let probes = 0;
+  /** Each probe's answer; a probe that fails fails the test where they are awaited. */
+  const answers: Promise<void>[] = [];
   let relay: ReturnType<typeof storeRelay>;
 
   before(async () => {
@@ -100,10 +102,13 @@ describe('change-tracking diff of two large versions, on PostgreSQL', () => {
     relay = storeRelay({ host: db.hostname, port: Number(db.port || 5432) }, seen, (at) => {
       const probe = ++probes;
       seen.push({ what: 'fired', probe, at });
-      void request(`${s.url}/healthz`, 'GET').then((r) => {
+      const answer = request(`${s.url}/healthz`, 'GET').then((r) => {
         assert.equal(r.status, 200);
         seen.push({ what: 'answered', probe });
       });
+      // Handled here so a failure is not also an unhandled rejection before the test awaits it.
+      answer.catch(() => undefined);
+      answers.push(answer);
     });
     await new Promise<void>((r) => relay.server.listen(0, '127.0.0.1', r));
     db.host = `127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
@@ -130,11 +135,9 @@ describe('change-tracking diff of two large versions, on PostgreSQL', () => {
     relay.armed = false;
     assert.equal(second.status, 200, second.text);
 
-    // Every probe is answered in the end; the question is when.
-    await new Promise<void>((resolve) => {
-      const check = () => (seen.filter((e) => e.what === 'answered').length === probes ? resolve() : setImmediate(check));
-      check();
-    });
+    // Every probe is answered in the end; the question is when. (A probe that failed used to
+    // leave this wait spinning for ever, with no test reported: it now fails the test.)
+    await Promise.all(answers);
     const atRead = seen.findIndex((e) => e.what === 'fired' && e.at === 'read');
     assert.ok(atRead >= 0, `a probe at the snapshot's read: ${JSON.stringify(seen.slice(0, 60))}`);
     const probe = (seen[atRead] as { probe: number }).probe;
