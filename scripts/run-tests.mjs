@@ -2,22 +2,20 @@
  * The test runner of `npm test` (scripts/test.sh): Node's own runner through `run()`, started with
  * the files in the order given. `node --test a b c` does not keep that order: Node 20 sorts the
  * files it is given (so a longest-first list made no difference), while `run({ files })` starts
- * them as listed. Each file runs in its own process with this process's flags (--test-timeout,
- * V8 flags; Node 20's `run()` takes no flags of its own), from its esbuild bundle
- * (scripts/bundle-tests.mjs), so neither this process nor the files' need `--import tsx`.
+ * them as listed. Each file still runs in its own process, with this process's flags (tsx,
+ * --test-timeout), as under `node --test`.
  *
- * Usage: node --no-node-snapshot --test-timeout=N scripts/run-tests.mjs
+ * Usage: node --no-node-snapshot --import tsx --test-timeout=N scripts/run-tests.mjs
  *          <concurrency> <durations file> <file>...
  * Reports as `node --test` would: the usual reporter on stdout (spec on a terminal, TAP otherwise)
- * and scripts/durations-reporter.mjs into the durations file, both naming the source files, not
- * their bundles. Exit code 1 when a test failed. Plain JavaScript: it runs before anything is compiled.
+ * and scripts/durations-reporter.mjs into the durations file. Exit code 1 when a test failed.
+ * Plain JavaScript: it runs before anything is compiled.
  */
 import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
-import { bundleTestFiles } from './bundle-tests.mjs';
 import durations from './durations-reporter.mjs';
 
 const [concurrencyArg, durationsFile, ...files] = process.argv.slice(2);
@@ -31,18 +29,11 @@ if (!Number.isInteger(concurrency) || concurrency < 1 || !durationsFile || files
 // (its tests' default timeout) and bounds each file as a whole here, as under `node --test`.
 const timeoutFlag = process.execArgv.find((a) => a.startsWith('--test-timeout='));
 const timeout = timeoutFlag ? Number(timeoutFlag.slice('--test-timeout='.length)) : Infinity;
-// Each file runs from its bundle (scripts/bundle-tests.mjs); reports name the source file.
-const { runPaths, underTsx } = await bundleTestFiles(files, resolve('scratch/test-bundles'));
-for (const [file, why] of underTsx) console.error(`# ${file} runs under tsx: ${why}`);
-const sourceOf = (path) => runPaths.get(path) ?? path;
-const runPathOf = new Map([...runPaths].map(([runPath, source]) => [source, runPath]));
-const events = run({ files: files.map((f) => runPathOf.get(resolve(f))), concurrency, timeout });
+const events = run({ files: files.map((f) => resolve(f)), concurrency, timeout });
 // One stream of events, two reporters: each reads its own copy.
 const toStdout = new PassThrough({ objectMode: true });
 const toDurations = new PassThrough({ objectMode: true });
 events.on('data', (event) => {
-  if (typeof event.data?.file === 'string') event.data.file = sourceOf(event.data.file);
-  if (typeof event.data?.name === 'string') event.data.name = sourceOf(event.data.name);
   toStdout.write(event);
   toDurations.write(event);
 });

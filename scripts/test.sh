@@ -41,8 +41,7 @@ for f in "${found[@]}"; do [ -n "${listed[$f]:-}" ] || files+=("$f"); done
 # so the next run can see which files grow.
 # Three files at a time by default on a 2-core machine: at two, a full run left about a third of the
 # cores idle while files waited on their servers, LibreOffice or Chromium (TEST_CONCURRENCY sets it).
-# Every test file's process gets this process's flags (run-tests.mjs), and runs from a bundle of the
-# file (scripts/bundle-tests.mjs), without tsx. --liftoff-only: V8 runs
+# Every test file's process gets this process's flags (run-tests.mjs). --liftoff-only: V8 runs
 # WebAssembly with its baseline compiler only. Each process compiles PGlite's 9 MB wasm for its
 # embedded databases (core/storage/pglite-wasm.ts), and tiering its hot functions up with TurboFan
 # cost ~2.4 s of CPU per server start (helper threads), about half of what a start costs, repaid
@@ -50,7 +49,7 @@ for f in "${found[@]}"; do [ -n "${listed[$f]:-}" ] || files+=("$f"); done
 # (`npm start`, `npm run dev`) keeps TurboFan for its long-lived database thread. The code lane's
 # WebAssembly runs in sandbox worker processes started with their own flags, not these.
 set +e
-node --no-node-snapshot --liftoff-only --test-timeout=900000 scripts/run-tests.mjs "${TEST_CONCURRENCY:-3}" \
+node --no-node-snapshot --liftoff-only --import tsx --test-timeout=900000 scripts/run-tests.mjs "${TEST_CONCURRENCY:-3}" \
   scratch/test-durations.txt "${files[@]}"
 tests=$?
 wait "$typecheck"

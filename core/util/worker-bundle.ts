@@ -12,7 +12,6 @@ import { dirname } from 'node:path';
 import { isBuiltin } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import type { BuildOptions } from 'esbuild';
 
 /** Whether this process runs from sources (this file is TypeScript) rather than the built tree. */
 export const FROM_SOURCES = import.meta.url.endsWith('.ts');
@@ -75,52 +74,43 @@ export function startWorker(entry: URL, options: WorkerOptions): Worker {
 }
 
 /**
- * Strips the types and bundles the relative imports, into one `data:` URL a worker can import.
+ * Strips the types and bundles the relative imports. A bare import stays an import, of the
+ * package's resolved file URL (a `data:` module cannot resolve bare names; the package is loaded
+ * once, not copied). `import.meta` in each file stays that file's own (see ownImportMeta), so
+ * paths made from it (`createRequire`, `new URL('./x', import.meta.url)`) point where they did.
  */
 async function bundle(file: string): Promise<string> {
   const esbuild = await import('esbuild');
   const out = await esbuild.build({
-    ...SOURCE_BUNDLE_OPTIONS,
     entryPoints: [file],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
     write: false,
+    logLevel: 'silent',
     // Stack traces from the worker name the source file instead of a page of base64.
     footer: { js: `//# sourceURL=${pathToFileURL(file).href}` },
+    plugins: [
+      {
+        name: 'packages-by-url',
+        setup(build) {
+          build.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (isBuiltin(args.path) || args.path.startsWith('#')) return undefined;
+            return { path: import.meta.resolve(args.path), external: true };
+          });
+          build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
+            const text = await readFile(args.path, 'utf8');
+            const loader = /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js';
+            return { contents: ownImportMeta(text, args.path), loader };
+          });
+        },
+      },
+    ],
   });
   const js = Buffer.from(out.outputFiles[0]!.contents).toString('base64');
   return `data:text/javascript;base64,${js}`;
 }
-
-/**
- * How a source module is bundled to run without a TypeScript loader, here for workers and in
- * scripts/bundle-tests.mjs for test files: types stripped, relative imports bundled. A bare import
- * stays an import, of the package's resolved file URL (a `data:` module cannot resolve bare names;
- * the package is loaded once, not copied). `import.meta` in each file stays that file's own (see
- * ownImportMeta), so paths made from it (`createRequire`, `new URL('./x', import.meta.url)`) point
- * where they did.
- */
-export const SOURCE_BUNDLE_OPTIONS = {
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'silent',
-  plugins: [
-    {
-      name: 'packages-by-url',
-      setup(build) {
-        build.onResolve({ filter: /^[^./]/ }, (args) => {
-          if (isBuiltin(args.path) || args.path.startsWith('#')) return undefined;
-          return { path: import.meta.resolve(args.path), external: true };
-        });
-        build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
-          const text = await readFile(args.path, 'utf8');
-          const loader = /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js';
-          return { contents: ownImportMeta(text, args.path), loader };
-        });
-      },
-    },
-  ],
-} satisfies BuildOptions;
 
 /**
  * `import.meta` of the file at `path` as it would be unbundled: its URL, path and folder, and
@@ -129,18 +119,8 @@ export const SOURCE_BUNDLE_OPTIONS = {
 function ownImportMeta(text: string, path: string): string {
   const url = pathToFileURL(path).href;
   return text
-    .replace(/import\.meta\.resolve\(\s*(['"])([^'"]+)\1\s*\)/g, (call, _q, spec: string) => {
-      if (spec.startsWith('.')) return JSON.stringify(new URL(spec, url).href);
-      // A name no package answers to (such as one in a comment) stays as it was written.
-      try {
-        return JSON.stringify(import.meta.resolve(spec));
-      } catch {
-        return call;
-      }
-    })
-    // Patterns, not strings: this file is bundled too (into test files), and its own code must
-    // not read as the expressions it rewrites.
-    .replace(/\bimport\.meta\.url\b/g, JSON.stringify(url))
-    .replace(/\bimport\.meta\.filename\b/g, JSON.stringify(path))
-    .replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(path)));
+    .replace(/import\.meta\.resolve\(\s*(['"])([^'"]+)\1\s*\)/g, (_, _q, spec: string) => JSON.stringify(spec.startsWith('.') ? new URL(spec, url).href : import.meta.resolve(spec)))
+    .replaceAll('import.meta.url', JSON.stringify(url))
+    .replaceAll('import.meta.filename', JSON.stringify(path))
+    .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)));
 }
