@@ -17,8 +17,10 @@
  * thin over the browser's navigation and IPC, the renderer's commit (two V8 contexts, the old
  * document's teardown) and the blank frame's paint, with no one step to cut. Measured and no
  * cheaper: the navigation sent as plain CDP without puppeteer's watcher, the new-document
- * scripts taken off for the blank document, and a new tab in the same context instead (a new
- * renderer, several times the cost). The document must end before the storage is cleared (its
+ * scripts taken off for the blank document, a new tab in the same context instead (a new
+ * renderer, several times the cost), and the page hidden during the reset. Painting no frame
+ * at all (the headless shell's begin-frame control) is cheaper but costs pages their idle
+ * callbacks, transitions and lazy images (bench/scrape-frames.ts). The document must end before the storage is cleared (its
  * unload handlers, timers and workers could write again), and before the next call's navigation
  * rather than with it (they would act between the clearing and that call's commit).
  */
