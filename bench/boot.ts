@@ -5,9 +5,9 @@
  * harness, starts a server with it, then asks once for the parts that are built at first use
  * (the OpenAPI documents, MCP's tool list, a v2 call refused by its input schema) and stops.
  *
- * The baseline, measured in the same run: "first use" is what a start paid before those parts
- * were deferred to it (they were built at every start); a start that never needs them no longer
- * pays it. CPU is the process's own (all its threads, process.cpuUsage), which is what the suite's
+ * The baseline, measured in the same run: "first use" (those four requests and the key they
+ * need) is where the deferred parts are now paid, once per process that asks; before, every
+ * start paid them and first use cost only the requests. CPU is the process's own (all its threads, process.cpuUsage), which is what the suite's
  * few hundred starts add up to; wall time is noisy on a shared machine. Run it under
  * `flock /tmp/bench.lock` beside other work. BENCH_BOOT_ROUNDS (default 5) fresh processes;
  * BENCH_BOOT_LATER (default 3) further starts in each, after the first.
