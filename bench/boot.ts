@@ -7,8 +7,9 @@
  *
  * The baseline, measured in the same run: "first use" (those four requests and the key they
  * need) is where the deferred parts are now paid, once per process that asks; before, every
- * start paid them and first use cost only the requests. CPU is the process's own (all its threads, process.cpuUsage), which is what the suite's
- * few hundred starts add up to; wall time is noisy on a shared machine. Run it under
+ * start paid them and first use cost only the requests. CPU is the process's own (all its
+ * threads, process.cpuUsage), which is what the suite's few hundred starts add up to; wall time
+ * is noisy on a shared machine. Run it under
  * `flock /tmp/bench.lock` beside other work. BENCH_BOOT_ROUNDS (default 5) fresh processes;
  * BENCH_BOOT_LATER (default 3) further starts in each, after the first.
  */
