@@ -21,6 +21,7 @@ import { installJsonDepthLimit } from './hooks/json-depth.js';
 import { installKeyInFlightLimit } from './hooks/key-in-flight.js';
 import { installKeyRefusalPace } from './hooks/key-refusal-pace.js';
 import { installJsonBodyParser } from './body/json-body-parser.js';
+import { lazySchemaCompilers } from './lazy-schema-compilers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -66,6 +67,7 @@ export async function buildServer(services: Services, opts: { isDraining: () => 
     // (SHUTTING_DOWN in its envelope, with a request id) from the API scope, not Fastify's body.
     return503OnClosing: false,
     forceCloseConnections: false,
+    schemaController: lazySchemaCompilers(),
   });
 
   // Every route as registered, so a test can check each one is documented.

@@ -16,16 +16,25 @@ describe('MCP tools/list', () => {
   let s: TestServer;
   let raw = '';
   let tools: any[] = [];
+  /** The server's first two MCP requests, sent at once: the tool catalogue is built by the first. */
+  let firstTwo: string[] = [];
   before(async () => {
     s = await startServer({ env: EVERY_PROVIDER });
     const { key } = await s.createKey({ credits: 10 });
-    const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
-    const line = (await res.text()).split('\n').find((l) => l.startsWith('data: '))!;
-    const result = JSON.parse(line.slice(6)).result;
-    raw = JSON.stringify(result);
-    tools = result.tools;
+    const list = async () => {
+      const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+      const line = (await res.text()).split('\n').find((l) => l.startsWith('data: '))!;
+      return JSON.stringify(JSON.parse(line.slice(6)).result);
+    };
+    firstTwo = await Promise.all([list(), list()]);
+    raw = await list();
+    tools = JSON.parse(raw).tools;
   });
   after(() => s?.close());
+
+  it('hands concurrent first requests the same whole list as later ones', () => {
+    assert.deepEqual(firstTwo, [raw, raw]);
+  });
 
   it('lists every tool of a fully configured deployment in at most 80 KB', () => {
     assert.ok(tools.length >= 50, `tools: ${tools.length}`);

@@ -249,4 +249,10 @@ describe('MCP lane', () => {
     const bad = await fetch(`${s.url}/mcp?tools=everything`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
     assert.equal(bad.status, 400);
   });
+
+  it('a mistyped MCP_TOOLS_MODE still stops boot, though the lane itself loads at its first request', async () => {
+    // A server that starts anyway is stopped, so the failure is reported rather than left running.
+    const started = startServer({ serviceConfig: testServiceConfig(), env: { MCP_TOOLS_MODE: 'everything' } }).then((running) => running.close());
+    await assert.rejects(started, /MCP_TOOLS_MODE must be 'all' or 'discovery' \(got 'everything'\)/);
+  });
 });

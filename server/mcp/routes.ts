@@ -17,9 +17,8 @@ import { abortSignalOf } from '../abort-signal.js';
 import { LEGACY_ROUTES } from '../legacy-routes.js';
 import { laneTables } from '../../core/policy/visibility.js';
 import { LaneAdapter } from '../../core/lane/adapter.js';
-import { ToolCatalog } from './catalog.js';
 import { RunningCalls } from './cancel.js';
-import { createMcpServer, type McpLane, type ToolsMode } from './server.js';
+import type { McpLane, ToolsMode } from './server.js';
 import { originAllowed, originSetting } from './origin.js';
 
 const MODES: ToolsMode[] = ['all', 'discovery'];
@@ -66,21 +65,35 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
   const origins = originSetting([env.MCP_ALLOWED_ORIGINS, c.resolve(TOKENS.Settings).publicBaseUrl].filter(Boolean).join(','));
   // v1 rows that run a provider endpoint directly are v1-only jobs too (issue 17 §2).
   const tables = laneTables(LEGACY_ROUTES);
-  const lane: McpLane = {
-    registry,
-    catalog: new ToolCatalog(registry, tables),
-    running: new RunningCalls(),
-    jobs: () => c.resolve(TOKENS.Jobs),
-    deps: {
-      adapter: new LaneAdapter('mcp', registry, c.resolve(TOKENS.Executor), tables),
-      usage: c.resolve(TOKENS.Usage),
-      // The file store starts on first use, like every engine.
-      get files() {
-        return engines.files;
+  const running = new RunningCalls();
+  // The MCP SDK (with zod, ~140 modules) and the tool catalogue (every job's compacted schemas)
+  // are loaded and built by the first POST, not at boot, which most starts never serve (nearly
+  // every test server). One promise, so concurrent first requests
+  // share one catalogue; the registry is frozen at boot, so it is the one boot would have built.
+  // A failed load is not kept: the next request tries again.
+  let loading: Promise<{ lane: McpLane; createMcpServer: typeof import('./server.js').createMcpServer }> | undefined;
+  const loadLane = () =>
+    (loading ??= Promise.all([import('./catalog.js'), import('./server.js')]).then(([{ ToolCatalog }, { createMcpServer }]) => ({
+      createMcpServer,
+      lane: {
+        registry,
+        catalog: new ToolCatalog(registry, tables),
+        running,
+        jobs: () => c.resolve(TOKENS.Jobs),
+        deps: {
+          adapter: new LaneAdapter('mcp', registry, c.resolve(TOKENS.Executor), tables),
+          usage: c.resolve(TOKENS.Usage),
+          // The file store starts on first use, like every engine.
+          get files() {
+            return engines.files;
+          },
+          log: app.log,
+        },
       },
-      log: app.log,
-    },
-  };
+    })).catch((err: unknown) => {
+      loading = undefined;
+      throw err;
+    }));
   const authenticate = authHook(c.resolve(TOKENS.Keys), c.resolve(TOKENS.RateLimiter));
   /** Requests the rate limit refused: their tool calls answer a tool error (issue 17 §3). */
   const limited = new WeakMap<FastifyRequest, ServiceError>();
@@ -127,7 +140,7 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
     for (const m of messages) {
       const id = m.params?.requestId;
       if (m.method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number')) {
-        lane.running.cancel({ keyId: key.id, sessionId }, id, typeof m.params?.reason === 'string' ? m.params.reason : undefined);
+        running.cancel({ keyId: key.id, sessionId }, id, typeof m.params?.reason === 'string' ? m.params.reason : undefined);
       }
     }
     const refused = limited.get(req);
@@ -135,6 +148,7 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
     if (refused && messages.some((m) => isRequest(m) && m.method !== 'tools/call')) throw refused;
 
     let calls = 0;
+    const { lane, createMcpServer } = await loadLane();
     const { server, transport } = await createMcpServer(lane, {
       key,
       mode,
