@@ -84,8 +84,17 @@ export async function startService(env: Record<string, string | undefined>, extr
         const graceMs = services.settings.shutdownGraceMs;
         await sleep(Math.min(services.settings.shutdownDelayMs, graceMs));
         while (app.inFlight() > 0 && Date.now() - started < graceMs) await sleep(20);
-        const grace = setTimeout(() => app.server.closeAllConnections?.(), Math.max(0, graceMs - (Date.now() - started)));
-        grace.unref();
+        // With no call in flight, any connection left carries no request: an idle keep-alive one,
+        // or one a client opened and has sent nothing on yet (after a hang-up, undici opens a fresh
+        // one). Node closes only the first kind itself, so the second held the stop for the whole
+        // grace period; nothing is cut by closing both once the listener has stopped (checked, so
+        // no connection accepted before that is left behind).
+        let grace: NodeJS.Timeout;
+        const cutConnections = (): void => {
+          if (app.server.listening) grace = setTimeout(cutConnections, 5).unref();
+          else app.server.closeAllConnections?.();
+        };
+        grace = setTimeout(cutConnections, app.inFlight() === 0 ? 0 : Math.max(0, graceMs - (Date.now() - started))).unref();
         await app.close();
         clearTimeout(grace);
         // Running job turns hand their items back to the queue for another instance (issue 25).

@@ -21,7 +21,6 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { canCatchTools, toolCatcher, type ToolCatcher } from './helpers/tool-catcher.js';
 import { toolPids } from './helpers/tool-pids.js';
 import { until } from './helpers/until.js';
-import { HUNG_UP_SHUTDOWN } from './helpers/hung-up-server.js';
 import { examplePdfBase64 } from '../core/catalogue.js';
 import { priorityOf } from '../core/engines/tools/priority.js';
 
@@ -47,7 +46,7 @@ before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'pdf-thread-tools-'));
   execFileSync('sh', ['-c', `base64 -d > ${scratch}/plain.pdf && qpdf --encrypt '' owner-pw 256 -- ${scratch}/plain.pdf ${scratch}/restricted.pdf`], { input: examplePdfBase64() });
   restricted = readFileSync(join(scratch, 'restricted.pdf')).toString('base64');
-  s = await startServer({ env: { ...HUNG_UP_SHUTDOWN, TOOLS_BWRAP_BIN: catcher.bin, TOOLS_NICE: String(SERVER_TOOLS_NICE), DOCUMENTS_PREWARM: 'false', OFFICE_POOL_SIZE: '1' } });
+  s = await startServer({ env: { TOOLS_BWRAP_BIN: catcher.bin, TOOLS_NICE: String(SERVER_TOOLS_NICE), DOCUMENTS_PREWARM: 'false', OFFICE_POOL_SIZE: '1' } });
 });
 
 after(async () => {

@@ -83,9 +83,16 @@ describe('graceful shutdown', () => {
     });
   });
 
-  it('with SHUTDOWN_DELAY_MS and nothing in flight, the listener stays open for the delay: /readyz and new calls are 503', async () => {
-    const s = await startServer({ serviceConfig: echoOnlyConfig(), env: { SHUTDOWN_DELAY_MS: '600' } });
+  // The test's own timeout is far below the grace period: a stop that waits out the grace for a
+  // connection carrying no request (one a client opened and sent nothing on, as undici does after
+  // a hang-up) fails it instead of passing ten minutes later.
+  it('with SHUTDOWN_DELAY_MS and nothing in flight, the listener stays open for the delay: /readyz and new calls are 503; a connection with no request does not hold the stop', { timeout: 60_000 }, async () => {
+    const s = await startServer({ serviceConfig: echoOnlyConfig(), env: { SHUTDOWN_DELAY_MS: '600', SHUTDOWN_GRACE_MS: '600000' } });
     const { key } = await s.createKey({ credits: 100 });
+    const { hostname, port } = new URL(s.url);
+    const silent = net.connect(Number(port), hostname);
+    await new Promise<void>((r) => silent.once('connect', () => r()));
+    const silentClosed = new Promise<void>((r) => silent.once('close', () => r()));
     // Draining starts as close() is called; the listener stays open for the delay.
     const closing = s.close();
     const ready = await fetch(s.url + '/readyz').then((r) => r.status, () => 'refused');
@@ -94,6 +101,7 @@ describe('graceful shutdown', () => {
       () => ['refused'],
     );
     await closing;
+    await silentClosed;
     assert.equal(ready, 503);
     assert.deepEqual(run, [503, { error: 'The service is shutting down. Please retry.' }]);
     const after = await fetch(s.url + '/healthz').then((r) => r.status, () => 'refused');

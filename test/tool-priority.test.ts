@@ -14,7 +14,6 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { wav } from './helpers/wav.js';
-import { HUNG_UP_SHUTDOWN } from './helpers/hung-up-server.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 import { descendsFrom } from '../core/engines/processes.js';
 import { priorityOf } from '../core/engines/tools/priority.js';
@@ -92,7 +91,7 @@ before(async () => {
   origin = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(long));
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
   originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
-  const env = { ...fake.env, ...HUNG_UP_SHUTDOWN, ALLOW_PRIVATE_NETWORK: 'true', EXTRACT_MAX_PROCESSES: '1' };
+  const env = { ...fake.env, ALLOW_PRIVATE_NETWORK: 'true', EXTRACT_MAX_PROCESSES: '1' };
   // `s`: the defaults, one LibreOffice worker started at boot; `other`: tools at 12 (three at once, so
   // one key's second run can be seen beside another key's first), LibreOffice at the service's priority.
   [s, other] = await Promise.all([

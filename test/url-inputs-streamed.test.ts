@@ -15,7 +15,6 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './helpers/server.js';
-import { HUNG_UP_SHUTDOWN } from './helpers/hung-up-server.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
 
 const MB = 1024 * 1024;
@@ -151,7 +150,6 @@ test('large files by URL go to disk as they arrive, not into the service\'s memo
     processMode: true,
     env: {
       ...fake.env,
-      ...HUNG_UP_SHUTDOWN,
       TMPDIR: scratch,
       ALLOW_PRIVATE_NETWORK: 'true',
       BODY_BYTES_IN_FLIGHT_MAX: String(2000 * MB),
@@ -200,7 +198,7 @@ test('large files by URL go to disk as they arrive, not into the service\'s memo
 });
 
 test('every URL download counts in the in-flight byte budget: a second one that does not fit is a free 429 BUSY, declared length or not', async () => {
-  const s = await startServer({ env: { ...fake.env, ...HUNG_UP_SHUTDOWN, ALLOW_PRIVATE_NETWORK: 'true', BODY_BYTES_IN_FLIGHT_MAX: String(30 * MB) } });
+  const s = await startServer({ env: { ...fake.env, ALLOW_PRIVATE_NETWORK: 'true', BODY_BYTES_IN_FLIGHT_MAX: String(30 * MB) } });
   const abort = new AbortController();
   try {
     const { key: holder } = await s.createKey({ credits: 10_000 });
