@@ -15,6 +15,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
 import { jobsConfig } from './fixtures/job-plugins.js';
 import { waitJob } from './helpers/jobs.js';
+import { cliInProcess } from './helpers/admin-cli.js';
 
 const exec = promisify(execFile);
 
@@ -84,10 +85,9 @@ describe('the CLI cancel with no server running', () => {
       const id = sub.json.data.id as string;
       await waitJob(first, key, id, (j) => j.progress.done >= 1);
       await first.close({ keepData: true });
-      const out = await exec(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/admin/cli.ts', 'jobs', 'cancel', id], {
-        cwd: join(import.meta.dirname, '..'),
-        env: { PATH: process.env.PATH, DATA_DIR: dataDir, ADMIN_TOKEN: first.adminToken },
-      });
+      // The command in this process (a CLI process would boot tsx and open the store's
+      // WebAssembly, seconds of CPU): it runs the same code on the store, no server holding it.
+      const out = await cliInProcess({ DATA_DIR: dataDir, ADMIN_TOKEN: first.adminToken }, 'jobs', 'cancel', id);
       assert.equal(JSON.parse(out.stdout).status, 'cancelled');
       assert.equal(rx.received.length, 0, 'nothing is delivered while no server runs');
       second = await startServer({ serviceConfig: jobsConfig(), env, dataDir });
