@@ -25,6 +25,8 @@ const spoken = speech('The meeting is moved to Thursday at noon.');
 // service normalises every second of it with ffmpeg (about 1.5 s of CPU here), so one short clip
 // serves every audio test.
 const overAMinute = tone(61, 'flac');
+/** One started minute, for a test that needs a clip's measured price and not the second minute. */
+const shortClip = tone(2, 'flac');
 const b64 = (b: Buffer) => b.toString('base64');
 
 before(async () => {
@@ -121,16 +123,16 @@ test('extract-video: 100 + 10 per started second, keyframes and soundtrack sent'
 });
 
 test('media and documents hold the price of what they measure, not of the largest allowed input; a key that cannot cover it gets 403 and pays nothing', async () => {
-  // The largest allowed audio would cost 11,500 credits: 200 are enough for a 1 min 1 s clip (140).
+  // The largest allowed audio would cost 11,500 credits: 200 are enough for a 2 s clip (120).
   const { key: small } = await s.createKey({ credits: 200 });
-  const audio = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(overAMinute), prompt: 'x' }, small);
+  const audio = await post('/api/v1/extract-audio', { inputMethod: 'base64', audio: b64(shortClip), prompt: 'x' }, small);
   assert.equal(audio.status, 200, audio.text);
-  assert.equal(audio.json.creditUsage, 140);
-  assert.equal(await balance(small), 60);
-  // 60 left: not even one page's price (110) can be held, so the call is refused before any work.
+  assert.equal(audio.json.creditUsage, 120);
+  assert.equal(await balance(small), 80);
+  // 80 left: not even one page's price (110) can be held, so the call is refused before any work.
   const doc = await post('/api/v1/extract-document', { inputMethod: 'base64', files: [b64(textPdf(['One page']))], prompt: 'x' }, small);
   assert.equal(doc.status, 403, doc.text);
-  assert.equal(await balance(small), 60);
+  assert.equal(await balance(small), 80);
 
   // 125 credits hold the first minute (120) but not the two the clip turns out to need (140):
   // 403 once it is probed, before anything is transcribed, and the balance is whole again.

@@ -61,12 +61,13 @@ for (const { name, make } of BACKENDS) {
 
     it('a batch job of two scanned PDFs and a page: each PDF item charged 10 + 5 per OCR page, the job total exact', async () => {
       const { key } = await s.createKey({ credits: 1000 });
-      const r = await submit(key, [`${originUrl}/scan-2.pdf`, `${originUrl}/scan-3.pdf`, `${originUrl}/page.html`]);
+      // One page and two: PDFs of different lengths, each page read by OCR (seconds of CPU each).
+      const r = await submit(key, [`${originUrl}/scan-1.pdf`, `${originUrl}/scan-2.pdf`, `${originUrl}/page.html`]);
       assert.equal(r.status, 202, r.text);
       const job = await waitJob(s, key, r.json.data.id);
       assert.equal(job.status, 'completed', JSON.stringify(job));
       assert.deepEqual(job.progress, { done: 3, failed: 0, total: 3 });
-      const price = 10 + 5 * 2 + (10 + 5 * 3) + 10;
+      const price = 10 + 5 * 1 + (10 + 5 * 2) + 10;
       assert.equal(job.creditsCharged, price);
       assert.deepEqual(await account(key), { credits: 1000 - price, reserved: 0 });
     });
@@ -110,22 +111,23 @@ for (const { name, make } of BACKENDS) {
 
     it('a synchronous batch reports as creditUsage what it was charged; its usage row lists the OCR pages', async () => {
       const { key } = await s.createKey({ credits: 1000 });
-      const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'batch_scrape', input: { urls: [`${originUrl}/scan-2.pdf`, `${originUrl}/page.html`, `${originUrl}/missing.pdf`], renderJs: false } } });
+      // A one-page scan: its OCR page count (1) differs from the batch's pages (2), so the row shows each.
+      const r = await s.call('POST', '/api/v2/run', { key, body: { type: 'capability', id: 'batch_scrape', input: { urls: [`${originUrl}/scan-1.pdf`, `${originUrl}/page.html`, `${originUrl}/missing.pdf`], renderJs: false } } });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.json.data.completed, 2);
       const charged = 1000 - (await account(key)).credits;
-      assert.equal(charged, 10 + 5 * 2 + 10);
+      assert.equal(charged, 10 + 5 * 1 + 10);
       assert.equal(r.json.data.creditUsage, charged);
       const row = await until(async () => {
         const u = await s.call('GET', '/api/v2/usage?objectId=batch_scrape', { key });
         return (u.json?.data?.items ?? [])[0] as { units?: Record<string, number> } | undefined;
       }, 'the usage row');
-      assert.deepEqual(row.units, { pages: 2, ocr_pages: 2 });
+      assert.deepEqual(row.units, { pages: 2, ocr_pages: 1 });
     });
 
     it('an MCP batch that runs as a job (progress token) answers as creditUsage what its items were charged', async () => {
       const { key } = await s.createKey({ credits: 1000 });
-      const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'batch_scrape', arguments: { urls: [`${originUrl}/scan-2.pdf`, `${originUrl}/page.html`], renderJs: false }, _meta: { progressToken: 'ocr' } } };
+      const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'batch_scrape', arguments: { urls: [`${originUrl}/scan-1.pdf`, `${originUrl}/page.html`], renderJs: false }, _meta: { progressToken: 'ocr' } } };
       const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
       assert.equal(res.status, 200);
       const messages = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
@@ -134,7 +136,7 @@ for (const { name, make } of BACKENDS) {
       const jobs = (await s.call('GET', '/api/v2/jobs', { key })).json.data.items as { id: string }[];
       assert.equal(jobs.length, 1, 'it ran as a job');
       const charged = 1000 - (await account(key)).credits;
-      assert.equal(charged, 10 + 5 * 2 + 10);
+      assert.equal(charged, 10 + 5 * 1 + 10);
       assert.equal(answer.result.structuredContent.creditUsage, charged);
     });
   });

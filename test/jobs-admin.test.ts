@@ -7,29 +7,25 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
 import { jobsConfig } from './fixtures/job-plugins.js';
 import { waitJob } from './helpers/jobs.js';
-
-const exec = promisify(execFile);
+import { cliInProcess } from './helpers/admin-cli.js';
 
 describe('jobs in the admin API, CLI and metrics', () => {
   let s: TestServer;
+  // The server in a process of its own, as a deployed one: the CLI finds it holding the embedded
+  // store and sends its commands to the URL it advertises. The commands run in this process
+  // (the same runCli as cli.ts; a CLI process per command cost seconds of CPU each, and what only
+  // a process shows, argv and exit codes, is admin-cli.test.ts's).
   before(async () => {
-    s = await startServer({ serviceConfig: jobsConfig() });
+    s = await startServer({ serviceConfig: jobsConfig(), processMode: true, env: { TEST_JOB_PLUGINS: '1' } });
   });
   after(() => s?.close());
 
-  const cli = (...args: string[]) =>
-    exec(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/admin/cli.ts', ...args], {
-      cwd: join(import.meta.dirname, '..'),
-      env: { PATH: process.env.PATH, DATA_DIR: s.dataDir, ADMIN_TOKEN: s.adminToken },
-    });
+  const cli = (...args: string[]) => cliInProcess({ DATA_DIR: s.dataDir, ADMIN_TOKEN: s.adminToken }, ...args);
 
   it('lists, shows and cancels any key\'s job; the CLI watches and cancels', async () => {
     const a = await s.createKey({ credits: 10_000 });
@@ -84,10 +80,8 @@ describe('the CLI cancel with no server running', () => {
       const id = sub.json.data.id as string;
       await waitJob(first, key, id, (j) => j.progress.done >= 1);
       await first.close({ keepData: true });
-      const out = await exec(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'server/admin/cli.ts', 'jobs', 'cancel', id], {
-        cwd: join(import.meta.dirname, '..'),
-        env: { PATH: process.env.PATH, DATA_DIR: dataDir, ADMIN_TOKEN: first.adminToken },
-      });
+      // The command in this process, as above: with no server holding the store, it runs on it.
+      const out = await cliInProcess({ DATA_DIR: dataDir, ADMIN_TOKEN: first.adminToken }, 'jobs', 'cancel', id);
       assert.equal(JSON.parse(out.stdout).status, 'cancelled');
       assert.equal(rx.received.length, 0, 'nothing is delivered while no server runs');
       second = await startServer({ serviceConfig: jobsConfig(), env, dataDir });
