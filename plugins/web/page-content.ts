@@ -5,10 +5,10 @@
  */
 import TurndownService from 'turndown';
 import { highlightedCodeBlock, strikethrough, taskListItems } from 'turndown-plugin-gfm';
-import { parseHTML } from 'linkedom';
 import { Readability } from '@mozilla/readability';
 import { gfmTables } from './markdown-table.js';
 import { withTrailingContentInBody } from './trailing-content.js';
+import { parseHtml, type HtmlDocument } from './html-parser.js';
 
 /** Page metadata as returned in `metadata` (spec §4.5). */
 export interface PageMetadata {
@@ -36,9 +36,12 @@ export interface PageMetadata {
 const MAX_OG = 64;
 const OG_URL = /^og:(?:(?:image|video|audio)(?::url|:secure_url)?|url)$/;
 
-type Doc = ReturnType<typeof parseHTML>['document'];
+type Doc = HtmlDocument;
 
-/** A parsed page with links made absolute against its final URL (or its `<base href>`). */
+/**
+ * A parsed page with links made absolute against its final URL (or its `<base href>`). The parser
+ * loads at first use: `loadHtmlParser()` (html-parser.ts) is awaited before the first page.
+ */
 export class ParsedPage {
   readonly document: Doc;
   readonly baseUrl: string;
@@ -47,7 +50,7 @@ export class ParsedPage {
 
   constructor(html: string, pageUrl: string) {
     // linkedom only builds <html>/<body> for full documents; browsers accept fragments, so wrap them.
-    this.document = parseHTML(/<html[\s>]/i.test(html) ? withTrailingContentInBody(html) : `<!doctype html><html><head></head><body>${html}</body></html>`).document;
+    this.document = parseHtml(/<html[\s>]/i.test(html) ? withTrailingContentInBody(html) : `<!doctype html><html><head></head><body>${html}</body></html>`);
     const base = this.document.querySelector('base[href]')?.getAttribute('href');
     this.baseUrl = absolute(base ?? '', pageUrl) ?? pageUrl;
     for (const [sel, attr] of [['a[href]', 'href'], ['img[src]', 'src'], ['link[href]', 'href'], ['source[src]', 'src'], ['iframe[src]', 'src']] as const) {
@@ -188,7 +191,7 @@ export class ParsedPage {
     // Readability's scoring walks ancestors per node: on a page nested thousands deep it runs for
     // minutes on the thread that serves every request before giving up. No article is that deep.
     if (this.nestedDeeperThan(MAX_ARTICLE_DEPTH)) return undefined;
-    const copy = parseHTML(this.document.toString()).document;
+    const copy = parseHtml(this.document.toString());
     let article: ReturnType<Readability['parse']>;
     try {
       article = new Readability(copy as unknown as Document, { charThreshold: 200 }).parse();

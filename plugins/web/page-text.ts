@@ -8,7 +8,7 @@
  * The walk is iterative: this is also the fallback for pages nested too deep for the markdown
  * converter, and recursion would overflow the stack on exactly those.
  */
-import { parseHTML } from 'linkedom';
+import { parseHtml } from './html-parser.js';
 
 /** Not content: never rendered as text, or removed from markdown too (form controls, embeds). */
 const SKIP = new Set([
@@ -113,9 +113,9 @@ class Layout {
   }
 }
 
-/** HTML fragment or document → readable plain text (see the file comment for the layout). */
+/** HTML fragment or document → readable plain text (see the file comment for the layout); the parser must be loaded (html-parser.ts). */
 export function toText(html: string): string {
-  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  const document = parseHtml(`<!doctype html><html><body>${html}</body></html>`);
   const layout = new Layout();
   // Each entry is a node to enter, or (exit) an element whose end is due.
   const stack: { node: Node; exit?: boolean; pre: boolean }[] = [];

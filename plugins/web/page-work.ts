@@ -2,13 +2,16 @@
  * The CPU-heavy part of the web operations, run in the compute engine's worker threads
  * (`ctx.engines.compute`): parsing a 10 MB page, turning it into markdown or finding its main
  * content takes seconds, which on the main thread would stall every other request. Each function
- * takes and returns plain data; `warning` carries what the caller should log.
+ * takes and returns plain data; `warning` carries what the caller should log. Those that parse a
+ * page load the parser first (html-parser.ts), so a worker that only reads robots.txt or sitemaps
+ * never loads it.
  */
 import { ParsedPage, toMarkdown, type PageMetadata } from './page-content.js';
 import { toText } from './page-text.js';
 import { compileScope, normaliseUrl, onSite, pathAllowed, scopeLinks, type SiteScope } from './site-scope.js';
 import { sitemapLocs, sitemapText, type SitemapFile } from './sitemap-parse.js';
 import { allowedByRobots } from './robots-match.js';
+import { loadHtmlParser } from './html-parser.js';
 
 /** Of `urls` (on one origin), those its robots.txt (`text`, read at `robotsUrl`) allows. */
 export function robotsAllowed(a: { robotsUrl: string; text: string; urls: string[] }): string[] {
@@ -58,9 +61,10 @@ export interface ScrapedFormats {
  * `excludeTags` removes matching ones before any conversion; `rawHtml` is the document as given,
  * before either.
  */
-export function scrapeFormats(
+export async function scrapeFormats(
   a: PageData & { formats: ('markdown' | 'html' | 'rawHtml' | 'links')[]; cleaned: boolean; includeTags?: string[]; excludeTags?: string[]; fullDocument?: boolean },
-): ScrapedFormats {
+): Promise<ScrapedFormats> {
+  await loadHtmlParser();
   const parsed = new ParsedPage(a.html, a.url);
   const metadata = parsed.metadata(a.status, a.contentType, { contentLanguage: a.contentLanguage });
   const out: ScrapedFormats = { title: parsed.title(), metadata };
@@ -81,13 +85,15 @@ export function scrapeFormats(
 }
 
 /** Title and metadata only (a screenshot's page). */
-export function pageSummary(a: PageData): { title: string; metadata: PageMetadata } {
+export async function pageSummary(a: PageData): Promise<{ title: string; metadata: PageMetadata }> {
+  await loadHtmlParser();
   const parsed = new ParsedPage(a.html, a.url);
   return { title: parsed.title(), metadata: parsed.metadata(a.status, a.contentType, { contentLanguage: a.contentLanguage }) };
 }
 
 /** `extract`: the main content (or the whole page when it has no article-like block), as markdown and text, with its links. */
-export function extractContent(a: PageData) {
+export async function extractContent(a: PageData) {
+  await loadHtmlParser();
   const parsed = new ParsedPage(a.html, a.url);
   const metadata = parsed.metadata(a.status, a.contentType, { contentLanguage: a.contentLanguage });
   const main = parsed.mainContent() ?? { html: parsed.bodyHtml() };
@@ -112,7 +118,8 @@ export function extractContent(a: PageData) {
  * undefined and the page is left out (and not charged). With a `scope`, the links are the
  * distinct in-scope URLs and `selfAllowed` says whether the page itself passes the path rules.
  */
-export function crawlPage(a: { html: string; url: string; format: 'markdown' | 'text' | 'links only'; links: boolean; scope?: SiteScope }): { links: string[]; content?: string; warning?: string; selfAllowed: boolean } {
+export async function crawlPage(a: { html: string; url: string; format: 'markdown' | 'text' | 'links only'; links: boolean; scope?: SiteScope }): Promise<{ links: string[]; content?: string; warning?: string; selfAllowed: boolean }> {
+  await loadHtmlParser();
   const selfAllowed = a.scope ? isAllowed(a.url, a.scope) : true;
   const out = pageParts(a);
   return { ...out, links: a.scope ? scopeLinks(out.links, a.scope) : out.links, selfAllowed };
@@ -148,7 +155,8 @@ function pageParts(a: { html: string; url: string; format: 'markdown' | 'text' |
 }
 
 /** A map's start page: its title and description, whether it is in scope, and its in-scope links. */
-export function mapPage(a: { html: string; url: string; status: number; contentType: string; scope: SiteScope; max: number }): { title: string; description?: string; selfAllowed: boolean; links: string[] } {
+export async function mapPage(a: { html: string; url: string; status: number; contentType: string; scope: SiteScope; max: number }): Promise<{ title: string; description?: string; selfAllowed: boolean; links: string[] }> {
+  await loadHtmlParser();
   const parsed = new ParsedPage(a.html, a.url);
   const metadata = parsed.metadata(a.status, a.contentType);
   return { title: parsed.title(), description: metadata.description, selfAllowed: isAllowed(a.url, a.scope), links: scopeLinks(parsed.links(), a.scope, a.max) };

@@ -39,7 +39,7 @@ export async function storePng(ctx: WebContext, png: Uint8Array, expiries?: Date
 export async function scrape(input: ScrapeInput, ctx: WebContext): Promise<Out> {
   const { maxBytes, timeoutMs } = limitsFrom(ctx.config);
   const plan = planScrape(input, timeoutMs, ctx.caller);
-  checkTagSelectors(input);
+  await checkTagSelectors(input);
   const store = ctx.engines.pageStore;
   if (plan.readCache && plan.cacheKey) {
     // Nothing older than the retention setting is served, whatever maxAge allows.

@@ -4,16 +4,22 @@
  * page and charged for it. They are checked by the parser that applies them (linkedom's, in
  * page-content.ts), so what passes here is what runs there.
  */
-import { parseHTML } from 'linkedom';
 import { InputError } from '../../core/sdk.js';
+import { loadHtmlParser, parseHtml, type HtmlDocument } from './html-parser.js';
 
-let blank: ReturnType<typeof parseHTML>['document'] | undefined;
+/**
+ * The empty document selectors are tried on, made at the first call that has selectors to check:
+ * the parser loads then, not with the plugin (html-parser.ts), as few calls carry tags.
+ */
+let blank: HtmlDocument | undefined;
 
-/** Throws the 400 naming the first selector of `includeTags` or `excludeTags` the parser refuses. */
-export function checkTagSelectors(input: { includeTags?: string[]; excludeTags?: string[] }): void {
+/** Rejects with the 400 naming the first selector of `includeTags` or `excludeTags` the parser refuses. */
+export async function checkTagSelectors(input: { includeTags?: string[]; excludeTags?: string[] }): Promise<void> {
+  if (!input.includeTags?.length && !input.excludeTags?.length) return;
+  await loadHtmlParser();
+  blank ??= parseHtml('<!doctype html><html><head></head><body></body></html>');
   for (const field of ['includeTags', 'excludeTags'] as const) {
     for (const selector of input[field] ?? []) {
-      blank ??= parseHTML('<!doctype html><html><head></head><body></body></html>').document;
       try {
         blank.querySelectorAll(selector);
       } catch (err) {
