@@ -53,7 +53,7 @@ interface Page {
 }
 
 /** What one checkout makes of a page's bytes: the markdown answer and the cleaned HTML's text. */
-type Extract = (bytes: Uint8Array, url: string) => { markdown: string; text: string };
+type Extract = (bytes: Uint8Array, url: string) => { markdown: string; text: string } | Promise<{ markdown: string; text: string }>;
 
 interface Run {
   name: string;
@@ -98,10 +98,13 @@ async function loadExtractor(dir: string): Promise<Extract> {
   const { toText } = await load<{ toText: (html: string) => string }>('plugins/web/page-text.ts');
   const { decodeText } = await load<{ decodeText: (body: Uint8Array, contentType: string | undefined) => string }>('core/engines/http/decode.ts');
   const page = (bytes: Uint8Array, url: string) => ({ html: decodeText(bytes, 'text/html'), url, status: 200, contentType: 'text/html' });
+  // Since 2026-11-28 linkedom loads at first use (plugins/web/html-parser.ts): a checkout that has
+  // it loads it before the synchronous toText, and its scrapeFormats answers a promise.
+  if (existsSync(join(dir, 'plugins/web/html-parser.ts'))) await (await load<{ loadHtmlParser: () => Promise<void> }>('plugins/web/html-parser.ts')).loadHtmlParser();
   if (typeof work.scrapeFormats === 'function') {
-    const scrapeFormats = work.scrapeFormats as (a: object) => { markdown?: string; html?: string };
-    return (bytes, url) => {
-      const out = scrapeFormats({ ...page(bytes, url), formats: ['markdown', 'html'], cleaned: true });
+    const scrapeFormats = work.scrapeFormats as (a: object) => { markdown?: string; html?: string } | Promise<{ markdown?: string; html?: string }>;
+    return async (bytes, url) => {
+      const out = await scrapeFormats({ ...page(bytes, url), formats: ['markdown', 'html'], cleaned: true });
       return { markdown: out.markdown ?? '', text: toText(out.html ?? '') };
     };
   }
@@ -119,7 +122,7 @@ async function score(name: string, dir: string, pages: Page[]): Promise<Run> {
   for (const p of pages) {
     let out: { markdown: string; text: string };
     try {
-      out = extract(p.bytes, p.url);
+      out = await extract(p.bytes, p.url);
     } catch (err) {
       // A page the extractor throws on scores as an empty answer: nothing right, everything missed.
       console.error(`${name}: ${p.id} failed: ${(err as Error).message}`);

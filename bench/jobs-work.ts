@@ -25,7 +25,11 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startService } from '../server/start.js';
 import { ParsedPage, toMarkdown } from '../plugins/web/page-content.js';
+import { loadHtmlParser } from '../plugins/web/html-parser.js';
 import { createBenchKey } from './load.js';
+
+// The baselines parse pages in this process as the plugin does; linkedom loads at first use.
+await loadHtmlParser();
 
 const BATCH_PAGES = Number(process.env.BENCH_BATCH_PAGES ?? 1000);
 const CRAWL_PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);

@@ -37,9 +37,13 @@ import puppeteer from 'puppeteer-core';
 import { startService } from '../server/start.js';
 import { CHROMIUM_ARGS, chromiumPath, headlessModeFor } from '../core/engines/browser/pool.js';
 import { ParsedPage, toMarkdown } from '../plugins/web/page-content.js';
+import { loadHtmlParser } from '../plugins/web/html-parser.js';
 import { createBenchKey } from './load.js';
 import { formatRoles, ProcessTree, type CpuSnapshot } from './cpu.js';
 import { serveBenchPage } from './bench-page.js';
+
+// The baselines parse pages in this process as the plugin does; linkedom loads at first use.
+await loadHtmlParser();
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 /** Launch-per-request samples (BENCH_COLD; 0 skips them, for a quick look at the pool alone). */

@@ -8,13 +8,16 @@ import PgBoss from 'pg-boss';
 import type { Db } from '../storage/db.js';
 import type { JobSettings } from './settings.js';
 
+/** The schema pg-boss keeps its tables in (the test harness's database template installs it too). */
+export const JOB_SCHEMA = 'pgboss';
+
 /** The one queue of job turns. */
 export const JOB_QUEUE = 'cia-job-turns';
 
 /** Starts pg-boss on the service's store and makes sure the queue exists. */
 export async function startBoss(db: Db, databaseUrl: string | undefined, settings: JobSettings, onError: (err: Error) => void): Promise<PgBoss> {
   const common = {
-    schema: 'pgboss',
+    schema: JOB_SCHEMA,
     // Expired claims (killed instances) are found by maintenance, so it runs often.
     maintenanceIntervalSeconds: settings.maintenanceSeconds,
     // No `monitorStateIntervalSeconds`: nothing here listens for pg-boss's queue-state counts, and

@@ -14,6 +14,7 @@ import { startService, type RunningServer } from '../../server/start.js';
 import type { ServiceConfig } from '../../core/registry/types.js';
 import { openPglite } from '../../core/storage/pglite.js';
 import { migrate } from '../../core/storage/migrations.js';
+import { JOB_SCHEMA } from '../../core/jobs/boss.js';
 
 /** A parsed HTTP response. */
 export interface TestResponse {
@@ -67,8 +68,6 @@ const PGLITE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@ele
 const FRESH_CLUSTER = join(tmpdir(), `cia-test-pglite-${PGLITE_VERSION}`);
 /** pg-boss's release: its schema (tables, functions, version row) is that release's. */
 const PGBOSS_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'pg-boss', 'package.json'), 'utf8')) as { version: string }).version;
-/** The schema core/jobs/boss.ts starts pg-boss in; one of another name would be installed by each server as before. */
-const JOB_SCHEMA = 'pgboss';
 /** The migrations' source: a template made before they changed is not used after. */
 const SCHEMA = createHash('sha256').update(readFileSync(join(ROOT, 'core', 'storage', 'migrations.ts'))).digest('hex').slice(0, 12);
 /**
