@@ -5,8 +5,9 @@ import http from 'node:http';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createBrowserEngine } from './index.js';
+import { BrowserPool, poolSettingsFromEnv } from './pool.js';
 import { ServiceError } from '../../errors.js';
 import { descendsFrom } from '../processes.js';
 
@@ -167,6 +168,37 @@ test('a crashed browser is replaced on the next job', async () => {
     assert.equal(engine.stats().recycles, 0);
   } finally {
     await engine.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a browser that dies with commands unread in its pipe, after puppeteer let go of it, raises nothing in the service', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'browser-reset-'));
+  const pool = new BrowserPool(poolSettingsFromEnv({ ALLOW_PRIVATE_NETWORK: 'true' }, dataDir), log);
+  try {
+    const browser = await pool.use(async (fresh) => fresh.page.browser());
+    const launcher = browser.process()!;
+    const toBrowser = launcher.stdio[3] as Socket;
+    // Puppeteer's connection lets go of the pipes (as when it closes, or the browser is killed at
+    // its memory cap); the browser, stopped, cannot read what is written to it next, and then dies:
+    // its end of the pipe is closed with bytes unread, so this end reads ECONNRESET.
+    const tree = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid && descendsFrom(Number(d), launcher.pid!)).map(Number);
+    const closed = new Promise((r) => toBrowser.once('close', r));
+    for (const pid of tree) process.kill(pid, 'SIGSTOP');
+    toBrowser.write('{"id":1,"method":"Browser.getVersion"}\0');
+    await browser.disconnect();
+    for (const pid of tree) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone with its parent already
+      }
+    }
+    await closed;
+    // An 'error' nobody listens to is thrown on a later tick: this test fails with it on the old code.
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    await pool.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -189,7 +189,8 @@ export async function startGuardProxy(guard: SsrfGuard, upstream?: URL): Promise
     client.on('close', () => direct.destroy());
   });
   // ws:// without a tunnel would need its own forwarding; refuse it rather than let it bypass the check.
-  server.on('upgrade', (_req, socket: net.Socket) => socket.end('HTTP/1.1 403 Forbidden\r\n\r\n'));
+  // The HTTP server stops handling an upgraded socket's errors: a browser that resets it first must not crash the service.
+  server.on('upgrade', (_req, socket: net.Socket) => socket.on('error', () => socket.destroy()).end('HTTP/1.1 403 Forbidden\r\n\r\n'));
   server.on('connection', (s: net.Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));

@@ -368,6 +368,12 @@ export class BrowserPool {
       throw err;
     }
     this.counters.launches++;
+    // Puppeteer stops listening to the browser's pipes once its connection is closed. A browser
+    // that then dies with commands it has not read yet (killed at its memory cap while we close
+    // it) resets them: a read ECONNRESET that, with no listener, would crash the whole service.
+    for (const pipe of browser.process()?.stdio ?? []) {
+      pipe?.on('error', (err) => this.log.debug({ profile, err: String(err) }, 'chromium pipe reset by its dying end'));
+    }
     const inst: Instance = { browser, profile, spares: [], jobs: 0, active: 0, retired: false };
     this.all.add(inst);
     browser.on('disconnected', () => {
