@@ -147,7 +147,7 @@ describe('MCP progress for long tools', () => {
       const result = (await client.callTool({ name: 'test_pages', arguments: { count: 3, delayMs: 200 } }, undefined, { onprogress: (p) => seen.push(p.progress) })) as CallToolResult;
       assert.ok(seen.length >= 2, `progress seen: ${seen}`);
       for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! > seen[i - 1]!, `strictly increasing: ${seen}`);
-      assert.equal(seen[seen.length - 1], 3);
+      assert.equal(seen[seen.length - 1], 3, `seen ${seen}`);
       assert.equal(result._meta?.credits, 30);
       assert.equal((await balance(key)).credits, 70);
     } finally {

@@ -10,6 +10,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema, ListToolsResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How long a result waits after the last progress relayed before it, so the agent reads the two apart. */
+const PROGRESS_SETTLE_MS = 50;
 
 /** Where the bridge forwards to, from the environment. */
 export interface BridgeSettings {
@@ -53,9 +57,25 @@ export async function startBridge(settings: BridgeSettings, transport = new Stdi
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     // Progress (issue 25): the upstream call carries a token of the bridge's own (the SDK's), and
     // each notification coming back is relayed to the agent under the token the agent chose.
+    // The result goes out after the last progress, and not in the same read: the MCP SDK's client
+    // handles a notification a turn later than a response it reads with it, and by then the
+    // response has ended the request, so that progress is dropped as unknown (an agent on the SDK
+    // lost its final `progress = total` about half the time when both left here back to back).
     const token = req.params._meta?.progressToken;
-    const onprogress = token === undefined ? undefined : (p: Progress) => void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined);
-    return upstream.request({ method: 'tools/call', params: req.params }, CallToolResultSchema, { signal: extra.signal, timeout: 60 * 60 * 1000, resetTimeoutOnProgress: true, onprogress });
+    let relayed: Promise<unknown> = Promise.resolve();
+    let lastRelayAt = -Infinity;
+    const onprogress =
+      token === undefined
+        ? undefined
+        : (p: Progress) => {
+            lastRelayAt = performance.now();
+            relayed = relayed.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } })).catch(() => undefined);
+          };
+    const result = await upstream.request({ method: 'tools/call', params: req.params }, CallToolResultSchema, { signal: extra.signal, timeout: 60 * 60 * 1000, resetTimeoutOnProgress: true, onprogress });
+    await relayed;
+    const sinceRelay = performance.now() - lastRelayAt;
+    if (sinceRelay < PROGRESS_SETTLE_MS) await sleep(PROGRESS_SETTLE_MS - sinceRelay);
+    return result;
   });
   await server.connect(transport);
   return {
