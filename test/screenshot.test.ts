@@ -10,10 +10,10 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { inflateSync } from 'node:zlib';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startFake as startShotAFake } from '../plugins/shot_a/fake.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 const html = (body: string, head = '') => `<!doctype html><html><head><title>Page</title>${head}</head><body style="margin:0;background:#fff">${body}</body></html>`;
 
@@ -108,7 +108,7 @@ async function download(url: string): Promise<Buffer> {
 }
 
 before(async () => {
-  site = http.createServer((req, res) => {
+  ({ server: site, base } = await serveLoopback((req, res) => {
     if (req.url === '/more') {
       moreHits++;
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -117,13 +117,10 @@ before(async () => {
     const page = Object.hasOwn(PAGES, req.url!) ? PAGES[req.url!] : undefined;
     res.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
     res.end(page ?? 'not found');
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 describe('POST /api/v1/screenshot (issue 14), own Chromium', () => {

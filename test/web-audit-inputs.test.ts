@@ -8,29 +8,26 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 let site: http.Server;
 let base = '';
 let hits = 0;
 
 before(async () => {
-  site = http.createServer((req, res) => {
+  ({ server: site, base } = await serveLoopback((req, res) => {
     hits++;
     const u = new URL(req.url!, 'http://x');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     if (u.pathname === '/trailing') return void res.end('<!doctype html><html><head><title>Trailing</title></head><body><p>Inside the body</p></body></html>\n<p>After the end tag</p>');
     if (u.pathname === '/env') return void res.end('<title>Env</title><p id="env"></p><script>document.getElementById("env").textContent = "lang=" + navigator.language</script>');
     res.end('<title>Plain</title><p class="a">Paragraph A</p><p class="b">Paragraph B</p>');
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 describe('scrape_page input checks from the issue 27 audit', () => {

@@ -10,7 +10,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +20,7 @@ import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { BACKENDS, type Backend } from './helpers/storage.js';
 import { until } from './helpers/until.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 /** A PDF of blank pages: no text layer, so doc_text reads each page by OCR. */
 const scanned = (pages: number) => Buffer.from(textPdf(Array.from({ length: pages }, () => '')).toString('latin1').replaceAll('/MediaBox [0 0 612 300]', '/MediaBox [0 0 144 72]'), 'latin1');
@@ -28,17 +28,14 @@ const scanned = (pages: number) => Buffer.from(textPdf(Array.from({ length: page
 let site: http.Server;
 let base = '';
 before(async () => {
-  site = http.createServer((req, res) => {
+  ({ server: site, base } = await serveLoopback((req, res) => {
     const u = new URL(req.url!, 'http://x');
     if (u.pathname === '/scan.pdf') return void res.writeHead(200, { 'content-type': 'application/pdf' }).end(scanned(3));
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<title>Page</title><p>Page ${u.pathname}</p>`);
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 const ENV = { ALLOW_PRIVATE_NETWORK: 'true', BROWSER_MAX_PAGES: '1', OFFICE_POOL_SIZE: '1', MONITOR_MIN_INTERVAL_MS: '1000', MONITOR_POLL_MS: '150' };

@@ -7,9 +7,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 let site: http.Server;
 let base = '';
@@ -24,7 +24,7 @@ function expectHeld() {
 }
 
 before(async () => {
-  site = http.createServer((req, res) => {
+  ({ server: site, base } = await serveLoopback((req, res) => {
     const u = new URL(req.url!, 'http://x');
     if (u.pathname === '/held') {
       onArrive();
@@ -38,13 +38,10 @@ before(async () => {
     served.push(u.searchParams.get('who') ?? '');
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<title>Page</title><p>${u.searchParams.get('who')}</p>`);
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 /** Resolves when `check` passes, polling; fails the test with `what` if it never does. */

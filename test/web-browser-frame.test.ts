@@ -12,9 +12,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 /** A page whose `script` calls `add(text)` to append a paragraph. */
 const page = (script: string, body = '', head = '') =>
@@ -61,19 +61,16 @@ let site: http.Server;
 let base = '';
 
 before(async () => {
-  site = http.createServer((req, res) => {
+  ({ server: site, base } = await serveLoopback((req, res) => {
     const path = new URL(req.url!, 'http://x').pathname;
     const found = path === '/scroll-listener' ? [SCROLL_LISTENER] : PAGES[path];
     if (!found) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(found[0]);
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 describe("a rendered page is read after what it queued for its first frame after load (issue 27)", () => {

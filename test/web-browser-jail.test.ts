@@ -14,13 +14,13 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { descendsFrom } from '../core/engines/processes.js';
+import { serveLoopback } from './helpers/loopback.js';
 
 const SECRET = `admin-${randomBytes(6).toString('hex')}`;
 const PROVIDER_KEY = `model-${randomBytes(6).toString('hex')}`;
@@ -40,14 +40,12 @@ const CPU_PERCENT = 130;
 
 before(async () => {
   Object.assign(process.env, SECRETS);
-  site = http.createServer((req, res) => {
+  ({ server: site, base } = await serveLoopback((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     // 64 MB chunks, each written so its pages are really taken, until well past the cap.
     if (req.url === '/hog') return res.end('<!doctype html><title>Hog</title><script>const kept = []; for (let i = 0; i < 64; i++) kept.push(new Uint8Array(64 << 20).fill(i + 1));</script><p>survived</p>');
     res.end('<!doctype html><title>Jail</title><p>Rendered by a confined browser</p><script>document.title = "Jail done"</script>');
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
   const env = { MODEL_API_KEY: PROVIDER_KEY, SEARCH_A_API_KEY: PROVIDER_KEY, ALLOW_PRIVATE_NETWORK: 'true', BROWSER_MAX_PAGES: '1', BROWSER_CPU_PERCENT: String(CPU_PERCENT) };
   s = await startServer({ serviceConfig: pluginsConfig(['web']), env: { ...env, BROWSER_MEMORY_MB: '512', WEB_PAGE_TIMEOUT_MS: '20000' } });
 });

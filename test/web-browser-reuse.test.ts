@@ -15,6 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { serveLoopback } from './helpers/loopback.js';
 
 let site: http.Server;
 let base = '';
@@ -31,7 +32,7 @@ indexedDB.databases().then((dbs) => { const p = document.getElementById('idb'); 
 </script>`;
 
 before(async () => {
-  site = http.createServer((req, res) => {
+  ({ server: site, base } = await serveLoopback((req, res) => {
     const u = new URL(req.url!, 'http://x');
     const html = (body: string, headers: Record<string, string> = {}) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers });
@@ -78,9 +79,7 @@ document.getElementById('js').textContent = 'language=' + navigator.language + '
       default:
         res.writeHead(404).end();
     }
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
   other = http.createServer((req, res) => site.emit('request', req, res));
   await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
   otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;

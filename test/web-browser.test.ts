@@ -7,9 +7,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 let site: http.Server;
 let base = '';
@@ -34,7 +34,7 @@ async function pngSize(url: string): Promise<{ width: number; height: number }> 
 }
 
 before(async () => {
-  site = http.createServer((req, res) => {
+  ({ server: site, base, port } = await serveLoopback((req, res) => {
     if (req.url === '/secret') {
       secretHits++;
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -43,14 +43,10 @@ before(async () => {
     const page = Object.hasOwn(PAGES, req.url!) ? PAGES[req.url!] : undefined;
     res.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
     res.end(page ? page() : 'not found');
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  port = (site.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}`;
+  }));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 /** A server of the web plugin alone, a key with 1,000 credits, and helpers. */

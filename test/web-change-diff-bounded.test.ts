@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, request, type TestServer } from './helpers/server.js';
 import { postgresBackend, type Backend } from './helpers/storage.js';
+import { serveLoopback } from './helpers/loopback.js';
 
 /** A message to the store that reads (`SELECT`) or writes (`INSERT`) a page snapshot. */
 type SnapshotQuery = 'read' | 'write';
@@ -91,12 +92,10 @@ describe('change-tracking diff of two large versions, on PostgreSQL', () => {
   let relay: ReturnType<typeof storeRelay>;
 
   before(async () => {
-    site = http.createServer((req, res) => {
+    ({ server: site, base } = await serveLoopback((req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(page);
-    });
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    }));
     backend = await postgresBackend();
     const db = new URL(backend.env.DATABASE_URL!);
     relay = storeRelay({ host: db.hostname, port: Number(db.port || 5432) }, seen, (at) => {

@@ -7,26 +7,23 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { startFake, type ModelFake } from '../plugins/extract/fake.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 let site: http.Server;
 let base = '';
 let price = 39;
 
 before(async () => {
-  site = http.createServer((req, res) => {
+  ({ server: site, base } = await serveLoopback((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<title>Blue Kettle</title><h1>Blue Kettle</h1><p>Boils a litre in ninety seconds.</p><p>Price: ${price} euros.</p>`);
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 const ENV = { ALLOW_PRIVATE_NETWORK: 'true' };

@@ -7,24 +7,23 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 const page = { status: 200, text: 'Version one.' };
 let site: http.Server;
 let url = '';
 
 before(async () => {
-  site = http.createServer((_req, res) => {
+  let base: string;
+  ({ server: site, base } = await serveLoopback((_req, res) => {
     res.writeHead(page.status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Tracked</title><p>${page.text}</p>`);
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/tracked`;
+  }));
+  url = `${base}/tracked`;
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 describe('change tracking: an outage and a removal', () => {

@@ -8,9 +8,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 const webOnly = () => pluginsConfig(['web']);
 
@@ -65,7 +65,7 @@ describe('scrape and crawl of awkward pages', () => {
   const credits = async () => (await s.call('GET', '/api/v2/balance', { key })).json.data.credits as number;
 
   before(async () => {
-    site = http.createServer((req, res) => {
+    ({ server: site, base } = await serveLoopback((req, res) => {
       const page = PAGES[new URL(req.url!, 'http://x').pathname];
       if (req.url === '/robots.txt' || !page) {
         res.writeHead(404, { 'content-type': 'text/plain' });
@@ -73,9 +73,7 @@ describe('scrape and crawl of awkward pages', () => {
       }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...page.headers });
       res.end(page.body);
-    });
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    }));
     // The large article takes seconds of conversion; the suite's own load can push it past the 30 s
     // default, and this file checks what comes back, not how fast.
     s = await startServer({ serviceConfig: webOnly(), env: { ALLOW_PRIVATE_NETWORK: 'true', BROWSER_MAX_PAGES: '1', COMPUTE_TIMEOUT_MS: '90000' } });
@@ -83,8 +81,7 @@ describe('scrape and crawl of awkward pages', () => {
   });
   after(async () => {
     await s?.close();
-    site.closeAllConnections();
-    site.close();
+    closeLoopback(site);
   });
 
   it('scrape: an empty table and a caption-only table do not break the page (both fetch paths)', async () => {

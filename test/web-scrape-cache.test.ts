@@ -8,11 +8,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { postgresBackend, type Backend } from './helpers/storage.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 let site: http.Server;
 let base = '';
@@ -20,7 +20,7 @@ let count = 0;
 let tracked: string | null = 'Line one\n\nLine two\n\nLine three';
 
 before(async () => {
-  site = http.createServer((req, res) => {
+  ({ server: site, base } = await serveLoopback((req, res) => {
     const u = new URL(req.url!, 'http://x');
     if (u.pathname === '/count') {
       count++;
@@ -32,13 +32,10 @@ before(async () => {
       return res.end(tracked === null ? '<p>gone</p>' : `<title>Tracked</title>${tracked.split('\n\n').map((l) => `<p>${l}</p>`).join('')}`);
     }
     res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 const ENV = { ALLOW_PRIVATE_NETWORK: 'true', BROWSER_MAX_PAGES: '1' };

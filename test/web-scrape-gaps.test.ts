@@ -8,10 +8,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { examplePdfBase64 } from '../core/catalogue.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 const pdf = Buffer.from(examplePdfBase64(), 'base64');
 const TEXT = 'Notes <b>&</b>\n\nSee https://example.com/a, and (https://example.org/wiki/Foo_(bar)).';
@@ -35,13 +35,10 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse) {
 }
 
 before(async () => {
-  site = http.createServer(handler);
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  ({ server: site, base } = await serveLoopback(handler));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 describe('scrape_page: the gaps of issue 27', () => {

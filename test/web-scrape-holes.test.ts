@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const docx = readFileSync(join(import.meta.dirname, 'fixtures', 'documents', 'writer.docx'));
@@ -72,13 +72,10 @@ async function png(url: string): Promise<{ bytes: Buffer; width: number; height:
 }
 
 before(async () => {
-  site = http.createServer(handler);
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  ({ server: site, base } = await serveLoopback(handler));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 describe('scrape_page: the holes of issue 27', () => {

@@ -7,12 +7,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { examplePdfBase64, scrapeOptions, scrapeOutputFields } from '../core/catalogue.js';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { closeLoopback, serveLoopback } from './helpers/loopback.js';
 
 const page = (body: string, head = '') => `<!doctype html><html><head><title>Options</title>${head}</head><body>${body}</body></html>`;
 
@@ -74,13 +74,10 @@ addEventListener('scroll', () => { document.getElementById('y').textContent = 's
 }
 
 before(async () => {
-  site = http.createServer(handler);
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  ({ server: site, base } = await serveLoopback(handler));
 });
 after(() => {
-  site.closeAllConnections();
-  site.close();
+  closeLoopback(site);
 });
 
 describe('scrape_page options (issue 27)', () => {

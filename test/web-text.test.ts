@@ -7,9 +7,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pluginsConfig } from './helpers/plugins.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { serveLoopback } from './helpers/loopback.js';
 
 const PAGES: Record<string, string> = {
   // The issue's reproducer, as a fragment (no <html>, <head> or <body>) with a stray <title>.
@@ -65,13 +65,11 @@ describe('plain text of the web plugin through the real server', () => {
   };
 
   before(async () => {
-    site = http.createServer((req, res) => {
+    ({ server: site, base } = await serveLoopback((req, res) => {
       const page = PAGES[req.url!];
       res.writeHead(page ? 200 : 404, { 'content-type': page ? 'text/html; charset=utf-8' : 'text/plain' });
       res.end(page ?? 'not found');
-    });
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    }));
     s = await startServer({ serviceConfig: pluginsConfig(['web']), env: { ALLOW_PRIVATE_NETWORK: 'true' } });
     ({ key } = await s.createKey({ credits: 1000 }));
   });
