@@ -11,6 +11,7 @@ import { charsetOfContentType, isNonAsciiUtf8, singleByteCharacters } from '../h
 import { capture, scrollThrough } from './screenshot.js';
 import { readSettledDom } from './read-dom.js';
 import { runActions } from './actions.js';
+import { watchAskedNavigations } from './asked-navigation.js';
 import { prepareContext } from './job-setup.js';
 import type { SsrfGuard } from '../http/guard.js';
 import type { RenderRequest, RenderResult } from './types.js';
@@ -25,6 +26,8 @@ const MARKUP_TYPE = /text\/html|[/+]xml\b/i;
 // Long enough to see a request a script starts right after load; short next to a page load.
 const QUIET_MS = 25;
 const SETTLE_CAP_MS = 2_500;
+/** How long a navigation an action asked for may take to start its request (a few ms normally). */
+const ASKED_NAVIGATION_WAIT_MS = 500;
 // Reads of a page that keeps starting requests: the last one is returned as it stands.
 const MAX_QUIET_READS = 3;
 // A quick meta refresh (≤ 1 s) plus the next page's load (or a script's navigation during the read).
@@ -202,6 +205,7 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) navigated = true;
     });
+    const asked = watchAskedNavigations(page);
     actions = await runActions(
       {
         page,
@@ -209,6 +213,9 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
         deadline,
         maxCaptureBytes: req.maxBytes,
         settle: async () => {
+          // A navigation the action asked for whose request has not shown yet: wait for it to
+          // show (then for quiet below), so where the page went is checked before it is read.
+          if ((await asked.since()) && inflight.changes === seen) await inflight.changed(seen, ASKED_NAVIGATION_WAIT_MS);
           // Only an action that started or ended a request has anything to wait for: the page's
           // own earlier requests (its load, just before) are not the action's (issue 27).
           if (inflight.changes !== seen || inflight.busy()) await inflight.quiet(QUIET_MS, SETTLE_CAP_MS);
@@ -223,7 +230,7 @@ async function render(fresh: FreshPage, guard: SsrfGuard, req: RenderRequest, ta
         },
       },
       req.actions,
-    );
+    ).finally(() => asked.stop());
     // Actions may have moved the page on: its status and headers are then the new document's.
     response = (lastMain as HTTPResponse | null) ?? response;
   }
@@ -339,6 +346,11 @@ function trackNetwork(page: Page) {
     },
     /** Whether a request is in flight. */
     busy: () => count > 0,
+    /** Resolves once a request started or ended after `since` changes were counted, or after `capMs`. */
+    async changed(since: number, capMs: number) {
+      const deadline = Date.now() + capMs;
+      while (changes === since && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    },
     async quiet(quietMs: number, capMs: number) {
       const deadline = Date.now() + capMs;
       lastChange = Math.min(lastChange, Date.now());
