@@ -5,13 +5,12 @@
  * `WebAssembly.Module` is shareable between threads of one process, so workers only instantiate it.
  */
 import { readFile } from 'node:fs/promises';
+import { retriedOnce } from '../util/retried-once.js';
 
-let compiled: Promise<WebAssembly.Module> | undefined;
-
-/** The compiled `pglite.wasm` of the installed PGlite (the file PGlite itself would load). */
-export function pgliteWasmModule(): Promise<WebAssembly.Module> {
-  compiled ??= readFile(new URL('./pglite.wasm', import.meta.resolve('@electric-sql/pglite'))).then((bytes) => WebAssembly.compile(bytes));
-  // A failed compile is not cached: the next start tries again and reports its own error.
-  compiled.catch(() => (compiled = undefined));
-  return compiled;
-}
+/**
+ * The compiled `pglite.wasm` of the installed PGlite (the file PGlite itself would load). A failed
+ * compile is not kept: the next start tries again and reports its own error.
+ */
+export const pgliteWasmModule: () => Promise<WebAssembly.Module> = retriedOnce(() =>
+  readFile(new URL('./pglite.wasm', import.meta.resolve('@electric-sql/pglite'))).then((bytes) => WebAssembly.compile(bytes)),
+);

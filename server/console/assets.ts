@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { retriedOnce } from '../../core/util/retried-once.js';
 
 /** One served file, with its gzip form and an ETag. */
 export interface Asset {
@@ -59,17 +60,11 @@ function asset(name: string, body: Buffer): Asset {
   return { body, gzip: gzipSync(body, { level: 9 }), type: TYPES[name]!, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 
-let loading: Promise<Map<string, Asset>> | undefined;
-
-/** The bundle: the built files when present, else built now (once per process). */
-export function consoleAssets(): Promise<Map<string, Asset>> {
-  loading ??= (async () => {
-    let files: Map<string, Buffer>;
-    if (ASSET_NAMES.every((n) => existsSync(join(BUILT_DIR, n)))) {
-      files = new Map(await Promise.all(ASSET_NAMES.map(async (n) => [n, await readFile(join(BUILT_DIR, n))] as const)));
-    } else files = await bundleConsole();
-    return new Map(ASSET_NAMES.map((n) => [n, asset(n, files.get(n) ?? Buffer.alloc(0))]));
-  })();
-  loading.catch(() => (loading = undefined));
-  return loading;
-}
+/** The bundle: the built files when present, else built now (once per process; a failed build is tried again). */
+export const consoleAssets: () => Promise<Map<string, Asset>> = retriedOnce(async () => {
+  let files: Map<string, Buffer>;
+  if (ASSET_NAMES.every((n) => existsSync(join(BUILT_DIR, n)))) {
+    files = new Map(await Promise.all(ASSET_NAMES.map(async (n) => [n, await readFile(join(BUILT_DIR, n))] as const)));
+  } else files = await bundleConsole();
+  return new Map(ASSET_NAMES.map((n) => [n, asset(n, files.get(n) ?? Buffer.alloc(0))]));
+});

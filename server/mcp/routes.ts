@@ -20,6 +20,7 @@ import { LaneAdapter } from '../../core/lane/adapter.js';
 import { RunningCalls } from './cancel.js';
 import type { McpLane, ToolsMode } from './server.js';
 import { originAllowed, originSetting } from './origin.js';
+import { retriedOnce } from '../../core/util/retried-once.js';
 
 const MODES: ToolsMode[] = ['all', 'discovery'];
 /** Longest session id taken from a client; a longer one is ignored rather than stored in memory. */
@@ -71,9 +72,8 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
   // every test server). One promise, so concurrent first requests
   // share one catalogue; the registry is frozen at boot, so it is the one boot would have built.
   // A failed load is not kept: the next request tries again.
-  let loading: Promise<{ lane: McpLane; createMcpServer: typeof import('./server.js').createMcpServer }> | undefined;
-  const loadLane = () =>
-    (loading ??= Promise.all([import('./catalog.js'), import('./server.js')]).then(([{ ToolCatalog }, { createMcpServer }]) => ({
+  const loadLane = retriedOnce(() =>
+    Promise.all([import('./catalog.js'), import('./server.js')]).then(([{ ToolCatalog }, { createMcpServer }]) => ({
       createMcpServer,
       lane: {
         registry,
@@ -89,11 +89,9 @@ export async function mcpRoutes(app: FastifyInstance, opts: { container: Depende
           },
           log: app.log,
         },
-      },
-    })).catch((err: unknown) => {
-      loading = undefined;
-      throw err;
-    }));
+      } satisfies McpLane,
+    })),
+  );
   const authenticate = authHook(c.resolve(TOKENS.Keys), c.resolve(TOKENS.RateLimiter));
   /** Requests the rate limit refused: their tool calls answer a tool error (issue 17 §3). */
   const limited = new WeakMap<FastifyRequest, ServiceError>();

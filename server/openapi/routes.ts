@@ -7,6 +7,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from '../../core/tokens.js';
 import { LEGACY_ROUTES } from '../legacy-routes.js';
 import { loadRouteAliases } from '../v1/route-aliases.js';
+import { retriedOnce } from '../../core/util/retried-once.js';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -36,29 +37,17 @@ export async function openApiRoutes(app: FastifyInstance, opts: { container: Dep
   // The registry is frozen at boot, so each document is built once, when it is first asked for
   // rather than at every start (most starts never serve one: nearly every test server). Kept as
   // a promise so concurrent first requests share one build; a failed build is not kept.
-  const builders: Record<string, () => Promise<unknown>> = {
-    v1: async () => (await import('./build.js')).buildV1Document(registry, aliases),
-    v2: async () => (await import('./build.js')).buildV2Document(registry),
-  };
-  const docs = new Map<string, Promise<unknown>>();
-  const documentOf = (lane: string) => {
-    let doc = docs.get(lane);
-    if (!doc) {
-      doc = builders[lane]!().catch((err: unknown) => {
-        docs.delete(lane);
-        throw err;
-      });
-      docs.set(lane, doc);
-    }
-    return doc;
+  const documents: Record<string, () => Promise<unknown>> = {
+    v1: retriedOnce(async () => (await import('./build.js')).buildV1Document(registry, aliases)),
+    v2: retriedOnce(async () => (await import('./build.js')).buildV2Document(registry)),
   };
   const uiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
   app.get('/openapi.json', async () => ({ lanes: { v1: '/openapi/v1.json', v2: '/openapi/v2.json' }, docs: '/docs' }));
   app.get<{ Params: { lane: string } }>('/openapi/:lane', async (req, reply) => {
     const lane = req.params.lane.replace(/\.json$/, '');
-    if (!Object.hasOwn(builders, lane)) return reply.code(404).send({ error: 'Unknown lane; use v1 or v2.' });
-    return documentOf(lane);
+    if (!Object.hasOwn(documents, lane)) return reply.code(404).send({ error: 'Unknown lane; use v1 or v2.' });
+    return documents[lane]!();
   });
   app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
   app.get<{ Params: { file: string } }>('/docs/assets/:file', async (req, reply) => {
