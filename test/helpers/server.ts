@@ -63,11 +63,13 @@ export interface TestServer {
 const ADMIN_TOKEN = 'test-admin-token';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const PGLITE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
+/** The version of an installed package, from its package.json. */
+const installedVersion = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+const PGLITE_VERSION = installedVersion('@electric-sql/pglite');
 /** A fresh cluster per PGlite version (initdb, about 5 s of CPU), made once by the service itself. */
 const FRESH_CLUSTER = join(tmpdir(), `cia-test-pglite-${PGLITE_VERSION}`);
 /** pg-boss's release: its schema (tables, functions, version row) is that release's. */
-const PGBOSS_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'pg-boss', 'package.json'), 'utf8')) as { version: string }).version;
+const PGBOSS_VERSION = installedVersion('pg-boss');
 /** The migrations' source: a template made before they changed is not used after. */
 const SCHEMA = createHash('sha256').update(readFileSync(join(ROOT, 'core', 'storage', 'migrations.ts'))).digest('hex').slice(0, 12);
 /**
